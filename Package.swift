@@ -1,0 +1,63 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every Swift target shares (STYLE.md habit 9: one place for settings).
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Fenceline",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Fenceline", targets: ["Fenceline"]),
+        .library(name: "FencelineFormats", targets: ["FencelineFormats"]),
+        .executable(name: "fenceline", targets: ["fenceline"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CGEOS",
+            pkgConfig: "geos",
+            providers: [.apt(["libgeos-dev"])]
+        ),
+        .target(name: "GEOSBridge", dependencies: ["CGEOS"]),
+        .target(
+            name: "Fenceline",
+            dependencies: [
+                "GEOSBridge",
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "FencelineFormats", dependencies: ["Fenceline"]),
+        .executableTarget(
+            name: "fenceline",
+            dependencies: [
+                "Fenceline",
+                "FencelineFormats",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["Fenceline", "FencelineFormats"],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(name: "GEOSBridgeTests", dependencies: ["GEOSBridge"]),
+        .testTarget(name: "FencelineTests", dependencies: ["Fenceline", "GEOSBridge", "TestSupport"]),
+        .testTarget(name: "FencelineFormatsTests", dependencies: ["FencelineFormats", "TestSupport"]),
+        .testTarget(name: "FencelineCLITests", dependencies: ["TestSupport"]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}
