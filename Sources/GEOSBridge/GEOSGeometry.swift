@@ -4,7 +4,8 @@ internal import CGEOS
 ///
 /// Made by the constructors on ``GEOSContext``; every operation runs in that context.
 public final class GEOSGeometry {
-    let context: GEOSContext
+    /// The context the geometry was made in; every operation on it runs there.
+    public let context: GEOSContext
     let handle: OpaquePointer
 
     init(context: GEOSContext, handle: OpaquePointer) {

@@ -1,0 +1,75 @@
+/// What a notification says: the fields of `UNNotificationContent` that travel to a device.
+///
+/// `title`, `subtitle`, `body` and `thread` may use the placeholders `{device}`, `{request}`,
+/// `{event}` and `{time}`, filled in when an event fires.
+public struct NotificationContent: Hashable, Sendable {
+    /// The headline.
+    public var title: String?
+    /// A line under the title.
+    public var subtitle: String?
+    /// The message.
+    public var body: String?
+    /// The number for the app icon's badge.
+    public var badge: Int?
+    /// The sound to play (`"default"` or a file name).
+    public var sound: String?
+    /// The identifier of a category in the catalog, whose actions the app shows as buttons.
+    public var category: String?
+    /// The identifier that groups notifications into one thread.
+    public var thread: String?
+    /// Custom data passed through untouched.
+    public var userInfo: JSONObject?
+
+    /// Creates content; every field is optional.
+    public init(
+        title: String? = nil, subtitle: String? = nil, body: String? = nil, badge: Int? = nil,
+        sound: String? = nil, category: String? = nil, thread: String? = nil, userInfo: JSONObject? = nil
+    ) {
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+        self.badge = badge
+        self.sound = sound
+        self.category = category
+        self.thread = thread
+        self.userInfo = userInfo
+    }
+
+    /// Whether no field is set.
+    public var isEmpty: Bool { self == NotificationContent() }
+
+    /// The content with its placeholders filled in.
+    public func rendered(device: String?, request: String, event: String, time: Timestamp) -> NotificationContent {
+        guard [title, subtitle, body, thread].contains(where: { $0?.contains("{") == true }) else { return self }
+        func fill(_ text: String?) -> String? {
+            guard let text, text.contains("{") else { return text }
+            return text
+                .replacingAll("{device}", with: device ?? "")
+                .replacingAll("{request}", with: request)
+                .replacingAll("{event}", with: event)
+                .replacingAll("{time}", with: time.rfc3339)
+        }
+        var copy = self
+        copy.title = fill(title)
+        copy.subtitle = fill(subtitle)
+        copy.body = fill(body)
+        copy.thread = fill(thread)
+        return copy
+    }
+}
+
+extension String {
+    /// The string with every occurrence of `target` replaced (no Foundation needed).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty, contains(target) else { return self }
+        var result = ""
+        var rest = self[...]
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound]
+            result += replacement
+            rest = rest[range.upperBound...]
+        }
+        result += rest
+        return result
+    }
+}

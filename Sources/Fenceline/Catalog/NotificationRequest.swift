@@ -1,0 +1,98 @@
+/// A notification request: identifier + content + trigger, as in UserNotifications, plus an
+/// optional device scope and schedule.
+public struct NotificationRequest: Hashable, Sendable {
+    /// The identifier; adding a request with an existing one replaces it.
+    public var id: String
+    /// What the notification says.
+    public var content: NotificationContent
+    /// What makes it fire.
+    public var trigger: Trigger
+    /// The devices it applies to; `nil` means every device.
+    public var devices: [String]?
+    /// When it may notify; `nil` means always.
+    public var schedule: Schedule?
+
+    /// Creates a request.
+    public init(
+        id: String, content: NotificationContent = NotificationContent(), trigger: Trigger,
+        devices: [String]? = nil, schedule: Schedule? = nil
+    ) {
+        self.id = id
+        self.content = content
+        self.trigger = trigger
+        self.devices = devices
+        self.schedule = schedule
+    }
+}
+
+/// A set of actions an app shows with a notification (`UNNotificationCategory`).
+public struct NotificationCategory: Hashable, Sendable {
+    /// The identifier content names in `category`.
+    public var id: String
+    /// The buttons, in order.
+    public var actions: [NotificationAction]
+    /// Category options such as `customDismissAction`.
+    public var options: [String]
+
+    /// Creates a category.
+    public init(id: String, actions: [NotificationAction] = [], options: [String] = []) {
+        self.id = id
+        self.actions = actions
+        self.options = options
+    }
+}
+
+/// One button of a category (`UNNotificationAction`, or `UNTextInputNotificationAction` with text input).
+public struct NotificationAction: Hashable, Sendable {
+    /// The identifier the app receives.
+    public var id: String
+    /// The button's title.
+    public var title: String
+    /// `foreground`, `destructive`, `authenticationRequired`.
+    public var options: [String]
+    /// With a value, the action asks for text.
+    public var textInput: TextInput?
+
+    /// The text field of a text-input action.
+    public struct TextInput: Hashable, Sendable {
+        /// The send button's title.
+        public var button: String
+        /// The field's placeholder.
+        public var placeholder: String
+
+        /// Creates a text input.
+        public init(button: String, placeholder: String) {
+            self.button = button
+            self.placeholder = placeholder
+        }
+    }
+
+    /// Creates an action.
+    public init(id: String, title: String, options: [String] = [], textInput: TextInput? = nil) {
+        self.id = id
+        self.title = title
+        self.options = options
+        self.textInput = textInput
+    }
+}
+
+/// A trigger catalog: categories, requests, and the hysteresis defaults for region requests
+/// (SPEC §2). Requests decoded from it already carry the defaults.
+public struct Catalog: Hashable, Sendable {
+    /// The categories requests may name.
+    public var categories: [NotificationCategory]
+    /// The requests, in catalog order.
+    public var requests: [NotificationRequest]
+    /// The hysteresis region requests start from; also used for requests added mid-stream.
+    public var defaultHysteresis: Hysteresis
+
+    /// Creates a catalog.
+    public init(
+        categories: [NotificationCategory] = [], requests: [NotificationRequest] = [],
+        defaultHysteresis: Hysteresis = .default
+    ) {
+        self.categories = categories
+        self.requests = requests
+        self.defaultHysteresis = defaultHysteresis
+    }
+}

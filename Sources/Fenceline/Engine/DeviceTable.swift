@@ -1,0 +1,91 @@
+/// Devices interned to dense integers, with their flat per-device state.
+///
+/// Region state is sparse: a device holds a record only for requests where it is inside, has a
+/// streak or timer pending, or has used up a non-repeating request. Everything else is "outside",
+/// so memory grows with devices and the fences they are in, never with devices × fences.
+struct DeviceTable {
+    /// The state the engine keeps for one (region request, device) pair.
+    struct RegionRecord {
+        let slot: Int32
+        var machine: RegionStateMachine
+        /// Whether the device was inside right after its last accepted fix (for `cross`).
+        var insideAfterLastFix: Bool
+        /// A non-repeating request already notified this device.
+        var isDone = false
+        /// The last accepted fix and its signed distance, reported by timer-fired events.
+        var lastPosition: Position
+        var lastDistance: Double
+
+        /// Whether the record says nothing beyond "outside".
+        var isIdle: Bool { machine.isIdle && !insideAfterLastFix && !isDone }
+    }
+
+    /// The last fix of a device that a request with a given accuracy threshold accepted.
+    struct AcceptedFix {
+        /// The engine's apply counter for that fix; 0 when there was none.
+        var sequence: UInt64 = 0
+        var coordinate = Coordinate(latitude: 0, longitude: 0)
+    }
+
+    private(set) var names: [String] = []
+    private var ids: [String: Int32] = [:]
+    /// The time of each device's last applied reading (stale detection).
+    var lastTimes: [Timestamp?] = []
+    var records: [[RegionRecord]] = []
+    /// `accepted[device * thresholds.count + bucket]`.
+    private(set) var accepted: [AcceptedFix] = []
+    /// The distinct `maxAccuracy` values of region requests (`.infinity` for none), each a bucket.
+    private(set) var thresholds: [Double] = [.infinity]
+
+    var count: Int { names.count }
+
+    /// The dense id of `name`, adding the device when new.
+    @inline(__always)
+    mutating func intern(_ name: String) -> Int32 {
+        if let id = ids[name] { return id }
+        let id = Int32(names.count)
+        ids[name] = id
+        names.append(name)
+        lastTimes.append(nil)
+        records.append([])
+        accepted.append(contentsOf: repeatElement(AcceptedFix(), count: thresholds.count))
+        return id
+    }
+
+    /// The dense id of `name` if the device has been seen.
+    func id(of name: String) -> Int32? { ids[name] }
+
+    /// The bucket of `maxAccuracy`, adding it when new.
+    mutating func bucket(maxAccuracy: Double) -> Int {
+        if let existing = thresholds.firstIndex(of: maxAccuracy) { return existing }
+        let old = thresholds.count
+        thresholds.append(maxAccuracy)
+        var widened: [AcceptedFix] = []
+        widened.reserveCapacity(names.count * thresholds.count)
+        for device in 0..<names.count {
+            widened.append(contentsOf: accepted[(device * old)..<(device * old + old)])
+            widened.append(AcceptedFix())
+        }
+        accepted = widened
+        return old
+    }
+
+    @inline(__always)
+    func acceptedFix(device: Int32, bucket: Int) -> AcceptedFix {
+        accepted[Int(device) * thresholds.count + bucket]
+    }
+
+    /// Records `coordinate` as the last accepted fix in every bucket whose threshold admits `accuracy`.
+    @inline(__always)
+    mutating func accept(device: Int32, coordinate: Coordinate, accuracy: Double, sequence: UInt64) {
+        let base = Int(device) * thresholds.count
+        for bucket in thresholds.indices where accuracy <= thresholds[bucket] {
+            accepted[base + bucket] = AcceptedFix(sequence: sequence, coordinate: coordinate)
+        }
+    }
+
+    @inline(__always)
+    func recordIndex(device: Int32, slot: Int32) -> Int? {
+        records[Int(device)].firstIndex { $0.slot == slot }
+    }
+}

@@ -1,0 +1,86 @@
+import HeapModule
+import Logging
+
+extension Engine {
+    /// Applies a reading at its time (or a control record at the clock).
+    func apply(_ reading: Reading) {
+        switch reading {
+        case .fix(let fix):
+            let device = devices.intern(fix.device)
+            guard admit(device: device, at: fix.time) else { return }
+            apply(fix, device: device)
+        case .sighting(let sighting):
+            let device = devices.intern(sighting.device)
+            guard admit(device: device, at: sighting.time) else { return }
+        case .control(let control):
+            guard let time = control.time ?? clock else {
+                // No clock yet: applied when the first timed line sets it.
+                untimedControls.append(control)
+                return
+            }
+            moveClock(to: time)
+            applySequence += 1
+            statistics.applied += 1
+            apply(control.operation)
+        }
+    }
+
+    /// Stale check and clock move shared by every per-device reading.
+    private func admit(device: Int32, at time: Timestamp) -> Bool {
+        if let last = devices.lastTimes[Int(device)], time < last {
+            statistics.stale += 1
+            logger.trace("stale reading", metadata: ["device": "\(devices.names[Int(device)])", "time": "\(time.rfc3339)"])
+            return false
+        }
+        moveClock(to: time)
+        devices.lastTimes[Int(device)] = time
+        applySequence += 1
+        statistics.applied += 1
+        return true
+    }
+
+    /// Moves the clock forward to `time`, first firing the timers due before it. The first time
+    /// sets the clock and adds the start catalog there, then any untimed control records.
+    func moveClock(to time: Timestamp) {
+        guard let current = clock else {
+            clock = time
+            let catalog = startCatalog
+            startCatalog = []
+            for request in catalog { install(request, at: time) }
+            let pending = untimedControls
+            untimedControls = []
+            for control in pending {
+                applySequence += 1
+                statistics.applied += 1
+                apply(control.operation)
+            }
+            return
+        }
+        guard time > current else { return }
+        fireTimers(before: time, inclusive: false)
+        clock = time
+    }
+
+    /// Fires, in due-time then scheduling order, every timer due before `limit` (or at it).
+    func fireTimers(before limit: Timestamp, inclusive: Bool) {
+        while let timer = timers.popDue(before: limit, inclusive: inclusive) {
+            if let current = clock, timer.due > current { clock = timer.due }
+            fire(timer)
+        }
+    }
+
+    /// Puts a reading in the reorder window and applies those whose time has come.
+    func hold(_ reading: Reading, at time: Timestamp) {
+        heldArrivals += 1
+        held.insert(HeldReading(time: time, arrival: heldArrivals, reading: reading))
+        newestSeen = max(newestSeen ?? time, time)
+        releaseHeld(through: newestSeen!.advanced(by: TimeSpan(microseconds: -configuration.reorderWindow.microseconds)))
+    }
+
+    /// Applies held readings stamped at or before `limit` (all of them for `nil`), in time order.
+    func releaseHeld(through limit: Timestamp?) {
+        while let first = held.min, limit.map({ first.time <= $0 }) ?? true {
+            apply(held.removeMin().reading)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+extension Engine {
+    /// The cross-enabled requests whose fence the path from the device's previous accepted fix to
+    /// `fix` passes through while both fixes are outside (SPEC §5, "Cross"). Checked before the
+    /// fix updates any state, because the state after the previous fix is what counts.
+    func pendingCrosses(_ fix: Fix, device: Int32, accuracy: Double) -> [(slot: Int32, distance: Double)] {
+        var found: [(slot: Int32, distance: Double)] = []
+        var nearby: [Int32] = []
+        for bucket in devices.thresholds.indices where accuracy <= devices.thresholds[bucket] {
+            let previous = devices.acceptedFix(device: device, bucket: bucket)
+            guard previous.sequence > 0 else { continue }
+            let start = previous.coordinate
+            let end = fix.coordinate
+            var box = GeoBounds(around: [start, Coordinate(latitude: end.latitude, longitude: unwrap(end.longitude, near: start.longitude))])
+            if start.distance(to: end) > 1000 {
+                box = GeoBounds(around: GreatCircle.densified(from: start, to: end, spacing: 1000))
+            }
+            nearby.removeAll(keepingCapacity: true)
+            crossIndex.query(bounds: box.expanded(byMetres: 50), into: &nearby)
+            var seen: Set<Int32> = []
+            for slot in nearby where seen.insert(slot).inserted {
+                let entry = requests[Int(slot)]
+                guard entry.isAlive, let region = entry.region, region.bucket == bucket, entry.applies(to: device),
+                    previous.sequence > entry.addedSequence
+                else { continue }
+                if let index = devices.recordIndex(device: device, slot: slot) {
+                    let record = devices.records[Int(device)][index]
+                    if record.isDone || record.insideAfterLastFix { continue }
+                }
+                let fence = region.fence
+                let distance = fence.signedDistance(to: end)
+                guard distance > 0, fence.signedDistance(to: start) > 0,
+                    fence.isCrossed(from: start, to: end, path: region.trigger.crossing)
+                else { continue }
+                found.append((slot, distance))
+            }
+        }
+        return found
+    }
+
+    /// Emits the cross if the device is still outside after the fix.
+    func confirmCross(slot: Int32, distance: Double, device: Int32, fix: Fix) {
+        let entry = requests[Int(slot)]
+        guard entry.isAlive, let region = entry.region else { return }
+        let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
+        let name = devices.names[Int(device)]
+        if let index = devices.recordIndex(device: device, slot: slot) {
+            let record = devices.records[Int(device)][index]
+            if record.isDone || record.machine.isInside { return }
+        }
+        events.append(
+            Event(
+                time: fix.time, requestID: entry.request.id, device: name, trigger: .region, kind: .cross,
+                position: position, distance: distance,
+                content: entry.request.content.rendered(device: name, request: entry.request.id, event: "cross", time: fix.time),
+                actions: entry.request.content.category.flatMap { categories[$0]?.actions } ?? []))
+        guard !region.trigger.repeats else { return }
+        if let index = devices.recordIndex(device: device, slot: slot) {
+            devices.records[Int(device)][index].isDone = true
+        } else {
+            var record = DeviceTable.RegionRecord(
+                slot: slot, machine: RegionStateMachine(), insideAfterLastFix: false, lastPosition: position,
+                lastDistance: distance)
+            record.isDone = true
+            devices.records[Int(device)].append(record)
+        }
+    }
+}

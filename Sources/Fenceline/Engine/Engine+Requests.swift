@@ -1,0 +1,109 @@
+import Logging
+
+extension Engine {
+    /// Adds `request` at the clock, replacing a pending request with the same id (its trigger
+    /// state starts afresh). Before the first reading it joins the start catalog.
+    /// - Throws: ``CatalogError`` when the request is invalid.
+    public func add(_ request: NotificationRequest) throws {
+        let issues = issues(in: request, path: "request")
+        guard issues.isEmpty else { throw CatalogError(issues: issues) }
+        guard let clock else {
+            startCatalog.removeAll { $0.id == request.id }
+            startCatalog.append(request)
+            return
+        }
+        install(request, at: clock)
+    }
+
+    /// Removes the pending requests with these ids; their state and timers go with them.
+    public func removePendingRequests(withIdentifiers ids: [String]) {
+        startCatalog.removeAll { ids.contains($0.id) }
+        for id in ids {
+            if let slot = slotsByID[id] { retire(slot) }
+        }
+    }
+
+    /// Removes every pending request, location ones too.
+    public func removeAllPendingRequests() {
+        startCatalog.removeAll()
+        for slot in slotsByID.values.sorted() { retire(slot) }
+    }
+
+    /// The ids of the pending requests, in the order they were added.
+    public var pendingRequestIDs: [String] {
+        let installed = requests.filter(\.isAlive).map(\.request.id)
+        return installed + startCatalog.map(\.id)
+    }
+
+    /// The issues of `request` with paths under `path`.
+    func issues(in request: NotificationRequest, path: String) -> [CatalogIssue] {
+        validator.problems(in: request, categories: Set(categories.keys)).map { problem in
+            CatalogIssue(requestID: request.id.isEmpty ? nil : request.id, path: "\(path).\(problem.path)", message: problem.message)
+        }
+    }
+
+    func apply(_ operation: ControlRecord.Operation) {
+        switch operation {
+        case .add(let request):
+            let issues = issues(in: request, path: "request")
+            guard issues.isEmpty else {
+                logger.warning("ignored an invalid request", metadata: ["issues": "\(CatalogError(issues: issues))"])
+                return
+            }
+            install(request, at: clock ?? Timestamp(microseconds: 0))
+        case .removePending(let ids):
+            removePendingRequests(withIdentifiers: ids)
+        case .removeAllPending:
+            removeAllPendingRequests()
+        case .removeDelivered, .removeAllDelivered, .tick:
+            break
+        }
+    }
+
+    /// Makes `request` live at `time`, replacing any request with its id.
+    func install(_ request: NotificationRequest, at time: Timestamp) {
+        if let old = slotsByID[request.id] {
+            retire(old)
+            logger.debug("replaced request", metadata: ["request": "\(request.id)"])
+        }
+        let slot = Int32(requests.count)
+        let scope = request.devices.map { Set($0.map { devices.intern($0) }) }
+        var region: RegionEntry?
+        if case .region(let trigger) = request.trigger {
+            let hysteresis = trigger.hysteresis
+            do {
+                let fence = try PreparedFence(trigger.geometry, context: context, needsOverlap: hysteresis.accuracy == .overlap)
+                let bucket = devices.bucket(maxAccuracy: hysteresis.maxAccuracy ?? .infinity)
+                region = RegionEntry(trigger: trigger, fence: fence, bucket: bucket)
+            } catch {
+                logger.error("could not prepare the fence", metadata: ["request": "\(request.id)", "error": "\(error)"])
+                return
+            }
+        }
+        let entry = RequestEntry(
+            request: request, slot: slot, addedSequence: applySequence, addedTime: time, scope: scope, region: region)
+        requests.append(entry)
+        visited.append(0)
+        slotsByID[request.id] = slot
+        if let region {
+            index.insert(slot: slot, bounds: region.fence.bounds.expanded(byMetres: region.reach))
+            if region.trigger.notifyOnCross { crossIndex.insert(slot: slot, bounds: region.fence.bounds) }
+            if region.trigger.initial == .state { stateSlots.append(slot) }
+            if region.widensWithAccuracy { widening += 1 }
+        }
+    }
+
+    /// Takes a request out: it no longer matches, and its records and timers are dropped lazily.
+    func retire(_ slot: Int32) {
+        let entry = requests[Int(slot)]
+        guard entry.isAlive else { return }
+        entry.isAlive = false
+        slotsByID[entry.request.id] = nil
+        if let region = entry.region {
+            index.remove(slot: slot)
+            crossIndex.remove(slot: slot)
+            stateSlots.removeAll { $0 == slot }
+            if region.widensWithAccuracy { widening -= 1 }
+        }
+    }
+}

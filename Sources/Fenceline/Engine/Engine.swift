@@ -1,0 +1,161 @@
+import GEOSBridge
+import HeapModule
+public import Logging
+
+/// The trigger evaluation engine: feed it readings in event time, get notifications back.
+///
+/// ```swift
+/// let engine = try Engine(catalog: catalog)
+/// for reading in readings {
+///     for event in engine.process(reading) { print(event) }
+/// }
+/// for event in engine.finish() { print(event) }
+/// ```
+///
+/// The engine never reads a wall clock: time comes from the readings and from ``advance(to:)``.
+/// Events of one instant are held until the instant closes (a later reading, ``advance(to:)`` or
+/// ``finish(until:)``) so they leave in SPEC §4 order; the same input always gives the same events.
+/// An engine and its GEOS context belong to one isolation domain.
+public final class Engine {
+    /// Settings beyond the catalog.
+    public struct Configuration: Sendable {
+        /// Hold readings this long and release them in time order (`--reorder-window`); zero applies
+        /// each reading as it comes.
+        public var reorderWindow: TimeSpan
+
+        /// Creates a configuration.
+        public init(reorderWindow: TimeSpan = .zero) {
+            self.reorderWindow = reorderWindow
+        }
+    }
+
+    /// Counts of what the engine has seen.
+    public struct Statistics: Hashable, Sendable {
+        /// Readings and control records applied.
+        public var applied = 0
+        /// Readings skipped because their device had already reported a later time.
+        public var stale = 0
+        /// Events released.
+        public var events = 0
+    }
+
+    let configuration: Configuration
+    let logger: Logger
+    let context = GEOSContext()
+    lazy var validator = RequestValidator(geometry: GeometryValidator(context: context))
+    /// Requests of the start catalog, added when the first valid line sets the clock.
+    var startCatalog: [NotificationRequest]
+    var categories: [String: NotificationCategory]
+    var defaultHysteresis: Hysteresis
+
+    /// The event-time clock: the largest time applied so far; `nil` before the first.
+    public internal(set) var clock: Timestamp?
+    /// What the engine has seen so far.
+    public internal(set) var statistics = Statistics()
+
+    var requests: [RequestEntry] = []
+    var slotsByID: [String: Int32] = [:]
+    var index = SpatialIndex()
+    var crossIndex = SpatialIndex()
+    var stateSlots: [Int32] = []
+    var widening = 0
+    var devices = DeviceTable()
+    var timers = TimerQueue()
+    var events = EventQueue()
+    var applySequence: UInt64 = 0
+    var nextToken: UInt64 = 0
+    var untimedControls: [ControlRecord] = []
+    var held = Heap<HeldReading>()
+    var heldArrivals: UInt64 = 0
+    var newestSeen: Timestamp?
+    /// Per-fix scratch: candidate slots, and the stamp that deduplicates them.
+    var candidates: [Int32] = []
+    var visited: [UInt32] = []
+    var visitStamp: UInt32 = 0
+
+    /// Creates an engine for `catalog`. Its requests are validated now and added when the first
+    /// valid reading sets the clock (SPEC §4).
+    /// - Throws: ``CatalogError`` listing every invalid request.
+    public init(
+        catalog: Catalog, configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "fenceline.engine", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.startCatalog = catalog.requests
+        self.defaultHysteresis = catalog.defaultHysteresis
+        self.categories = Dictionary(catalog.categories.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        let issues = catalog.requests.enumerated().flatMap { index, request in
+            self.issues(in: request, path: "requests[\(index)]")
+        }
+        if !issues.isEmpty { throw CatalogError(issues: issues) }
+    }
+
+    /// Applies one reading and returns the events whose instant it closed.
+    ///
+    /// A reading older than its device's last one is stale: skipped and counted. A reading moves
+    /// the clock forward; timers due before its time fire first, at their due times.
+    public func process(_ reading: Reading) -> [Event] {
+        if configuration.reorderWindow > .zero, let time = reading.time {
+            hold(reading, at: time)
+            return release(before: clock, inclusive: false)
+        }
+        apply(reading)
+        return release(before: clock, inclusive: false)
+    }
+
+    /// Moves the clock to `time` (never back), fires every timer due at or before it, and returns
+    /// the events of every instant up to and including `time`.
+    ///
+    /// Use it when time passes without readings (a live feed); it declares that nothing stamped
+    /// at or before `time` is still to come. With a reorder window, held readings up to
+    /// `time - window` are released first and the clock stops there.
+    public func advance(to time: Timestamp) -> [Event] {
+        var target = time
+        if configuration.reorderWindow > .zero {
+            newestSeen = max(newestSeen ?? time, time)
+            target = time.advanced(by: TimeSpan(microseconds: -configuration.reorderWindow.microseconds))
+            releaseHeld(through: target)
+        }
+        moveClock(to: target)
+        fireTimers(before: target, inclusive: true)
+        return release(before: target, inclusive: true)
+    }
+
+    /// Ends the input: applies held readings, moves the clock to `until` (default: the clock),
+    /// fires every timer due at or before it and returns every remaining event.
+    public func finish(until: Timestamp? = nil) -> [Event] {
+        releaseHeld(through: nil)
+        let end = [clock, until].compactMap { $0 }.max()
+        if let end {
+            moveClock(to: end)
+            fireTimers(before: end, inclusive: true)
+        }
+        return release(before: nil, inclusive: true)
+    }
+
+    /// Releases events and counts them.
+    func release(before limit: Timestamp?, inclusive: Bool) -> [Event] {
+        let released = events.release(before: limit, inclusive: inclusive)
+        statistics.events += released.count
+        return released
+    }
+
+    func makeToken() -> UInt64 {
+        nextToken += 1
+        return nextToken
+    }
+}
+
+@available(*, unavailable)
+extension Engine: Sendable {}
+
+/// A reading held by the reorder window, ordered by time, then arrival.
+struct HeldReading: Comparable {
+    var time: Timestamp
+    var arrival: UInt64
+    var reading: Reading
+
+    static func < (lhs: HeldReading, rhs: HeldReading) -> Bool { (lhs.time, lhs.arrival) < (rhs.time, rhs.arrival) }
+    static func == (lhs: HeldReading, rhs: HeldReading) -> Bool { lhs.time == rhs.time && lhs.arrival == rhs.arrival }
+}

@@ -1,0 +1,50 @@
+/// Events waiting for their instant to close, then released in SPEC §4 order: by time; within an
+/// instant exits, enters, `state`, dwell, cross, fires; then request id, then device; then the
+/// order they were produced (so two timers of one pair keep their scheduling order).
+struct EventQueue {
+    private var pending: [(event: Event, order: Int)] = []
+    private var produced = 0
+    private(set) var released = 0
+
+    mutating func append(_ event: Event) {
+        produced += 1
+        pending.append((event, produced))
+    }
+
+    var isEmpty: Bool { pending.isEmpty }
+
+    /// Removes and returns, numbered, the events stamped before `limit` (or at it, when `inclusive`).
+    mutating func release(before limit: Timestamp?, inclusive: Bool) -> [Event] {
+        guard !pending.isEmpty else { return [] }
+        var ready: [(event: Event, order: Int)] = []
+        if let limit {
+            var keep: [(event: Event, order: Int)] = []
+            for item in pending {
+                if item.event.time < limit || (inclusive && item.event.time == limit) {
+                    ready.append(item)
+                } else {
+                    keep.append(item)
+                }
+            }
+            pending = keep
+        } else {
+            ready = pending
+            pending = []
+        }
+        ready.sort { a, b in
+            if a.event.time != b.event.time { return a.event.time < b.event.time }
+            if a.event.kind.rank != b.event.kind.rank { return a.event.kind.rank < b.event.kind.rank }
+            if a.event.requestID != b.event.requestID { return a.event.requestID < b.event.requestID }
+            let deviceA = a.event.device ?? ""
+            let deviceB = b.event.device ?? ""
+            if deviceA != deviceB { return deviceA < deviceB }
+            return a.order < b.order
+        }
+        return ready.map { item in
+            released += 1
+            var event = item.event
+            event.sequence = released
+            return event
+        }
+    }
+}

@@ -1,0 +1,152 @@
+/// The hysteresis of one (region request, device) pair (SPEC §5, "Time", "Initial state", "Dwell").
+///
+/// Feeds on classified fixes and fired timers and answers with actions: an event to emit and
+/// timers to schedule. It never reads a clock; due times come back through ``confirmationDue``
+/// and ``dwellDue``. Timer tokens come from the caller and are unique per engine, so a timer left
+/// over from a cancelled streak can never confirm a later one.
+struct RegionStateMachine {
+    /// The request's timing rules.
+    struct Rules {
+        var enterDelay: TimeSpan
+        var exitDelay: TimeSpan
+        var minFixes: Int
+        /// `nil` when the request does not notify dwells.
+        var dwell: TimeSpan?
+    }
+
+    /// How one fix relates to the fence under the request's accuracy mode.
+    enum Condition {
+        case enter, exit, band
+    }
+
+    /// What the machine reports.
+    enum Output: Equatable {
+        case enter(since: Timestamp, time: Timestamp)
+        case exit(since: Timestamp, time: Timestamp)
+        case state(inside: Bool, time: Timestamp)
+        case dwell(time: Timestamp)
+    }
+
+    /// A timer to schedule.
+    struct Timer: Equatable {
+        var due: Timestamp
+        var token: UInt64
+    }
+
+    /// What to do after an input.
+    struct Action: Equatable {
+        var output: Output?
+        var confirmation: Timer?
+        var dwell: Timer?
+
+        static let none = Action()
+    }
+
+    private enum Streak {
+        case none
+        /// Fixes meeting the condition towards the other side since `since`.
+        case pending(since: Timestamp, fixes: Int, token: UInt64)
+    }
+
+    private(set) var isInside: Bool
+    private var streak: Streak = .none
+    private var dwellToken: UInt64?
+
+    /// Whether the machine holds nothing beyond "outside": such a pair needs no stored state.
+    var isIdle: Bool {
+        if isInside || dwellToken != nil { return false }
+        if case .none = streak { return true }
+        return false
+    }
+
+    /// A machine for a device already known to be outside.
+    init() {
+        isInside = false
+    }
+
+    /// The machine set by a device's first usable fix: inside exactly when it meets the enter
+    /// condition, at once and without delays.
+    static func first(
+        _ condition: Condition, at time: Timestamp, policy: InitialPolicy, rules: Rules, token: UInt64
+    ) -> (RegionStateMachine, Action) {
+        var machine = RegionStateMachine()
+        machine.isInside = condition == .enter
+        switch policy {
+        case .silent:
+            return (machine, .none)
+        case .state:
+            return (machine, Action(output: .state(inside: machine.isInside, time: time)))
+        case .enter:
+            guard machine.isInside else { return (machine, .none) }
+            var action = Action(output: .enter(since: time, time: time))
+            action.dwell = machine.startDwell(at: time, rules: rules, token: token)
+            return (machine, action)
+        }
+    }
+
+    /// Applies one fix. A fix that does not meet the condition towards the other side (a band
+    /// fix included) cancels the streak; one that does extends it, and confirms the transition
+    /// once `minFixes` fixes have met it and the delay has passed. A fix stamped exactly at the
+    /// delay's end leaves confirmation to the timer, so later evidence of that instant still counts.
+    mutating func fix(_ condition: Condition, at time: Timestamp, rules: Rules, token: UInt64) -> Action {
+        let wanted: Condition = isInside ? .exit : .enter
+        guard condition == wanted else {
+            streak = .none
+            return .none
+        }
+        let delay = isInside ? rules.exitDelay : rules.enterDelay
+        var action = Action.none
+        let since: Timestamp
+        let fixes: Int
+        switch streak {
+        case .none:
+            since = time
+            fixes = 1
+            streak = .pending(since: time, fixes: 1, token: token)
+            if delay > .zero { action.confirmation = Timer(due: time.advanced(by: delay), token: token) }
+        case .pending(let start, let count, let pendingToken):
+            since = start
+            fixes = count + 1
+            streak = .pending(since: start, fixes: fixes, token: pendingToken)
+        }
+        if fixes >= rules.minFixes && (delay == .zero || time > since.advanced(by: delay)) {
+            let confirmed = confirm(since: since, at: time, rules: rules, token: token)
+            action.output = confirmed.output
+            action.dwell = confirmed.dwell
+        }
+        return action
+    }
+
+    /// The delay of the streak started with `token` has passed at `due`.
+    mutating func confirmationDue(token: UInt64, at due: Timestamp, rules: Rules, dwellToken: UInt64) -> Action {
+        guard case .pending(let since, let fixes, let pendingToken) = streak, pendingToken == token,
+            fixes >= rules.minFixes
+        else { return .none }
+        return confirm(since: since, at: due, rules: rules, token: dwellToken)
+    }
+
+    /// The dwell timer with `token` is due; it fires only if the visit it belongs to goes on.
+    mutating func dwellDue(token: UInt64, at due: Timestamp) -> Action {
+        guard isInside, dwellToken == token else { return .none }
+        dwellToken = nil
+        return Action(output: .dwell(time: due))
+    }
+
+    private mutating func confirm(since: Timestamp, at time: Timestamp, rules: Rules, token: UInt64) -> Action {
+        streak = .none
+        isInside.toggle()
+        if isInside {
+            var action = Action(output: .enter(since: since, time: time))
+            action.dwell = startDwell(at: time, rules: rules, token: token)
+            return action
+        }
+        dwellToken = nil
+        return Action(output: .exit(since: since, time: time))
+    }
+
+    private mutating func startDwell(at time: Timestamp, rules: Rules, token: UInt64) -> Timer? {
+        guard let dwell = rules.dwell else { return nil }
+        dwellToken = token
+        return Timer(due: time.advanced(by: dwell), token: token)
+    }
+}

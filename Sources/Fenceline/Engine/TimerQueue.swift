@@ -1,0 +1,48 @@
+import HeapModule
+
+/// A timer the engine is waiting for: due time, scheduling order, and what it belongs to.
+struct EngineTimer: Comparable {
+    enum Kind: UInt8 {
+        /// A region streak's delay has passed.
+        case confirmation
+        /// A region visit's dwell time has passed.
+        case dwell
+    }
+
+    var due: Timestamp
+    /// Scheduling order: two timers due at one instant fire in the order they were scheduled.
+    var order: UInt64
+    var kind: Kind
+    var slot: Int32
+    var device: Int32
+    var token: UInt64
+
+    static func < (lhs: EngineTimer, rhs: EngineTimer) -> Bool {
+        (lhs.due, lhs.order) < (rhs.due, rhs.order)
+    }
+
+    static func == (lhs: EngineTimer, rhs: EngineTimer) -> Bool {
+        lhs.due == rhs.due && lhs.order == rhs.order
+    }
+}
+
+/// Timers in due-time order (swift-collections' `Heap`). Cancelled timers stay in the heap and
+/// are recognised by their token when they come out, which keeps cancelling O(1).
+struct TimerQueue {
+    private var heap = Heap<EngineTimer>()
+    private var nextOrder: UInt64 = 0
+
+    mutating func schedule(_ kind: EngineTimer.Kind, due: Timestamp, slot: Int32, device: Int32, token: UInt64) {
+        nextOrder += 1
+        heap.insert(EngineTimer(due: due, order: nextOrder, kind: kind, slot: slot, device: device, token: token))
+    }
+
+    /// Removes and returns the earliest timer if it is due before `limit` (or at it, when `inclusive`).
+    mutating func popDue(before limit: Timestamp, inclusive: Bool) -> EngineTimer? {
+        guard let first = heap.min else { return nil }
+        guard first.due < limit || (inclusive && first.due == limit) else { return nil }
+        return heap.removeMin()
+    }
+
+    var count: Int { heap.count }
+}

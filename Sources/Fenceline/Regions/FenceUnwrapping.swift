@@ -1,0 +1,30 @@
+/// Longitude unwrapping for fences that cross ±180° (SPEC §5).
+enum FenceUnwrapping {
+    /// Each ring made contiguous (every step under half a turn), each polygon shifted by whole
+    /// turns to lie within half a turn of the first polygon, so all parts share one longitude range.
+    static func unwrappedParts(_ polygons: [[[Coordinate]]]) -> [[[Coordinate]]] {
+        guard let reference = polygons.first?.first?.first?.longitude else { return polygons }
+        return polygons.map { rings in
+            guard let anchor = rings.first?.first?.longitude else { return rings }
+            let shifted = unwrap(anchor, near: reference) - anchor
+            return rings.map { ring in
+                var previous = anchor
+                return ring.map { point in
+                    let longitude = unwrap(point.longitude, near: previous)
+                    previous = longitude
+                    return Coordinate(latitude: point.latitude, longitude: longitude + shifted)
+                }
+            }
+        }
+    }
+
+    /// The path made contiguous from its first position.
+    static func unwrappedPath(_ path: [Coordinate]) -> [Coordinate] {
+        guard var previous = path.first?.longitude else { return path }
+        return path.map { point in
+            let longitude = unwrap(point.longitude, near: previous)
+            previous = longitude
+            return Coordinate(latitude: point.latitude, longitude: longitude)
+        }
+    }
+}

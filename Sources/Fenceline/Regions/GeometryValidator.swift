@@ -1,0 +1,102 @@
+import GEOSBridge
+
+/// Checks fences before the engine accepts them: ranges, ring closure and GEOS validity.
+///
+/// Owns one GEOS context, so it belongs to one isolation domain like the engine.
+public final class GeometryValidator {
+    let context: GEOSContext
+
+    /// Creates a validator with its own GEOS context.
+    public init() {
+        context = GEOSContext()
+    }
+
+    /// Creates a validator sharing an engine's context.
+    init(context: GEOSContext) {
+        self.context = context
+    }
+
+    /// Every problem in `geometry`, or an empty array when the engine can use it.
+    public func problems(in geometry: RegionGeometry) -> [GeometryProblem] {
+        switch geometry {
+        case .circle(let center, let radius):
+            var problems: [GeometryProblem] = []
+            if !center.isValid { problems.append(coordinateProblem(center, path: "center")) }
+            if !(radius > 0) || !radius.isFinite {
+                problems.append(GeometryProblem(path: "radius", message: "radius must be a number of metres > 0 (got \(radius))"))
+            }
+            return problems
+        case .corridor(let path, let width):
+            var problems: [GeometryProblem] = []
+            if path.count < 2 {
+                problems.append(GeometryProblem(path: "coordinates", message: "a LineString needs at least 2 positions (got \(path.count))"))
+            }
+            for (index, point) in path.enumerated() where !point.isValid {
+                problems.append(coordinateProblem(point, path: "coordinates[\(index)]"))
+            }
+            if !(width > 0) || !width.isFinite {
+                problems.append(GeometryProblem(path: "corridor", message: "corridor must be a number of metres > 0 (got \(width))"))
+            }
+            return problems
+        case .polygons(let polygons):
+            return polygonProblems(polygons)
+        }
+    }
+
+    private func polygonProblems(_ polygons: [[[Coordinate]]]) -> [GeometryProblem] {
+        let single = polygons.count == 1
+        func prefix(_ polygon: Int) -> String { single ? "coordinates" : "coordinates[\(polygon)]" }
+        var problems: [GeometryProblem] = []
+        if polygons.isEmpty {
+            return [GeometryProblem(path: "coordinates", message: "a MultiPolygon needs at least one polygon")]
+        }
+        for (polygonIndex, rings) in polygons.enumerated() {
+            if rings.isEmpty {
+                problems.append(GeometryProblem(path: prefix(polygonIndex), message: "a polygon needs an exterior ring"))
+            }
+            for (ringIndex, ring) in rings.enumerated() {
+                let path = "\(prefix(polygonIndex))[\(ringIndex)]"
+                for (index, point) in ring.enumerated() where !point.isValid {
+                    problems.append(coordinateProblem(point, path: "\(path)[\(index)]"))
+                }
+                if ring.count < 4 {
+                    problems.append(GeometryProblem(path: path, message: "a ring needs at least 4 positions, the last equal to the first (got \(ring.count))"))
+                } else if ring.first != ring.last {
+                    problems.append(GeometryProblem(path: path, message: "ring is not closed: its last position must equal its first"))
+                }
+            }
+        }
+        guard problems.isEmpty else { return problems }
+        // Validity as given (overlapping parts, self-intersections), then each part as the engine
+        // unwraps it across ±180°, where a ring that crosses the antimeridian becomes contiguous.
+        do {
+            let raw = try context.makeMultiPolygon(polygons: polygons.map { $0.map(planar) })
+            if let reason = try raw.invalidityReason() {
+                return [GeometryProblem(path: "coordinates", message: "polygon is not valid: \(reason)")]
+            }
+            for (index, part) in FenceUnwrapping.unwrappedParts(polygons).enumerated() where part != polygons[index] {
+                let geometry = try context.makePolygon(rings: part.map(planar))
+                if let reason = try geometry.invalidityReason() {
+                    return [GeometryProblem(path: prefix(index), message: "polygon is not valid across ±180°: \(reason)")]
+                }
+            }
+        } catch {
+            return [GeometryProblem(path: "coordinates", message: "polygon is not valid: \(error)")]
+        }
+        return []
+    }
+
+    private func coordinateProblem(_ point: Coordinate, path: String) -> GeometryProblem {
+        GeometryProblem(
+            path: path,
+            message: "position out of range: lat must be in [-90, 90] and lon in [-180, 180] (got lat \(point.latitude), lon \(point.longitude))"
+        )
+    }
+
+    private func planar(_ ring: [Coordinate]) -> [PlanarPoint] {
+        ring.map { PlanarPoint(x: $0.longitude, y: $0.latitude) }
+    }
+}
+
+@available(*, unavailable)
+extension GeometryValidator: Sendable {}
