@@ -36,7 +36,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "FencelineFormats", dependencies: ["Fenceline"]),
+        .target(
+            name: "FencelineFormats",
+            dependencies: ["Fenceline", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "fenceline",
             dependencies: [

@@ -1,0 +1,118 @@
+import Fenceline
+
+extension CatalogDecoder {
+    func decodeContent(_ value: JSONValue?, path: String, sink: IssueSink) -> NotificationContent {
+        guard let fields = FieldReader(value, path: path, sink: sink, required: false) else { return NotificationContent() }
+        fields.warnUnknown(known: ["title", "subtitle", "body", "badge", "sound", "category", "thread", "userInfo"])
+        var content = NotificationContent()
+        content.title = fields.string("title")
+        content.subtitle = fields.string("subtitle")
+        content.body = fields.string("body")
+        if let badge = fields.integer("badge") {
+            if badge < 0 { sink.add(fields.at("badge"), "badge must be ≥ 0 (got \(badge))") } else { content.badge = badge }
+        }
+        content.sound = fields.string("sound")
+        content.category = fields.string("category")
+        content.thread = fields.string("thread")
+        if let userInfo = fields.object["userInfo"], userInfo != .null {
+            if case .object(let object) = userInfo {
+                content.userInfo = object
+            } else {
+                sink.add(fields.at("userInfo"), "expected an object, found \(userInfo.kindName)")
+            }
+        }
+        return content
+    }
+
+    func decodeCategories(_ value: JSONValue?, sink: IssueSink) -> [NotificationCategory] {
+        guard let value, value != .null else { return [] }
+        guard case .array(let items) = value else {
+            sink.add("categories", "expected an array, found \(value.kindName)")
+            return []
+        }
+        var categories: [NotificationCategory] = []
+        for (index, item) in items.enumerated() {
+            guard let fields = FieldReader(item, path: "categories[\(index)]", sink: sink) else { continue }
+            fields.warnUnknown(known: ["id", "actions", "options"])
+            guard let id = fields.string("id", required: true) else { continue }
+            var category = NotificationCategory(id: id, options: fields.strings("options") ?? [])
+            let known: Set<String> = [
+                "customDismissAction", "allowInCarPlay", "hiddenPreviewsShowTitle", "hiddenPreviewsShowSubtitle",
+                "allowAnnouncement",
+            ]
+            for (position, option) in category.options.enumerated() where !known.contains(option) {
+                sink.add("categories[\(index)].options[\(position)]", "unknown category option \"\(option)\"; expected one of \(known.sorted().joined(separator: ", "))")
+            }
+            if let actions = fields.object["actions"] {
+                guard case .array(let list) = actions else {
+                    sink.add(fields.at("actions"), "expected an array, found \(actions.kindName)")
+                    continue
+                }
+                for (position, action) in list.enumerated() {
+                    guard let actionFields = FieldReader(action, path: "\(fields.at("actions"))[\(position)]", sink: sink) else { continue }
+                    actionFields.warnUnknown(known: ["id", "title", "options", "textInput"])
+                    let actionID = actionFields.string("id", required: true)
+                    let title = actionFields.string("title", required: true)
+                    let options = actionFields.strings("options") ?? []
+                    for (optionIndex, option) in options.enumerated()
+                    where !["foreground", "destructive", "authenticationRequired"].contains(option) {
+                        sink.add("\(actionFields.at("options"))[\(optionIndex)]", "unknown action option \"\(option)\"; expected foreground, destructive or authenticationRequired")
+                    }
+                    var textInput: NotificationAction.TextInput?
+                    if let input = FieldReader(actionFields.object["textInput"], path: actionFields.at("textInput"), sink: sink, required: false) {
+                        input.warnUnknown(known: ["button", "placeholder"])
+                        textInput = NotificationAction.TextInput(button: input.string("button") ?? "Send", placeholder: input.string("placeholder") ?? "")
+                    }
+                    if let actionID, let title {
+                        category.actions.append(NotificationAction(id: actionID, title: title, options: options, textInput: textInput))
+                    }
+                }
+            }
+            if categories.contains(where: { $0.id == id }) {
+                sink.add("categories[\(index)].id", "repeats the category id \"\(id)\"")
+            }
+            categories.append(category)
+        }
+        return categories
+    }
+
+    func decodeSchedule(_ value: JSONValue?, path: String, sink: IssueSink) -> Schedule? {
+        guard let fields = FieldReader(value, path: path, sink: sink, required: false) else { return nil }
+        fields.warnUnknown(known: ["timeZone", "windows"])
+        var schedule = Schedule(timeZone: fields.string("timeZone") ?? "UTC", windows: [])
+        guard let windows = fields.object["windows"], case .array(let items) = windows else {
+            sink.add(fields.at("windows"), "a schedule needs \"windows\", an array of {\"days\", \"start\", \"end\"}")
+            return nil
+        }
+        let dayNames = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
+        for (index, item) in items.enumerated() {
+            guard let window = FieldReader(item, path: "\(fields.at("windows"))[\(index)]", sink: sink) else { continue }
+            window.warnUnknown(known: ["days", "start", "end"])
+            var days: Set<Int> = []
+            for (position, name) in (window.strings("days") ?? dayNames).enumerated() {
+                if let day = dayNames.firstIndex(of: String(name.lowercased().prefix(3))), name.count >= 3 {
+                    days.insert(day + 1)
+                } else {
+                    sink.add("\(window.at("days"))[\(position)]", "unknown day \"\(name)\"; use sun, mon, tue, wed, thu, fri or sat")
+                }
+            }
+            guard let start = clockMinutes(window.string("start", required: true), path: window.at("start"), sink: sink),
+                let end = clockMinutes(window.string("end", required: true), path: window.at("end"), sink: sink)
+            else { continue }
+            schedule.windows.append(Schedule.Window(days: days, start: start, end: end))
+        }
+        return schedule
+    }
+
+    private func clockMinutes(_ text: String?, path: String, sink: IssueSink) -> Int? {
+        guard let text else { return nil }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]), parts[1].count == 2,
+            (0...24).contains(hour), (0...59).contains(minute), hour * 60 + minute <= 1440
+        else {
+            sink.add(path, "expected a local time \"HH:MM\" between 00:00 and 24:00, found \"\(text)\"")
+            return nil
+        }
+        return hour * 60 + minute
+    }
+}

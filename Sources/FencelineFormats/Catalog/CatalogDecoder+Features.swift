@@ -1,0 +1,58 @@
+import Fenceline
+
+extension CatalogDecoder {
+    /// A Feature of a FeatureCollection catalog as a region request: its geometry is the fence and
+    /// its `properties` hold every request and trigger field.
+    func decodeFeature(
+        _ value: JSONValue, path: String, defaults: Hysteresis, categories: Set<String>, sink: IssueSink
+    ) -> NotificationRequest? {
+        sink.requestID = nil
+        guard let feature = FieldReader(value, path: path, sink: sink) else { return nil }
+        feature.warnUnknown(known: ["type", "id", "geometry", "properties", "bbox"])
+        let before = sink.issues.count
+        let properties = FieldReader(feature.object["properties"] ?? .object(JSONObject()), path: feature.at("properties"), sink: sink)
+            ?? FieldReader(.object(JSONObject()), path: feature.at("properties"), sink: sink)!
+        var id: String?
+        for candidate in [properties.object["id"], feature.object["id"]] {
+            switch candidate {
+            case .string(let text)?: id = text
+            case .number(let number)?: id = number.text
+            default: continue
+            }
+            break
+        }
+        guard let id else {
+            sink.add(properties.at("id"), "missing id: set properties.id or the Feature's id")
+            return nil
+        }
+        sink.requestID = id
+        var known = Self.regionFields
+        known.formUnion(["id", "content", "devices", "schedule"])
+        properties.warnUnknown(known: known)
+        if let type = properties.string("type"), type != "region" {
+            sink.add(properties.at("type"), "a Feature is a region request; type must be \"region\" or absent")
+        }
+        let content = decodeContent(properties.object["content"], path: properties.at("content"), sink: sink)
+        let devices = properties.strings("devices")
+        let schedule = decodeSchedule(properties.object["schedule"], path: properties.at("schedule"), sink: sink)
+        let geometry = decodeGeoJSONGeometry(
+            feature.object["geometry"], path: feature.at("geometry"), radius: properties.number("radius"),
+            corridor: { properties.number("corridor") }, radiusPath: properties.at("radius"), sink: sink)
+        guard let geometry else { return nil }
+        let trigger = decodeRegionOptions(properties, geometry: geometry, defaults: defaults, sink: sink)
+        guard sink.issues.count == before else { return nil }
+        let request = NotificationRequest(id: id, content: content, trigger: .region(trigger), devices: devices, schedule: schedule)
+        for problem in validator.problems(in: request, categories: categories) {
+            sink.add("\(path).\(Self.featurePath(problem.path))", problem.message)
+        }
+        return request
+    }
+
+    /// Maps a catalog-layout path (`trigger.radius`) to where a Feature keeps the value.
+    static func featurePath(_ path: String) -> String {
+        if path.hasPrefix("trigger.geometry") { return String(path.dropFirst("trigger.".count)) }
+        if path == "trigger.center" { return "geometry.coordinates" }
+        if path.hasPrefix("trigger.") { return "properties." + path.dropFirst("trigger.".count) }
+        return "properties.\(path)"
+    }
+}

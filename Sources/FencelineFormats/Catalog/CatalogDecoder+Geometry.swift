@@ -1,0 +1,108 @@
+import Fenceline
+
+extension CatalogDecoder {
+    /// The fence of a catalog-layout region trigger: `center` + `radius`, or `geometry` (+ `corridor`).
+    func decodeRegionGeometry(_ fields: FieldReader, sink: IssueSink) -> RegionGeometry? {
+        let hasCircle = fields.has("center") || fields.has("radius")
+        if hasCircle && fields.has("geometry") {
+            sink.add(fields.path, "give either center + radius or geometry, not both")
+            return nil
+        }
+        if hasCircle {
+            guard let center = FieldReader(fields.object["center"], path: fields.at("center"), sink: sink) else { return nil }
+            center.warnUnknown(known: ["lat", "lon"])
+            guard let lat = center.number("lat", required: true), let lon = center.number("lon", required: true),
+                let radius = fields.number("radius", required: true)
+            else { return nil }
+            return .circle(center: Coordinate(latitude: lat, longitude: lon), radius: radius)
+        }
+        guard fields.has("geometry") else {
+            sink.add(fields.path, "a region trigger needs center + radius, or a GeoJSON geometry")
+            return nil
+        }
+        return decodeGeoJSONGeometry(
+            fields.object["geometry"], path: fields.at("geometry"), radius: fields.number("radius"),
+            corridor: { fields.number("corridor") }, radiusPath: fields.at("radius"), sink: sink)
+    }
+
+    /// A GeoJSON geometry as a fence: Polygon, MultiPolygon, LineString (with `corridor`, default
+    /// 25 m) or Point (with a radius).
+    func decodeGeoJSONGeometry(
+        _ value: JSONValue?, path: String, radius: Double?, corridor: () -> Double?, radiusPath: String, sink: IssueSink
+    ) -> RegionGeometry? {
+        guard let geometry = FieldReader(value, path: path, sink: sink) else { return nil }
+        geometry.warnUnknown(known: ["type", "coordinates", "bbox", "crs"])
+        guard let type = geometry.string("type", required: true) else { return nil }
+        let coordinates = geometry.object["coordinates"]
+        let coordinatesPath = geometry.at("coordinates")
+        guard coordinates != nil else {
+            sink.add(coordinatesPath, "missing field \"coordinates\"")
+            return nil
+        }
+        switch type {
+        case "Point":
+            guard let center = position(coordinates, path: coordinatesPath, sink: sink) else { return nil }
+            guard let radius else {
+                sink.add(radiusPath, "a Point fence needs a radius in metres")
+                return nil
+            }
+            return .circle(center: center, radius: radius)
+        case "Polygon":
+            return rings(coordinates, path: coordinatesPath, sink: sink).map { .polygons([$0]) }
+        case "MultiPolygon":
+            guard case .array(let polygons)? = coordinates else {
+                sink.add(coordinatesPath, "expected an array of polygons")
+                return nil
+            }
+            var result: [[[Coordinate]]] = []
+            for (index, polygon) in polygons.enumerated() {
+                guard let rings = rings(polygon, path: "\(coordinatesPath)[\(index)]", sink: sink) else { return nil }
+                result.append(rings)
+            }
+            return .polygons(result)
+        case "LineString":
+            guard let path = positions(coordinates, path: coordinatesPath, sink: sink) else { return nil }
+            return .corridor(path: path, width: corridor() ?? 25)
+        default:
+            sink.add(geometry.at("type"), "unsupported geometry type \"\(type)\"; expected Polygon, MultiPolygon, LineString or Point")
+            return nil
+        }
+    }
+
+    private func rings(_ value: JSONValue?, path: String, sink: IssueSink) -> [[Coordinate]]? {
+        guard case .array(let items)? = value else {
+            sink.add(path, "expected an array of rings")
+            return nil
+        }
+        var rings: [[Coordinate]] = []
+        for (index, item) in items.enumerated() {
+            guard let ring = positions(item, path: "\(path)[\(index)]", sink: sink) else { return nil }
+            rings.append(ring)
+        }
+        return rings
+    }
+
+    private func positions(_ value: JSONValue?, path: String, sink: IssueSink) -> [Coordinate]? {
+        guard case .array(let items)? = value else {
+            sink.add(path, "expected an array of [lon, lat] positions")
+            return nil
+        }
+        var result: [Coordinate] = []
+        result.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            guard let point = position(item, path: "\(path)[\(index)]", sink: sink) else { return nil }
+            result.append(point)
+        }
+        return result
+    }
+
+    private func position(_ value: JSONValue?, path: String, sink: IssueSink) -> Coordinate? {
+        guard case .array(let items)? = value, items.count >= 2, case .number(let lon) = items[0],
+            case .number(let lat) = items[1]
+        else {
+            sink.add(path, "expected a position [lon, lat]")
+            return nil
+        }
+        return Coordinate(latitude: lat.value, longitude: lon.value)
+    }
+}

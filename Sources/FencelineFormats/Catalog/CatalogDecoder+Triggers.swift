@@ -1,0 +1,133 @@
+import Fenceline
+
+extension CatalogDecoder {
+    static let regionFields: Set<String> = [
+        "type", "center", "radius", "geometry", "corridor", "notifyOnEntry", "notifyOnExit", "notifyOnDwell", "dwell",
+        "notifyOnCross", "crossing", "initial", "repeats", "hysteresis",
+    ]
+
+    func decodeTrigger(_ value: JSONValue?, path: String, defaults: Hysteresis, sink: IssueSink) -> Trigger? {
+        guard let fields = FieldReader(value, path: path, sink: sink) else { return nil }
+        guard let type = fields.string("type", required: true) else { return nil }
+        switch type {
+        case "region":
+            fields.warnUnknown(known: Self.regionFields)
+            guard let geometry = decodeRegionGeometry(fields, sink: sink) else { return nil }
+            return .region(decodeRegionOptions(fields, geometry: geometry, defaults: defaults, sink: sink))
+        case "beacon":
+            return decodeBeacon(fields, sink: sink).map(Trigger.beacon)
+        case "timeInterval":
+            fields.warnUnknown(known: ["type", "seconds", "repeats", "start"])
+            guard let seconds = fields.number("seconds", required: true) else { return nil }
+            guard seconds.isFinite, abs(seconds) < 1e12 else {
+                sink.add(fields.at("seconds"), "seconds must be a finite number > 0 (got \(seconds))")
+                return nil
+            }
+            return .timeInterval(
+                TimeIntervalTrigger(interval: TimeSpan(seconds: seconds), repeats: fields.bool("repeats") ?? false, start: fields.timestamp("start")))
+        case "calendar":
+            fields.warnUnknown(known: ["type", "dateComponents", "timeZone", "repeats"])
+            guard let components = FieldReader(fields.object["dateComponents"], path: fields.at("dateComponents"), sink: sink) else {
+                return nil
+            }
+            components.warnUnknown(known: ["year", "month", "day", "hour", "minute", "second", "weekday", "weekdayOrdinal"])
+            let dateComponents = CalendarComponents(
+                year: components.integer("year"), month: components.integer("month"), day: components.integer("day"),
+                hour: components.integer("hour"), minute: components.integer("minute"), second: components.integer("second"),
+                weekday: components.integer("weekday"), weekdayOrdinal: components.integer("weekdayOrdinal"))
+            return .calendar(
+                CalendarTrigger(dateComponents: dateComponents, timeZone: fields.string("timeZone") ?? "UTC", repeats: fields.bool("repeats") ?? false))
+        default:
+            sink.add(fields.at("type"), "unknown trigger type \"\(type)\"; expected \"region\", \"beacon\", \"timeInterval\" or \"calendar\"")
+            return nil
+        }
+    }
+
+    /// The region options shared by both layouts (`fields` is the trigger, or a Feature's properties).
+    func decodeRegionOptions(_ fields: FieldReader, geometry: RegionGeometry, defaults: Hysteresis, sink: IssueSink) -> RegionTrigger {
+        var trigger = RegionTrigger(geometry: geometry)
+        trigger.notifyOnEntry = fields.bool("notifyOnEntry") ?? true
+        trigger.notifyOnExit = fields.bool("notifyOnExit") ?? true
+        trigger.notifyOnDwell = fields.bool("notifyOnDwell") ?? false
+        trigger.dwell = fields.seconds("dwell")
+        trigger.notifyOnCross = fields.bool("notifyOnCross") ?? false
+        trigger.crossing = fields.choice("crossing", as: CrossingPath.self) ?? .geodesic
+        trigger.initial = fields.choice("initial", as: InitialPolicy.self) ?? .silent
+        trigger.repeats = fields.bool("repeats") ?? true
+        trigger.hysteresis = decodeHysteresis(fields.object["hysteresis"], path: fields.at("hysteresis"), base: defaults, sink: sink)
+        return trigger
+    }
+
+    /// A preset name, or an object refining its `preset` (or, without one, `base`).
+    func decodeHysteresis(_ value: JSONValue?, path: String, base: Hysteresis, sink: IssueSink) -> Hysteresis {
+        guard let value, value != .null else { return base }
+        func preset(_ name: String, at presetPath: String) -> Hysteresis? {
+            guard let preset = Hysteresis.Preset(rawValue: name) else {
+                sink.add(presetPath, "unknown hysteresis preset \"\(name)\"; expected \"default\", \"naive\" or \"android\"")
+                return nil
+            }
+            return Hysteresis(preset: preset)
+        }
+        if case .string(let name) = value { return preset(name, at: path) ?? base }
+        guard let fields = FieldReader(value, path: path, sink: sink) else { return base }
+        fields.warnUnknown(known: [
+            "preset", "enterCushion", "exitCushion", "enterDelay", "exitDelay", "minFixes", "accuracy", "maxAccuracy",
+            "enterOverlap", "exitOverlap",
+        ])
+        var hysteresis = fields.string("preset").flatMap { preset($0, at: fields.at("preset")) } ?? base
+        if let value = fields.number("enterCushion") { hysteresis.enterCushion = value }
+        if let value = fields.number("exitCushion") { hysteresis.exitCushion = value }
+        if let value = fields.seconds("enterDelay") { hysteresis.enterDelay = value }
+        if let value = fields.seconds("exitDelay") { hysteresis.exitDelay = value }
+        if let value = fields.integer("minFixes") { hysteresis.minFixes = value }
+        if let value = fields.choice("accuracy", as: AccuracyMode.self) { hysteresis.accuracy = value }
+        if let value = fields.number("maxAccuracy") { hysteresis.maxAccuracy = value }
+        if let value = fields.number("enterOverlap") { hysteresis.enterOverlap = value }
+        if let value = fields.number("exitOverlap") { hysteresis.exitOverlap = value }
+        return hysteresis
+    }
+
+    private func decodeBeacon(_ fields: FieldReader, sink: IssueSink) -> BeaconTrigger? {
+        fields.warnUnknown(known: [
+            "type", "uuid", "major", "minor", "proximity", "window", "filter", "txPower", "distanceModel", "enterDelay",
+            "exitDelay", "exitTimeout", "notifyOnEntry", "notifyOnExit", "repeats",
+        ])
+        guard let uuid = fields.string("uuid", required: true) else { return nil }
+        var trigger = BeaconTrigger(uuid: uuid.uppercased(), major: fields.integer("major"), minor: fields.integer("minor"))
+        trigger.proximity = fields.choice("proximity", as: Proximity.self) ?? .far
+        trigger.window = fields.seconds("window") ?? trigger.window
+        switch fields.object["filter"] {
+        case nil, .null?, .string("average")?:
+            trigger.filter = .average
+        case .string("arma")?:
+            trigger.filter = .arma(coefficient: 0.1)
+        case .object?:
+            if let filter = FieldReader(fields.object["filter"], path: fields.at("filter"), sink: sink) {
+                filter.warnUnknown(known: ["type", "c"])
+                if filter.string("type") == "arma" {
+                    trigger.filter = .arma(coefficient: filter.number("c") ?? 0.1)
+                } else {
+                    sink.add(filter.at("type"), "expected \"arma\" (the only filter with a setting)")
+                }
+            }
+        case let other?:
+            sink.add(fields.at("filter"), "unknown filter \(other == .null ? "null" : "value"); expected \"average\", \"arma\" or {\"type\": \"arma\", \"c\": 0.1}")
+        }
+        trigger.txPower = fields.number("txPower") ?? trigger.txPower
+        if let model = FieldReader(fields.object["distanceModel"], path: fields.at("distanceModel"), sink: sink, required: false) {
+            model.warnUnknown(known: ["c1", "c2", "c3"])
+            if let c1 = model.number("c1", required: true), let c2 = model.number("c2", required: true),
+                let c3 = model.number("c3", required: true)
+            {
+                trigger.distanceModel = DistanceModel(c1: c1, c2: c2, c3: c3)
+            }
+        }
+        trigger.enterDelay = fields.seconds("enterDelay") ?? .zero
+        trigger.exitDelay = fields.seconds("exitDelay")
+        trigger.exitTimeout = fields.seconds("exitTimeout") ?? trigger.exitTimeout
+        trigger.notifyOnEntry = fields.bool("notifyOnEntry") ?? true
+        trigger.notifyOnExit = fields.bool("notifyOnExit") ?? true
+        trigger.repeats = fields.bool("repeats") ?? true
+        return trigger
+    }
+}

@@ -1,0 +1,125 @@
+public import Fenceline
+
+/// Decodes trigger catalogs (SPEC §2): the JSON catalog object and the GeoJSON FeatureCollection.
+///
+/// Every problem is collected, not just the first, each naming the request id and the JSON path;
+/// fences are checked with GEOS through ``RequestValidator``. Unknown members are warnings.
+public final class CatalogDecoder {
+    /// A decoded catalog and the warnings met on the way.
+    public struct Decoded: Sendable {
+        public var catalog: Catalog
+        /// Non-fatal findings, such as unknown fields (likely typos) and repeated ids.
+        public var warnings: [CatalogIssue]
+    }
+
+    let validator: RequestValidator
+
+    /// Creates a decoder with its own GEOS context for fence validation.
+    public init() {
+        validator = RequestValidator()
+    }
+
+    /// Decodes a catalog file's bytes.
+    /// - Throws: ``CatalogError`` with every issue (a syntax error is one issue with its line and column).
+    public func decode(_ bytes: [UInt8]) throws(CatalogError) -> Decoded {
+        let root: JSONValue
+        do {
+            root = try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try JSONValue.parse(buffer) }
+        } catch {
+            let (line, column) = Self.lineAndColumn(of: error.offset, in: bytes)
+            throw CatalogError(issues: [CatalogIssue(requestID: nil, path: "", message: "line \(line), column \(column): \(error.message)")])
+        }
+        let sink = IssueSink()
+        var catalog = Catalog()
+        guard let top = FieldReader(root, path: "", sink: sink) else {
+            throw CatalogError(issues: [CatalogIssue(requestID: nil, path: "", message: "a catalog is a JSON object with \"requests\", or a GeoJSON FeatureCollection")])
+        }
+        let isFeatureCollection = top.string("type") == "FeatureCollection"
+        if isFeatureCollection {
+            top.warnUnknown(known: ["type", "features", "categories", "defaults", "name", "crs", "bbox"])
+        } else {
+            if let type = top.string("type") { sink.add("type", "unknown catalog type \"\(type)\"; expected \"FeatureCollection\" or no type") }
+            top.warnUnknown(known: ["categories", "requests", "defaults"])
+        }
+        catalog.categories = decodeCategories(top.object["categories"], sink: sink)
+        if let defaults = FieldReader(top.object["defaults"], path: "defaults", sink: sink, required: false) {
+            defaults.warnUnknown(known: ["hysteresis"])
+            catalog.defaultHysteresis = decodeHysteresis(defaults.object["hysteresis"], path: "defaults.hysteresis", base: .default, sink: sink)
+        }
+        let categories = Set(catalog.categories.map(\.id))
+        let key = isFeatureCollection ? "features" : "requests"
+        guard let list = top.object[key] else {
+            sink.add(key, "missing field \"\(key)\"")
+            throw CatalogError(issues: sink.issues)
+        }
+        guard case .array(let items) = list else {
+            sink.add(key, "expected an array, found \(list.kindName)")
+            throw CatalogError(issues: sink.issues)
+        }
+        var seen: Set<String> = []
+        for (index, item) in items.enumerated() {
+            let path = "\(key)[\(index)]"
+            let request = isFeatureCollection
+                ? decodeFeature(item, path: path, defaults: catalog.defaultHysteresis, categories: categories, sink: sink)
+                : decodeRequest(item, path: path, defaults: catalog.defaultHysteresis, categories: categories, sink: sink)
+            guard let request else { continue }
+            if !seen.insert(request.id).inserted {
+                sink.requestID = request.id
+                sink.warn(path, "repeats the id \"\(request.id)\"; the later request replaces the earlier one")
+                catalog.requests.removeAll { $0.id == request.id }
+            }
+            catalog.requests.append(request)
+        }
+        if !sink.issues.isEmpty { throw CatalogError(issues: sink.issues) }
+        return Decoded(catalog: catalog, warnings: sink.warnings)
+    }
+
+    /// Decodes and validates one request in the catalog layout (an `add` control record).
+    public func decodeRequest(
+        _ value: JSONValue, path: String, defaults: Hysteresis, categories: Set<String>
+    ) -> Result<NotificationRequest, CatalogError> {
+        let sink = IssueSink()
+        guard let request = decodeRequest(value, path: path, defaults: defaults, categories: categories, sink: sink),
+            sink.issues.isEmpty
+        else { return .failure(CatalogError(issues: sink.issues)) }
+        return .success(request)
+    }
+
+    func decodeRequest(
+        _ value: JSONValue, path: String, defaults: Hysteresis, categories: Set<String>, sink: IssueSink
+    ) -> NotificationRequest? {
+        sink.requestID = nil
+        guard let fields = FieldReader(value, path: path, sink: sink) else { return nil }
+        let before = sink.issues.count
+        let id = fields.string("id", required: true)
+        sink.requestID = id
+        fields.warnUnknown(known: ["id", "content", "trigger", "devices", "schedule"])
+        let content = decodeContent(fields.object["content"], path: fields.at("content"), sink: sink)
+        let devices = fields.strings("devices")
+        let schedule = decodeSchedule(fields.object["schedule"], path: fields.at("schedule"), sink: sink)
+        let trigger = decodeTrigger(fields.object["trigger"], path: fields.at("trigger"), defaults: defaults, sink: sink)
+        guard let id, let trigger, sink.issues.count == before else { return nil }
+        let request = NotificationRequest(id: id, content: content, trigger: trigger, devices: devices, schedule: schedule)
+        for problem in validator.problems(in: request, categories: categories) {
+            sink.add("\(path).\(problem.path)", problem.message)
+        }
+        return request
+    }
+
+    static func lineAndColumn(of offset: Int, in bytes: [UInt8]) -> (Int, Int) {
+        var line = 1
+        var column = 1
+        for byte in bytes.prefix(offset) {
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return (line, column)
+    }
+}
+
+@available(*, unavailable)
+extension CatalogDecoder: Sendable {}

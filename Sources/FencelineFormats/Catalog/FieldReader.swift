@@ -1,0 +1,159 @@
+import Fenceline
+
+/// Collects issues while decoding, each with the request it belongs to and its JSON path.
+final class IssueSink {
+    var issues: [CatalogIssue] = []
+    var warnings: [CatalogIssue] = []
+    var requestID: String?
+
+    func add(_ path: String, _ message: String) {
+        issues.append(CatalogIssue(requestID: requestID, path: path, message: message))
+    }
+
+    func warn(_ path: String, _ message: String) {
+        warnings.append(CatalogIssue(requestID: requestID, path: path, message: message))
+    }
+}
+
+/// Typed access to one JSON object's members, reporting wrong types at their paths.
+struct FieldReader {
+    let object: JSONObject
+    let path: String
+    let sink: IssueSink
+
+    init?(_ value: JSONValue?, path: String, sink: IssueSink, required: Bool = true) {
+        guard let value else {
+            if required { sink.add(path, "missing object") }
+            return nil
+        }
+        guard case .object(let object) = value else {
+            sink.add(path, "expected an object, found \(value.kindName)")
+            return nil
+        }
+        self.object = object
+        self.path = path
+        self.sink = sink
+    }
+
+    func at(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    func has(_ key: String) -> Bool { object[key] != nil }
+
+    /// Warns about members this object does not know (a likely typo).
+    func warnUnknown(known: Set<String>) {
+        for key in object.keys where !known.contains(key) {
+            sink.warn(at(key), "unknown field \"\(key)\" is ignored")
+        }
+    }
+
+    func string(_ key: String, required: Bool = false) -> String? {
+        guard let value = object[key], value != .null else {
+            if required { sink.add(at(key), "missing field \"\(key)\"") }
+            return nil
+        }
+        guard case .string(let text) = value else {
+            sink.add(at(key), "expected a string, found \(value.kindName)")
+            return nil
+        }
+        return text
+    }
+
+    func number(_ key: String, required: Bool = false) -> Double? {
+        guard let value = object[key], value != .null else {
+            if required { sink.add(at(key), "missing field \"\(key)\"") }
+            return nil
+        }
+        guard case .number(let number) = value else {
+            sink.add(at(key), "expected a number, found \(value.kindName)")
+            return nil
+        }
+        return number.value
+    }
+
+    func integer(_ key: String, required: Bool = false) -> Int? {
+        guard let value = number(key, required: required) else { return nil }
+        guard value.rounded() == value, abs(value) < 1e15 else {
+            sink.add(at(key), "expected a whole number, found \(value)")
+            return nil
+        }
+        return Int(value)
+    }
+
+    func seconds(_ key: String) -> TimeSpan? {
+        guard let value = number(key) else { return nil }
+        guard value.isFinite, abs(value) < 1e12 else {
+            sink.add(at(key), "expected a number of seconds, found \(value)")
+            return nil
+        }
+        return TimeSpan(seconds: value)
+    }
+
+    func bool(_ key: String) -> Bool? {
+        guard let value = object[key], value != .null else { return nil }
+        guard case .bool(let flag) = value else {
+            sink.add(at(key), "expected true or false, found \(value.kindName)")
+            return nil
+        }
+        return flag
+    }
+
+    func strings(_ key: String) -> [String]? {
+        guard let value = object[key], value != .null else { return nil }
+        guard case .array(let items) = value else {
+            sink.add(at(key), "expected an array of strings, found \(value.kindName)")
+            return nil
+        }
+        var result: [String] = []
+        for (index, item) in items.enumerated() {
+            guard case .string(let text) = item else {
+                sink.add("\(at(key))[\(index)]", "expected a string, found \(item.kindName)")
+                continue
+            }
+            result.append(text)
+        }
+        return result
+    }
+
+    /// A member that must be one of `choices`.
+    func choice<T: RawRepresentable & CaseIterable>(_ key: String, as type: T.Type) -> T? where T.RawValue == String {
+        guard let text = string(key) else { return nil }
+        guard let value = T(rawValue: text) else {
+            let names = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            sink.add(at(key), "unknown value \"\(text)\"; expected one of \(names)")
+            return nil
+        }
+        return value
+    }
+
+    /// A time as RFC 3339 text or Unix seconds.
+    func timestamp(_ key: String) -> Timestamp? {
+        guard let value = object[key], value != .null else { return nil }
+        switch value {
+        case .string(let text):
+            guard let time = Timestamp(rfc3339: text) else {
+                sink.add(at(key), "expected an RFC 3339 time such as 2026-03-02T08:00:00Z, found \"\(text)\"")
+                return nil
+            }
+            return time
+        case .number(let number) where number.value.isFinite:
+            return Timestamp(seconds: number.value)
+        default:
+            sink.add(at(key), "expected an RFC 3339 time or Unix seconds, found \(value.kindName)")
+            return nil
+        }
+    }
+}
+
+extension JSONValue {
+    /// How the value's kind reads in a message.
+    var kindName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}

@@ -1,0 +1,37 @@
+public import Fenceline
+
+/// How events are written (`--format`).
+public enum EventFormat: String, Hashable, Sendable, CaseIterable {
+    /// One JSON object per line (SPEC §8).
+    case ndjson
+    /// Aligned columns for people.
+    case text
+
+    /// Creates the encoder for this format.
+    public func makeEncoder() -> any EventEncoder {
+        switch self {
+        case .ndjson: NDJSONEventEncoder()
+        case .text: TextEventEncoder()
+        }
+    }
+}
+
+/// Turns events into output bytes. Some formats wrap the stream (``header``/``footer``).
+public protocol EventEncoder {
+    /// Bytes before the first event.
+    func header() -> [UInt8]
+    /// Appends one event.
+    func encode(_ event: Event, into bytes: inout [UInt8])
+    /// Bytes after the last event.
+    func footer() -> [UInt8]
+}
+
+extension EventEncoder {
+    public func header() -> [UInt8] { [] }
+    public func footer() -> [UInt8] { [] }
+}
+
+/// Distances leave rounded to decimetres: finer digits are noise for a GPS fix.
+func roundedDistance(_ distance: Double) -> Double {
+    (distance * 10).rounded() / 10
+}

@@ -1,0 +1,127 @@
+public import Fenceline
+
+/// Events as NDJSON in SPEC §8's key order: `seq`, `time`, `request`, `device`, `trigger`,
+/// `event`, (`state`), `since`, `position`, `distance`, (`beacon`), `content`, (`actions`).
+public struct NDJSONEventEncoder: EventEncoder {
+    /// Creates the encoder.
+    public init() {}
+
+    public func encode(_ event: Event, into bytes: inout [UInt8]) {
+        var writer = JSONWriter()
+        swap(&writer.bytes, &bytes)
+        writer.raw("{")
+        writer.key("seq", first: true)
+        writer.raw(String(event.sequence))
+        writer.key("time")
+        writer.string(event.time.rfc3339)
+        writer.key("request")
+        writer.string(event.requestID)
+        writer.key("device")
+        if let device = event.device { writer.string(device) } else { writer.raw("null") }
+        writer.key("trigger")
+        writer.string(event.trigger.rawValue)
+        writer.key("event")
+        writer.string(event.kind.rawValue)
+        if let state = event.state {
+            writer.key("state")
+            writer.string(state.rawValue)
+        }
+        if let since = event.since {
+            writer.key("since")
+            writer.string(since.rfc3339)
+        }
+        if let position = event.position {
+            writer.key("position")
+            writer.writePosition(position)
+        }
+        if let distance = event.distance {
+            writer.key("distance")
+            writer.number(roundedDistance(distance))
+        }
+        if let beacon = event.beacon {
+            writer.key("beacon")
+            writer.raw("{")
+            writer.key("uuid", first: true)
+            writer.string(beacon.identity.uuid)
+            writer.key("major")
+            writer.raw(String(beacon.identity.major))
+            writer.key("minor")
+            writer.raw(String(beacon.identity.minor))
+            writer.key("rssi")
+            writer.number((beacon.rssi * 10).rounded() / 10)
+            writer.key("distance")
+            writer.number((beacon.distance * 100).rounded() / 100)
+            writer.key("proximity")
+            writer.string(beacon.proximity.rawValue)
+            writer.raw("}")
+        }
+        writer.key("content")
+        writer.writeContent(event.content)
+        if !event.actions.isEmpty {
+            writer.key("actions")
+            writer.writeActions(event.actions)
+        }
+        writer.raw("}\n")
+        swap(&writer.bytes, &bytes)
+    }
+}
+
+extension JSONWriter {
+    mutating func writePosition(_ position: Position) {
+        raw("{")
+        key("lat", first: true)
+        number(position.coordinate.latitude)
+        key("lon")
+        number(position.coordinate.longitude)
+        if let accuracy = position.accuracy {
+            key("accuracy")
+            number(accuracy)
+        }
+        raw("}")
+    }
+
+    mutating func writeContent(_ content: NotificationContent) {
+        raw("{")
+        var first = true
+        func member(_ name: StaticString) {
+            key(name, first: first)
+            first = false
+        }
+        if let title = content.title { member("title"); string(title) }
+        if let subtitle = content.subtitle { member("subtitle"); string(subtitle) }
+        if let body = content.body { member("body"); string(body) }
+        if let badge = content.badge { member("badge"); raw(String(badge)) }
+        if let sound = content.sound { member("sound"); string(sound) }
+        if let category = content.category { member("category"); string(category) }
+        if let thread = content.thread { member("thread"); string(thread) }
+        if let userInfo = content.userInfo { member("userInfo"); value(.object(userInfo)) }
+        raw("}")
+    }
+
+    mutating func writeActions(_ actions: [NotificationAction]) {
+        raw("[")
+        for (index, action) in actions.enumerated() {
+            if index > 0 { raw(",") }
+            raw("{")
+            key("id", first: true)
+            string(action.id)
+            key("title")
+            string(action.title)
+            if !action.options.isEmpty {
+                key("options")
+                value(.array(action.options.map(JSONValue.string)))
+            }
+            if let input = action.textInput {
+                key("textInput")
+                raw("{")
+                key("button", first: true)
+                string(input.button)
+                key("placeholder")
+                string(input.placeholder)
+                raw("}")
+            }
+            raw("}")
+        }
+        raw("]")
+    }
+}

@@ -1,0 +1,42 @@
+public import Fenceline
+
+/// Events as one aligned line each, for reading in a terminal:
+///
+/// ```
+/// #3   2026-03-02T08:00:30Z  exit   depot   truck-17   31.2 m out (since 08:00:10)  Depot: Arrived at the depot
+/// ```
+public struct TextEventEncoder: EventEncoder {
+    /// Creates the encoder.
+    public init() {}
+
+    public func encode(_ event: Event, into bytes: inout [UInt8]) {
+        var line = "#\(event.sequence)".padded(to: 5)
+        line += " \(event.time.rfc3339)".padded(to: 26)
+        let kind = event.kind == .state ? "state:\(event.state?.rawValue ?? "")" : event.kind.rawValue
+        line += "  " + kind.padded(to: 13)
+        line += " " + event.requestID.padded(to: 14)
+        line += " " + (event.device ?? "-").padded(to: 14)
+        if let distance = event.distance {
+            let rounded = roundedDistance(distance)
+            let place = rounded > 0 ? "out" : rounded < 0 ? "in" : "on edge"
+            line += " " + "\(JSONWriter.format(abs(rounded))) m \(place)".padded(to: 14)
+        }
+        if let beacon = event.beacon {
+            line += " \(beacon.identity.major)/\(beacon.identity.minor) \(JSONWriter.format((beacon.rssi * 10).rounded() / 10)) dBm \(beacon.proximity.rawValue)"
+        }
+        if let since = event.since, since != event.time {
+            line += " (since \(since.rfc3339))"
+        }
+        let text = [event.content.title, event.content.body].compactMap { $0 }.joined(separator: ": ")
+        if !text.isEmpty { line += "  \(text)" }
+        while line.hasSuffix(" ") { line.removeLast() }
+        bytes.append(contentsOf: line.utf8)
+        bytes.append(0x0A)
+    }
+}
+
+extension String {
+    fileprivate func padded(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

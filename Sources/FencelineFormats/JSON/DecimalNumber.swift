@@ -1,0 +1,67 @@
+import Foundation
+
+/// Correctly rounded decimal-to-double conversion for JSON numbers.
+///
+/// Most coordinates have at most 15 significant digits and a small exponent: then the value is one
+/// exact integer scaled by an exact power of ten, a single IEEE operation and so correctly
+/// rounded (Clinger's fast path). Anything else goes to the C library's `strtod`.
+enum DecimalNumber {
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double {
+        var index = 0
+        var negative = false
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var exponent = 0
+        var leading = true
+        while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
+            let digit = UInt64(bytes[index] - 48)
+            if !(leading && digit == 0) {
+                leading = false
+                mantissa = mantissa &* 10 &+ digit
+                digits += 1
+            }
+            index += 1
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
+                let digit = UInt64(bytes[index] - 48)
+                if !(leading && digit == 0) {
+                    leading = false
+                    mantissa = mantissa &* 10 &+ digit
+                    digits += 1
+                }
+                exponent -= 1
+                index += 1
+            }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            return slow(bytes)
+        }
+        guard digits <= 15 else { return slow(bytes) }
+        var value = Double(mantissa)
+        if exponent < 0 {
+            guard -exponent <= 22 else { return slow(bytes) }
+            value /= powersOfTen[-exponent]
+        }
+        return negative ? -value : value
+    }
+
+    private static func slow(_ bytes: UnsafeBufferPointer<UInt8>) -> Double {
+        var text = Array(bytes)
+        text.append(0)
+        return text.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { strtod($0, nil) }
+        }
+    }
+}

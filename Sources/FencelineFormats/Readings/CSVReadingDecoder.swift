@@ -1,0 +1,166 @@
+public import Fenceline
+
+/// Decodes CSV position readings: a header naming the columns (`device,time,lat,lon[,accuracy]`,
+/// in any order, plus optional `speed`, `heading`, `altitude`), then one fix per row.
+///
+/// Fields may be quoted RFC 4180 style (`"a,b"`, `""` for a quote); an empty optional field is absent.
+public struct CSVReadingDecoder {
+    private enum Column { case device, time, lat, lon, accuracy, speed, heading, altitude, ignored }
+    private let columns: [Column]
+
+    /// Reads the header line.
+    /// - Throws: ``LineError`` when a required column is missing or named twice.
+    public init(header: UnsafeBufferPointer<UInt8>) throws(LineError) {
+        var header = header
+        if header.count >= 3, header[0] == 0xEF, header[1] == 0xBB, header[2] == 0xBF {
+            header = UnsafeBufferPointer(rebasing: header[3...])
+        }
+        let names = try Self.split(header).map { String(decoding: $0, as: UTF8.self).trimmed.lowercased() }
+        var columns: [Column] = []
+        for name in names {
+            let column: Column
+            switch name {
+            case "device", "device_id", "deviceid": column = .device
+            case "time", "timestamp": column = .time
+            case "lat", "latitude": column = .lat
+            case "lon", "lng", "long", "longitude": column = .lon
+            case "accuracy": column = .accuracy
+            case "speed": column = .speed
+            case "heading", "course": column = .heading
+            case "altitude", "ele", "elevation": column = .altitude
+            default: column = .ignored
+            }
+            if column != .ignored && columns.contains(column) {
+                throw LineError(code: .malformed, field: name, message: "column named twice in the header")
+            }
+            columns.append(column)
+        }
+        for (column, name) in [(Column.device, "device"), (.time, "time"), (.lat, "lat"), (.lon, "lon")] where !columns.contains(column) {
+            throw LineError(code: .malformed, field: name, message: "the CSV header lacks this column; expected device,time,lat,lon[,accuracy]")
+        }
+        self.columns = columns
+    }
+
+    /// The fix on `line`, `nil` for a blank line.
+    public func decode(_ line: UnsafeBufferPointer<UInt8>) throws(LineError) -> Reading? {
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
+        let fields = try Self.split(line)
+        guard fields.count == columns.count else {
+            throw LineError(code: .malformed, message: "expected \(columns.count) fields as in the header, found \(fields.count)")
+        }
+        var device: String?
+        var time: Timestamp?
+        var lat: Double?
+        var lon: Double?
+        var accuracy: Double?
+        var speed: Double?
+        var heading: Double?
+        var altitude: Double?
+        for (column, field) in zip(columns, fields) {
+            switch column {
+            case .device: device = String(decoding: field, as: UTF8.self)
+            case .time: time = try Self.time(field)
+            case .lat: lat = try Self.number(field, name: "lat")
+            case .lon: lon = try Self.number(field, name: "lon")
+            case .accuracy: accuracy = try Self.number(field, name: "accuracy")
+            case .speed: speed = try Self.number(field, name: "speed")
+            case .heading: heading = try Self.number(field, name: "heading")
+            case .altitude: altitude = try Self.number(field, name: "altitude")
+            case .ignored: break
+            }
+        }
+        guard let device, !device.isEmpty else { throw LineError(field: "device", message: "missing") }
+        guard let time else { throw LineError(field: "time", message: "missing") }
+        guard let lat else { throw LineError(field: "lat", message: "missing") }
+        guard let lon else { throw LineError(field: "lon", message: "missing") }
+        try NDJSONReadingDecoder.checkPosition(lat: lat, lon: lon, accuracy: accuracy)
+        return .fix(
+            Fix(device: device, time: time, coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy,
+                speed: speed, heading: heading, altitude: altitude))
+    }
+
+    private static func number(_ field: [UInt8], name: String) throws(LineError) -> Double? {
+        let trimmed = field.trimmingSpaces
+        if trimmed.isEmpty { return nil }
+        let value: Double? = trimmed.withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(bytes: buffer)
+            guard let value = try? scanner.parseNumber(), scanner.isAtEnd else { return nil }
+            return value
+        }
+        guard let value else {
+            throw LineError(field: name, message: "expected a number, found \"\(String(decoding: field, as: UTF8.self))\"")
+        }
+        return value
+    }
+
+    private static func time(_ field: [UInt8]) throws(LineError) -> Timestamp? {
+        let trimmed = field.trimmingSpaces
+        if trimmed.isEmpty { return nil }
+        let time = trimmed.withUnsafeBufferPointer { buffer -> Timestamp? in
+            if let time = Timestamp(rfc3339Bytes: buffer) { return time }
+            var scanner = JSONScanner(bytes: buffer)
+            guard (try? scanner.parseNumber()) != nil, scanner.isAtEnd else { return nil }
+            return Timestamp(unixSecondsBytes: buffer)
+        }
+        guard let time else {
+            throw LineError(field: "time", message: "\"\(String(decoding: field, as: UTF8.self))\" is neither RFC 3339 nor Unix seconds")
+        }
+        return time
+    }
+
+    /// Splits a CSV line into its fields, undoing RFC 4180 quoting.
+    static func split(_ line: UnsafeBufferPointer<UInt8>) throws(LineError) -> [[UInt8]] {
+        var fields: [[UInt8]] = []
+        var current: [UInt8] = []
+        var index = 0
+        var quoted = false
+        var wasQuoted = false
+        while index < line.count {
+            let byte = line[index]
+            if quoted {
+                if byte == UInt8(ascii: "\"") {
+                    if index + 1 < line.count, line[index + 1] == UInt8(ascii: "\"") {
+                        current.append(byte)
+                        index += 1
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    current.append(byte)
+                }
+            } else if byte == UInt8(ascii: ",") {
+                fields.append(current)
+                current = []
+                wasQuoted = false
+            } else if byte == UInt8(ascii: "\"") && current.allSatisfy({ $0 == 0x20 }) && !wasQuoted {
+                current = []
+                quoted = true
+                wasQuoted = true
+            } else {
+                current.append(byte)
+            }
+            index += 1
+        }
+        guard !quoted else { throw LineError(code: .malformed, message: "unterminated quoted field") }
+        fields.append(current)
+        return fields
+    }
+}
+
+extension [UInt8] {
+    fileprivate var trimmingSpaces: [UInt8] {
+        var slice = self[...]
+        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
+        while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
+        return Array(slice)
+    }
+}
+
+extension String {
+    fileprivate var trimmed: String {
+        var slice = self[...]
+        while let first = slice.first, first.isWhitespace { slice = slice.dropFirst() }
+        while let last = slice.last, last.isWhitespace { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

@@ -1,0 +1,228 @@
+public import Fenceline
+
+/// Decodes one NDJSON line into a reading (SPEC §3.1, §3.3) straight from its bytes.
+///
+/// Position fields are recognised by their raw key bytes and numbers converted in place, so a fix
+/// costs no Foundation call and no allocation beyond the device string. Control records (rare)
+/// go through the full JSON tree and the catalog decoder.
+public struct NDJSONReadingDecoder {
+    /// Decodes `add` records' requests with the catalog's defaults and categories.
+    public var requests: RequestContext?
+
+    /// What `add` records need from the catalog.
+    public struct RequestContext {
+        let decoder: CatalogDecoder
+        let defaults: Hysteresis
+        let categories: Set<String>
+
+        /// Creates a context from the run's catalog.
+        public init(decoder: CatalogDecoder, catalog: Catalog) {
+            self.decoder = decoder
+            self.defaults = catalog.defaultHysteresis
+            self.categories = Set(catalog.categories.map(\.id))
+        }
+    }
+
+    /// Creates a decoder; without a request context, `add` records are refused.
+    public init(requests: RequestContext? = nil) {
+        self.requests = requests
+    }
+
+    /// The reading on `line`, `nil` for a blank line.
+    /// - Throws: ``LineError`` naming the field at fault.
+    public func decode(_ line: UnsafeBufferPointer<UInt8>) throws(LineError) -> Reading? {
+        var scanner = JSONScanner(bytes: line)
+        scanner.skipWhitespace()
+        if scanner.isAtEnd { return nil }
+        do {
+            return try decodeFast(&scanner, line: line)
+        } catch let error as JSONSyntaxError {
+            throw LineError(code: .malformed, message: "malformed JSON at column \(error.offset + 1): \(error.message)")
+        } catch let error as LineError {
+            throw error
+        } catch {
+            throw LineError(code: .malformed, message: "\(error)")
+        }
+    }
+
+    private func decodeFast(_ scanner: inout JSONScanner, line: UnsafeBufferPointer<UInt8>) throws -> Reading? {
+        guard scanner.peek() == UInt8(ascii: "{") else {
+            throw LineError(code: .malformed, message: "expected a JSON object, found \(scanner.describeNext())")
+        }
+        scanner.position += 1
+        var device: String?
+        var time: Timestamp?
+        var lat: Double?
+        var lon: Double?
+        var accuracy: Double?
+        var speed: Double?
+        var heading: Double?
+        var altitude: Double?
+        var isControl = false
+        var isSighting = false
+        scanner.skipWhitespace()
+        if scanner.peek() == UInt8(ascii: "}") {
+            scanner.position += 1
+        } else {
+            while true {
+                scanner.skipWhitespace()
+                guard scanner.peek() == UInt8(ascii: "\"") else {
+                    throw scanner.error("expected a member name in quotes, found \(scanner.describeNext())")
+                }
+                let keyStart = scanner.position + 1
+                let keyRange = try scanner.skipString()
+                try scanner.expect(UInt8(ascii: ":"), "':' after member name")
+                scanner.skipWhitespace()
+                let key = keyRange.map { Key(UnsafeBufferPointer(rebasing: line[$0])) } ?? .other
+                _ = keyStart
+                switch key {
+                case .device: device = try string(&scanner, field: "device")
+                case .time: time = try timestamp(&scanner)
+                case .lat: lat = try number(&scanner, field: "lat")
+                case .lon: lon = try number(&scanner, field: "lon")
+                case .accuracy: accuracy = try number(&scanner, field: "accuracy")
+                case .speed: speed = try number(&scanner, field: "speed")
+                case .heading: heading = try number(&scanner, field: "heading")
+                case .altitude: altitude = try number(&scanner, field: "altitude")
+                case .op:
+                    isControl = true
+                    try scanner.skipValue()
+                case .beacon, .adv:
+                    isSighting = true
+                    try scanner.skipValue()
+                case .other:
+                    try scanner.skipValue()
+                }
+                scanner.skipWhitespace()
+                if scanner.peek() == UInt8(ascii: ",") {
+                    scanner.position += 1
+                    continue
+                }
+                try scanner.expect(UInt8(ascii: "}"), "',' or '}' in object")
+                break
+            }
+        }
+        scanner.skipWhitespace()
+        guard scanner.isAtEnd else { throw scanner.error("unexpected \(scanner.describeNext()) after the object") }
+        if isControl { return try decodeControl(line) }
+        if isSighting { return try BeaconSightingDecoder.decode(line) }
+        guard let device else { throw LineError(field: "device", message: "missing; every reading names its device") }
+        guard !device.isEmpty else { throw LineError(field: "device", message: "must not be empty") }
+        guard let time else { throw LineError(field: "time", message: "missing; give RFC 3339 or Unix seconds") }
+        guard let lat else { throw LineError(field: "lat", message: "missing") }
+        guard let lon else { throw LineError(field: "lon", message: "missing") }
+        try Self.checkPosition(lat: lat, lon: lon, accuracy: accuracy)
+        return .fix(
+            Fix(device: device, time: time, coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy,
+                speed: speed, heading: heading, altitude: altitude))
+    }
+
+    static func checkPosition(lat: Double, lon: Double, accuracy: Double?) throws(LineError) {
+        guard (-90.0...90.0).contains(lat) else { throw LineError(field: "lat", message: "\(lat) is out of range [-90, 90]") }
+        guard (-180.0...180.0).contains(lon) else {
+            throw LineError(field: "lon", message: "\(lon) is out of range [-180, 180] (longitudes are not normalised)")
+        }
+        if let accuracy, !(accuracy >= 0 && accuracy.isFinite) {
+            throw LineError(field: "accuracy", message: "must be a finite number of metres ≥ 0 (got \(accuracy))")
+        }
+    }
+
+    private func string(_ scanner: inout JSONScanner, field: String) throws -> String {
+        guard scanner.peek() == UInt8(ascii: "\"") else {
+            throw LineError(field: field, message: "expected a string, found \(scanner.describeNext())")
+        }
+        return try scanner.parseString()
+    }
+
+    private func number(_ scanner: inout JSONScanner, field: String) throws -> Double? {
+        switch scanner.peek() {
+        case UInt8(ascii: "-")?, (UInt8(ascii: "0")...UInt8(ascii: "9"))?:
+            return try scanner.parseNumber()
+        case UInt8(ascii: "n")?:
+            try scanner.skipValue()
+            return nil
+        default:
+            throw LineError(field: field, message: "expected a number, found \(scanner.describeNext())")
+        }
+    }
+
+    private func timestamp(_ scanner: inout JSONScanner) throws -> Timestamp {
+        switch scanner.peek() {
+        case UInt8(ascii: "\"")?:
+            let start = scanner.position
+            if let range = try scanner.skipString(),
+                let time = Timestamp(rfc3339Bytes: UnsafeBufferPointer(rebasing: scanner.bytes[range]))
+            {
+                return time
+            }
+            scanner.position = start
+            let text = try scanner.parseString()
+            throw LineError(field: "time", message: "\"\(text)\" is not an RFC 3339 time such as 2026-03-02T08:00:00Z")
+        case UInt8(ascii: "-")?, (UInt8(ascii: "0")...UInt8(ascii: "9"))?:
+            let start = scanner.position
+            _ = try scanner.parseNumber()
+            guard let time = Timestamp(unixSecondsBytes: UnsafeBufferPointer(rebasing: scanner.bytes[start..<scanner.position])) else {
+                throw LineError(field: "time", message: "Unix seconds out of range")
+            }
+            return time
+        default:
+            throw LineError(field: "time", message: "expected an RFC 3339 string or Unix seconds, found \(scanner.describeNext())")
+        }
+    }
+
+    private func decodeControl(_ line: UnsafeBufferPointer<UInt8>) throws -> Reading {
+        let value = try JSONValue.parse(line)
+        let sink = IssueSink()
+        guard let fields = FieldReader(value, path: "", sink: sink), let op = fields.string("op") else {
+            throw LineError(field: "op", message: "expected a string naming the operation")
+        }
+        let time = fields.timestamp("time")
+        if let issue = sink.issues.first { throw LineError(field: issue.path, message: issue.message) }
+        let operation: ControlRecord.Operation
+        switch op {
+        case "add":
+            guard let requests else { throw LineError(field: "op", message: "add records need a catalog context") }
+            guard let request = fields.object["request"] else { throw LineError(field: "request", message: "missing; add needs a request") }
+            switch requests.decoder.decodeRequest(request, path: "request", defaults: requests.defaults, categories: requests.categories) {
+            case .success(let decoded): operation = .add(decoded)
+            case .failure(let error):
+                throw LineError(code: .invalidRequest, field: error.issues.first?.path, message: error.issues.map(\.message).joined(separator: "; "))
+            }
+        case "removePending", "removeDelivered":
+            guard let ids = fields.strings("ids"), sink.issues.isEmpty else {
+                throw LineError(field: "ids", message: "\(op) needs ids, an array of request ids")
+            }
+            operation = op == "removePending" ? .removePending(ids) : .removeDelivered(ids)
+        case "removeAllPending": operation = .removeAllPending
+        case "removeAllDelivered": operation = .removeAllDelivered
+        case "tick": operation = .tick
+        default:
+            throw LineError(field: "op", message: "unknown operation \"\(op)\"; expected add, removePending, removeDelivered, removeAllPending, removeAllDelivered or tick")
+        }
+        return .control(ControlRecord(time: time, operation: operation))
+    }
+}
+
+/// The member names the fast path knows, matched on raw bytes.
+private enum Key {
+    case device, time, lat, lon, accuracy, speed, heading, altitude, op, beacon, adv, other
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        func equals(_ word: StaticString) -> Bool {
+            guard bytes.count == word.utf8CodeUnitCount else { return false }
+            return memcmp(bytes.baseAddress!, word.utf8Start, bytes.count) == 0
+        }
+        switch bytes.count {
+        case 2: self = equals("op") ? .op : .other
+        case 3: self = equals("lat") ? .lat : equals("lon") ? .lon : equals("adv") ? .adv : .other
+        case 4: self = equals("time") ? .time : .other
+        case 5: self = equals("speed") ? .speed : .other
+        case 6: self = equals("device") ? .device : equals("beacon") ? .beacon : .other
+        case 7: self = equals("heading") ? .heading : .other
+        case 8: self = equals("accuracy") ? .accuracy : equals("altitude") ? .altitude : .other
+        default: self = .other
+        }
+    }
+}
+
+import Foundation

@@ -1,0 +1,149 @@
+public import Fenceline
+public import Logging
+
+/// Reads readings from files or standard input, runs them through an ``Engine`` and writes the
+/// events: the whole of `fenceline run`, with the I/O injected so tests and the scenario runner
+/// can drive it in memory.
+public final class RunPipeline {
+    /// Settings of a run.
+    public struct Options: Sendable {
+        /// Forces the format of every input; `nil` decides per file by extension, then content.
+        public var inputFormat: InputFormat?
+        /// Stop at the first bad line (exit 65) instead of skipping it.
+        public var strict = false
+        /// Where the clock goes at the end of input (default: the last reading's time).
+        public var until: Timestamp?
+        /// Hold readings this long and release them in time order.
+        public var reorderWindow = TimeSpan.zero
+        /// How many bad lines are reported one by one before only counting.
+        public var maximumReported = 20
+
+        /// Creates default options.
+        public init() {}
+    }
+
+    /// What a run did.
+    public struct Summary: Hashable, Sendable {
+        /// Valid readings and control records read.
+        public var readings = 0
+        /// Bad lines skipped.
+        public var skipped = 0
+        /// Readings skipped as stale.
+        public var stale = 0
+        /// Events written.
+        public var events = 0
+        /// Under `--strict`, the bad line that stopped the run.
+        public var strictFailure: InputError?
+
+        /// The one-line summary for stderr.
+        public var line: String {
+            "fenceline: \(readings) readings, \(skipped) skipped, \(stale) stale, \(events) events"
+        }
+    }
+
+    let catalog: Catalog
+    let catalogDecoder: CatalogDecoder
+    let options: Options
+    let encoder: any EventEncoder
+    let logger: Logger
+
+    /// Creates a pipeline for a decoded catalog.
+    public init(catalog: Catalog, catalogDecoder: CatalogDecoder, options: Options, encoder: any EventEncoder, logger: Logger) {
+        self.catalog = catalog
+        self.catalogDecoder = catalogDecoder
+        self.options = options
+        self.encoder = encoder
+        self.logger = logger
+    }
+
+    /// Runs over `inputs` in order (`-` is standard input), calling `write` with output bytes and
+    /// `report` with each diagnostic line.
+    /// - Throws: ``InputError`` when an input cannot be opened (nothing is read then), or
+    ///   ``CatalogError`` when the catalog is invalid.
+    public func run(inputs: [String], write: ([UInt8]) -> Void, report: (String) -> Void) throws -> Summary {
+        let readers = try inputs.map { path throws(InputError) in try LineReader(path: path) }
+        let engine = try Engine(
+            catalog: catalog, configuration: Engine.Configuration(reorderWindow: options.reorderWindow), logger: logger)
+        let requests = NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)
+        var summary = Summary()
+        var buffer = encoder.header()
+        var reported = 0
+
+        func emit(_ events: [Event], flush: Bool) {
+            for event in events { encoder.encode(event, into: &buffer) }
+            summary.events += events.count
+            if buffer.count >= 1 << 16 || (flush && !buffer.isEmpty) {
+                write(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+
+        /// Records a bad line; returns whether to go on.
+        func reject(_ error: InputError) -> Bool {
+            summary.skipped += 1
+            if reported < options.maximumReported {
+                report(error.description)
+                reported += 1
+            }
+            if options.strict {
+                summary.strictFailure = error
+                return false
+            }
+            return true
+        }
+
+        inputs: for reader in readers {
+            let live = reader.name == "-"
+            var format = options.inputFormat ?? InputFormat.fromExtension(of: reader.name)
+            var csv: CSVReadingDecoder?
+            var csvFailed = false
+            let ndjson = NDJSONReadingDecoder(requests: requests)
+            var goOn = true
+            try reader.forEachLine(oversized: { line in
+                goOn = reject(InputError(code: .lineTooLong, file: reader.name, line: line, message: "line longer than \(reader.maximumLineLength >> 20) MiB"))
+            }) { line, number in
+                guard goOn else { return false }
+                if format == nil { format = InputFormat.sniff(line) }
+                let reading: Reading?
+                do throws(LineError) {
+                    switch format! {
+                    case .ndjson:
+                        reading = try ndjson.decode(line)
+                    case .csv:
+                        if csvFailed { return true }
+                        guard let decoder = csv else {
+                            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return true }
+                            do throws(LineError) {
+                                csv = try CSVReadingDecoder(header: line)
+                            } catch {
+                                csvFailed = true
+                                goOn = reject(error.located(file: reader.name, line: number))
+                            }
+                            return goOn
+                        }
+                        reading = try decoder.decode(line)
+                    }
+                } catch {
+                    goOn = reject(error.located(file: reader.name, line: number))
+                    return goOn
+                }
+                guard let reading else { return true }
+                summary.readings += 1
+                emit(engine.process(reading), flush: live)
+                return true
+            }
+            if !goOn { break inputs }
+        }
+        emit(engine.finish(until: summary.strictFailure == nil ? options.until : nil), flush: false)
+        buffer.append(contentsOf: encoder.footer())
+        if !buffer.isEmpty { write(buffer) }
+        summary.stale = engine.statistics.stale
+        if summary.skipped > reported {
+            report("fenceline: \(summary.skipped - reported) more bad lines not shown (--max-errors \(options.maximumReported))")
+        }
+        return summary
+    }
+}
+
+@available(*, unavailable)
+extension RunPipeline: Sendable {}

@@ -1,0 +1,18 @@
+import Fenceline
+import FencelineFormats
+
+/// Reads and decodes a catalog file, turning every failure into a CLI failure with its exit code.
+func loadCatalog(path: String, decoder: CatalogDecoder) throws -> CatalogDecoder.Decoded {
+    let bytes: [UInt8]
+    do {
+        bytes = try LineReader(path: path).readAll()
+    } catch {
+        throw CommandFailure(status: error.code == .fileMissing ? ExitStatus.fileMissing : ExitStatus.badInput, message: error.description)
+    }
+    do {
+        return try decoder.decode(bytes)
+    } catch {
+        let lines = error.issues.map { "\(path): \($0)" }
+        throw CommandFailure(status: ExitStatus.badInput, message: lines.joined(separator: "\n"))
+    }
+}

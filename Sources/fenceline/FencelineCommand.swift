@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// The `fenceline` command: subcommands over the engine and its formats.
+@main
+struct FencelineCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fenceline",
+        abstract: "Evaluate location, beacon, time and calendar triggers over streams of readings.",
+        discussion: """
+            Fenceline brings the UserNotifications model (requests with content and a trigger, \
+            pending and delivered notifications) to streams of GPS and BLE readings. It runs on \
+            event time: the same input always gives the same events.
+
+            Exit codes: 0 ok, 1 scenario differences (test), 64 usage, 65 bad input \
+            (an invalid catalog, or a bad line under --strict), 66 a file is missing.
+            """,
+        subcommands: [Run.self, Validate.self, ScenarioTest.self],
+        defaultSubcommand: nil
+    )
+
+    static func main() async {
+        signal(SIGPIPE, SIG_IGN)
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = ProcessInfo.processInfo.environment["FENCELINE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+            return handler
+        }
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CommandFailure {
+            OutputFile.standardError.write(failure.message + "\n")
+            Foundation.exit(failure.status)
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+/// The exit statuses of SPEC §9.
+enum ExitStatus {
+    static let differences = ExitCode(1)
+    static let usage = ExitCode(64)
+    static let badInput = ExitCode(65)
+    static let fileMissing = ExitCode(66)
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import Fenceline
+import FencelineFormats
+import Logging
+
+/// `fenceline run`: evaluate a catalog over readings and write the events.
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the triggers of a catalog over readings and write the events.",
+        discussion: """
+            Reads NDJSON (default) or CSV readings from the files in order, or from standard input \
+            when no file or - is given. The format comes from each file's extension \
+            (.ndjson/.jsonl/.json, .csv), else from its first character, unless --input-format says.
+
+            Bad lines are skipped and reported on stderr as file:line: reason; with --strict the \
+            first one stops the run with exit code 65 after writing the events before it. The run \
+            ends with a one-line summary on stderr.
+
+            Examples:
+              fenceline run --triggers Data/demo/triggers.json Data/demo/readings.ndjson
+              fenceline run --triggers fences.geojson --format text day1.ndjson day2.ndjson
+              gunzip -c trace.ndjson.gz | fenceline run --triggers fences.json --reorder-window 5 -
+              fenceline run --triggers fences.json --until 2026-03-02T18:00:00Z --strict trace.csv
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The trigger catalog: JSON, or a GeoJSON FeatureCollection.", valueName: "file"))
+    var triggers: String
+
+    @Argument(help: ArgumentHelp("Reading files, read in order; - or none reads standard input.", valueName: "readings"))
+    var readings: [String] = []
+
+    @Option(help: ArgumentHelp("Output format: ndjson (SPEC §8 events) or text.", valueName: "format"))
+    var format: EventFormat = .ndjson
+
+    @Option(help: ArgumentHelp("Read every input as this format: ndjson or csv.", valueName: "format"))
+    var inputFormat: InputFormat?
+
+    @Flag(help: "Stop at the first bad line with exit code 65 instead of skipping it.")
+    var strict = false
+
+    @Option(help: ArgumentHelp("At end of input, move the clock to this time (RFC 3339 or Unix seconds) and fire the timers due by then.", valueName: "time"))
+    var until: TimeArgument?
+
+    @Option(help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
+    var reorderWindow: Double = 0
+
+    @Option(help: ArgumentHelp("Report at most this many bad lines one by one, then only count them.", valueName: "n"))
+    var maxErrors = 20
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Write events to this file instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @Flag(help: "Print neither catalog warnings nor the summary line.")
+    var quiet = false
+
+    func validate() throws {
+        guard reorderWindow >= 0, reorderWindow.isFinite else { throw ValidationError("--reorder-window must be a number of seconds ≥ 0") }
+        guard maxErrors >= 0 else { throw ValidationError("--max-errors must be ≥ 0") }
+    }
+
+    func run() async throws {
+        let destination = try output.map(OutputFile.init(path:)) ?? .standardOutput
+        defer { destination.close() }
+        let summary = try execute(write: destination.write, report: { OutputFile.standardError.write($0 + "\n") })
+        if summary.strictFailure != nil { throw ExitStatus.badInput }
+    }
+
+    /// Runs the command with its output and diagnostics sent to the given closures; the scenario
+    /// runner calls this with in-memory sinks.
+    func execute(write: ([UInt8]) -> Void, report: (String) -> Void) throws -> RunPipeline.Summary {
+        let decoder = CatalogDecoder()
+        let decoded = try loadCatalog(path: triggers, decoder: decoder)
+        if !quiet {
+            for warning in decoded.warnings { report("\(triggers): warning: \(warning)") }
+        }
+        var options = RunPipeline.Options()
+        options.inputFormat = inputFormat
+        options.strict = strict
+        options.until = until?.timestamp
+        options.reorderWindow = TimeSpan(seconds: reorderWindow)
+        options.maximumReported = maxErrors
+        let pipeline = RunPipeline(
+            catalog: decoded.catalog, catalogDecoder: decoder, options: options, encoder: format.makeEncoder(),
+            logger: Logger(label: "fenceline"))
+        let summary: RunPipeline.Summary
+        do {
+            summary = try pipeline.run(inputs: readings.isEmpty ? ["-"] : readings, write: write, report: report)
+        } catch let error as InputError {
+            throw CommandFailure(status: error.code == .fileMissing ? ExitStatus.fileMissing : ExitStatus.badInput, message: error.description)
+        } catch let error as CatalogError {
+            throw CommandFailure(status: ExitStatus.badInput, message: error.issues.map { "\(triggers): \($0)" }.joined(separator: "\n"))
+        }
+        if !quiet { report(summary.line) }
+        return summary
+    }
+}

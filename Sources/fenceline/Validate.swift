@@ -1,0 +1,36 @@
+import ArgumentParser
+import Fenceline
+import FencelineFormats
+
+/// `fenceline validate`: check a catalog and report every problem at once.
+struct Validate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a trigger catalog and report every problem at once.",
+        discussion: """
+            Prints one line per problem, naming the request id and the JSON path, and exits 65 if \
+            there is any; otherwise prints what the catalog holds and exits 0. Polygons are checked \
+            with GEOS (closed rings of at least 4 positions, no self-intersection).
+
+            Examples:
+              fenceline validate Data/demo/triggers.json
+              fenceline validate fences.geojson
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The catalog to check.", valueName: "file"))
+    var file: String
+
+    func run() async throws {
+        let decoded = try loadCatalog(path: file, decoder: CatalogDecoder())
+        for warning in decoded.warnings { OutputFile.standardError.write("\(file): warning: \(warning)\n") }
+        let requests = decoded.catalog.requests
+        var counts: [TriggerKind: Int] = [:]
+        for request in requests { counts[request.trigger.kind, default: 0] += 1 }
+        let kinds = TriggerKind.allCases.compactMap { kind in counts[kind].map { "\($0) \(kind.rawValue)" } }
+        let categories = decoded.catalog.categories.count
+        var line = "\(file): ok: \(requests.count) request\(requests.count == 1 ? "" : "s")"
+        if !kinds.isEmpty { line += " (\(kinds.joined(separator: ", ")))" }
+        if categories > 0 { line += ", \(categories) categor\(categories == 1 ? "y" : "ies")" }
+        OutputFile.standardOutput.write(line + "\n")
+    }
+}
