@@ -1,0 +1,130 @@
+@testable import Fenceline
+import Foundation
+import GEOSBridge
+import Testing
+import TestSupport
+
+/// The engine's own containment and distance on flat arrays, checked against GEOS.
+@Suite struct FenceGeometryTests {
+    /// A deterministic generator so the property test sees the same points every run.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// A star-shaped polygon (concave) with a hole, around Amsterdam.
+    static func star(vertices: Int = 24) -> [[Coordinate]] {
+        var generator = SplitMix(state: 7)
+        var outer: [Coordinate] = (0..<vertices).map { index in
+            let angle = Double(index) / Double(vertices) * 2 * .pi
+            let radius = index.isMultiple(of: 2) ? 0.01 : Double.random(in: 0.003...0.006, using: &generator)
+            return Coordinate(latitude: 52.37 + radius * sin(angle), longitude: 4.89 + radius * cos(angle) * 1.6)
+        }
+        outer.append(outer[0])
+        let hole = [(-1.0, -1.0), (-1, 1), (1, 1), (1, -1), (-1, -1)].map {
+            Coordinate(latitude: 52.37 + $0.1 * 0.001, longitude: 4.89 + $0.0 * 0.0016)
+        }
+        return [outer, hole]
+    }
+
+    @Test func containmentAgreesWithGEOSOnOneHundredThousandRandomPoints() throws {
+        let context = GEOSContext()
+        let rings = Self.star()
+        let fence = try PreparedFence(.polygons([rings]), context: context, needsOverlap: false)
+        let reference = try context.makePolygon(rings: rings.map { $0.map { PlanarPoint(x: $0.longitude, y: $0.latitude) } }).makePrepared()
+        var generator = SplitMix(state: 42)
+        var inside = 0
+        var compared = 0
+        for _ in 0..<100_000 {
+            let point = Coordinate(
+                latitude: Double.random(in: 52.355...52.385, using: &generator),
+                longitude: Double.random(in: 4.865...4.915, using: &generator))
+            let s = fence.signedDistance(to: point)
+            guard abs(s) > 0.001 else { continue }  // away from the boundary
+            compared += 1
+            let expected = try reference.covers(x: point.longitude, y: point.latitude)
+            if expected { inside += 1 }
+            #expect((s <= 0) == expected, "disagree at \(point): s = \(s)")
+        }
+        #expect(compared > 99_000)
+        #expect(inside > 10_000 && inside < 90_000)
+    }
+
+    @Test func distanceToTheBoundaryAgreesWithGEOSInTheLocalFrame() throws {
+        let context = GEOSContext()
+        let rings = Self.star()
+        let fence = try PreparedFence(.polygons([rings]), context: context, needsOverlap: false)
+        guard case .polygon(let polygon) = fence.shape else { Issue.record("not a polygon"); return }
+        let frame = polygon.frame
+        var generator = SplitMix(state: 9)
+        for _ in 0..<2_000 {
+            let point = Coordinate(
+                latitude: Double.random(in: 52.355...52.385, using: &generator),
+                longitude: Double.random(in: 4.865...4.915, using: &generator))
+            let x = frame.x(longitude: point.longitude), y = frame.y(latitude: point.latitude)
+            let geosPoint = try context.makePoint(x: x, y: y)
+            var nearest = Double.infinity
+            for ring in rings {
+                let line = try context.makeLineString(ring.map { PlanarPoint(x: frame.x(longitude: $0.longitude), y: frame.y(latitude: $0.latitude)) })
+                nearest = min(nearest, try line.distance(to: geosPoint))
+            }
+            #expect(abs(abs(fence.signedDistance(to: point)) - nearest) < 1e-6)
+        }
+    }
+
+    @Test func circleDistanceIsHaversine() throws {
+        let context = GEOSContext()
+        let fence = try PreparedFence(.circle(center: Fixtures.center, radius: 100), context: context, needsOverlap: false)
+        // One degree of latitude on the sphere of R = 6,371,008.8 m.
+        let north = Coordinate(latitude: 53.37, longitude: 4.89)
+        #expect(abs(fence.signedDistance(to: north) - (Earth.metresPerDegree - 100)) < 1e-6)
+        #expect(fence.signedDistance(to: Fixtures.center) == -100)
+    }
+
+    @Test func polygonAcrossTheAntimeridianIsUnwrapped() throws {
+        let context = GEOSContext()
+        let ring = [(179.0, -1.0), (-179.0, -1.0), (-179.0, 1.0), (179.0, 1.0), (179.0, -1.0)].map {
+            Coordinate(latitude: $0.1, longitude: $0.0)
+        }
+        #expect(GeometryValidator().problems(in: .polygons([[ring]])).isEmpty)
+        let fence = try PreparedFence(.polygons([[ring]]), context: context, needsOverlap: false)
+        #expect(fence.signedDistance(to: Coordinate(latitude: 0, longitude: 180)) < 0)
+        #expect(fence.signedDistance(to: Coordinate(latitude: 0, longitude: -179.5)) < 0)
+        #expect(fence.signedDistance(to: Coordinate(latitude: 0, longitude: 179.5)) < 0)
+        #expect(fence.signedDistance(to: Coordinate(latitude: 0, longitude: 0)) > 0)
+        #expect(fence.signedDistance(to: Coordinate(latitude: 0, longitude: 178.5)) > 0)
+    }
+
+    @Test func multiPolygonSplitAtTheAntimeridianWorksLikeNaturalEarth() throws {
+        // Natural Earth cuts Fiji along ±180°: one part ends at 180, the other starts at −180.
+        let east = [(178.0, -17.0), (180.0, -17.0), (180.0, -16.0), (178.0, -16.0), (178.0, -17.0)]
+        let west = [(-180.0, -17.0), (-179.0, -17.0), (-179.0, -16.0), (-180.0, -16.0), (-180.0, -17.0)]
+        let polygons = [east, west].map { [$0.map { Coordinate(latitude: $0.1, longitude: $0.0) }] }
+        #expect(GeometryValidator().problems(in: .polygons(polygons)).isEmpty)
+        let fence = try PreparedFence(.polygons(polygons), context: GEOSContext(), needsOverlap: false)
+        for longitude in [180.0, -180.0, 179.99, -179.99] {
+            let s = fence.signedDistance(to: Coordinate(latitude: -16.5, longitude: longitude))
+            // Joined across the seam: deep inside, about 55 km from the north and south coasts.
+            #expect(s < -50_000, "at lon \(longitude): \(s)")
+        }
+        #expect(fence.signedDistance(to: Coordinate(latitude: -16.5, longitude: 177)) > 0)
+    }
+
+    @Test func circleLensShareMatchesTheGEOSIntersection() throws {
+        let context = GEOSContext()
+        let circle = CircleShape(center: Fixtures.center, radius: 100)
+        let fenceDisc = try context.makePoint(x: 0, y: 0).buffer(width: 100, quadrantSegments: 256)
+        for (offset, accuracy) in [(80.0, 30.0), (100, 20), (120, 25), (0, 150), (60, 50)] {
+            let point = Fixtures.offset(east: offset)
+            let disc = try context.makePoint(x: offset, y: 0).buffer(width: accuracy, quadrantSegments: 256)
+            let expected = try disc.intersection(fenceDisc).area() / disc.area()
+            #expect(abs(circle.overlapShare(point: point, accuracy: accuracy) - expected) < 0.002)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+@testable import Fenceline
+import Testing
+
+@Suite struct SpatialIndexTests {
+    func box(_ lat: Double, _ lon: Double, _ size: Double) -> GeoBounds {
+        GeoBounds(south: lat - size, north: lat + size, west: lon - size, east: lon + size)
+    }
+
+    @Test func pointQueriesFindExactlyTheBoxesHoldingThePoint() {
+        var generator = FenceGeometryTests.SplitMix(state: 3)
+        var index = SpatialIndex()
+        var boxes: [GeoBounds] = []
+        for slot in 0..<2_000 {
+            let size = [0.0005, 0.005, 0.05, 0.5][slot % 4] * Double.random(in: 0.5...1, using: &generator)
+            let bounds = box(Double.random(in: 50...54, using: &generator), Double.random(in: 3...7, using: &generator), size)
+            boxes.append(bounds)
+            index.insert(slot: Int32(slot), bounds: bounds)
+        }
+        for slot in stride(from: 0, to: 2_000, by: 3) { index.remove(slot: Int32(slot)) }
+        for _ in 0..<5_000 {
+            let lat = Double.random(in: 50...54, using: &generator), lon = Double.random(in: 3...7, using: &generator)
+            var found: [Int32] = []
+            index.query(latitude: lat, longitude: lon, into: &found)
+            let expected = Set(boxes.indices.filter { slot in
+                !slot.isMultiple(of: 3) && boxes[slot].south <= lat && lat <= boxes[slot].north && boxes[slot].west <= lon && lon <= boxes[slot].east
+            }.map(Int32.init))
+            // The grid may return neighbours (false positives) but never misses one.
+            #expect(expected.isSubset(of: Set(found)))
+            #expect(!found.contains { $0 % 3 == 0 })
+        }
+    }
+
+    @Test func boxesAcrossTheAntimeridianAreFoundOnBothSides() {
+        var index = SpatialIndex()
+        index.insert(slot: 0, bounds: GeoBounds(south: -1, north: 1, west: 179.5, east: 180.5))
+        for lon in [179.7, 180, -180, -179.7] {
+            var found: [Int32] = []
+            index.query(latitude: 0, longitude: lon, into: &found)
+            #expect(found.contains(0), "missing at \(lon)")
+        }
+        var far: [Int32] = []
+        index.query(latitude: 0, longitude: 0, into: &far)
+        #expect(far.isEmpty)
+        index.remove(slot: 0)
+        var none: [Int32] = []
+        index.query(latitude: 0, longitude: 180, into: &none)
+        #expect(none.isEmpty && index.count == 0)
+    }
+
+    @Test func wideBoxQueriesScanLevelsInsteadOfCells() {
+        var index = SpatialIndex()
+        index.insert(slot: 1, bounds: box(52, 5, 0.0001))
+        index.insert(slot: 2, bounds: box(10, 5, 0.0001))
+        var found: [Int32] = []
+        index.query(bounds: GeoBounds(south: 40, north: 60, west: -10, east: 20), into: &found)
+        #expect(found == [1])
+    }
+}
