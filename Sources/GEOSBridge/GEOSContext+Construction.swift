@@ -2,7 +2,7 @@ internal import CGEOS
 
 extension GEOSContext {
     /// A point geometry.
-    public func makePoint(x: Double, y: Double) throws -> GEOSGeometry {
+    public func makePoint(x: Double, y: Double) throws(GEOSError) -> GEOSGeometry {
         resetError()
         // GEOSGeom_createPointFromXY_r returns a new point owned by the caller, or NULL on exception.
         guard let handle = GEOSGeom_createPointFromXY_r(self.handle, x, y) else { throw error("GEOSGeom_createPoint") }
@@ -10,7 +10,7 @@ extension GEOSContext {
     }
 
     /// A line string through `points` (at least two).
-    public func makeLineString(_ points: [PlanarPoint]) throws -> GEOSGeometry {
+    public func makeLineString(_ points: [PlanarPoint]) throws(GEOSError) -> GEOSGeometry {
         let sequence = try makeSequence(points)
         resetError()
         // GEOSGeom_createLineString_r takes ownership of the sequence; NULL on exception.
@@ -24,7 +24,7 @@ extension GEOSContext {
     ///
     /// GEOS refuses rings that are not closed or have fewer than four positions; that refusal
     /// is thrown with GEOS's message (for example `"Points of LinearRing do not form a closed linestring"`).
-    public func makePolygon(rings: [[PlanarPoint]]) throws -> GEOSGeometry {
+    public func makePolygon(rings: [[PlanarPoint]]) throws(GEOSError) -> GEOSGeometry {
         guard let handle = try makePolygonHandle(rings: rings) else {
             // A polygon with no rings is the empty polygon.
             resetError()
@@ -36,7 +36,7 @@ extension GEOSContext {
     }
 
     /// A multipolygon from its polygons, each given as rings with the exterior first.
-    public func makeMultiPolygon(polygons: [[[PlanarPoint]]]) throws -> GEOSGeometry {
+    public func makeMultiPolygon(polygons: [[[PlanarPoint]]]) throws(GEOSError) -> GEOSGeometry {
         var parts: [OpaquePointer?] = []
         parts.reserveCapacity(polygons.count)
         do {
@@ -62,7 +62,7 @@ extension GEOSContext {
     }
 
     /// A geometry read from well-known text, for tests and tools.
-    public func makeGeometry(wkt: String) throws -> GEOSGeometry {
+    public func makeGeometry(wkt: String) throws(GEOSError) -> GEOSGeometry {
         resetError()
         // GEOSWKTReader_create_r returns a reader to destroy with GEOSWKTReader_destroy_r, or NULL.
         guard let reader = GEOSWKTReader_create_r(handle) else { throw error("GEOSWKTReader_create") }
@@ -72,7 +72,7 @@ extension GEOSContext {
         return GEOSGeometry(context: self, handle: geometry)
     }
 
-    private func makePolygonHandle(rings: [[PlanarPoint]]) throws -> OpaquePointer? {
+    private func makePolygonHandle(rings: [[PlanarPoint]]) throws(GEOSError) -> OpaquePointer? {
         guard let first = rings.first else { return nil }
         let shell = try makeRingHandle(first)
         var holes: [OpaquePointer?] = []
@@ -96,7 +96,7 @@ extension GEOSContext {
         return polygon
     }
 
-    private func makeRingHandle(_ points: [PlanarPoint]) throws -> OpaquePointer {
+    private func makeRingHandle(_ points: [PlanarPoint]) throws(GEOSError) -> OpaquePointer {
         let sequence = try makeSequence(points)
         resetError()
         // GEOSGeom_createLinearRing_r takes ownership of the sequence; NULL when the ring is not closed.
@@ -104,7 +104,7 @@ extension GEOSContext {
         return ring
     }
 
-    private func makeSequence(_ points: [PlanarPoint]) throws -> OpaquePointer {
+    private func makeSequence(_ points: [PlanarPoint]) throws(GEOSError) -> OpaquePointer {
         var flat: [Double] = []
         flat.reserveCapacity(points.count * 2)
         for point in points {

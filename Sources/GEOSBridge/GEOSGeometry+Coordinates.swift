@@ -3,7 +3,7 @@ internal import CGEOS
 extension GEOSGeometry {
     /// The polygons of a polygon or multipolygon (or of a collection holding them), each as its
     /// rings with the exterior first. Other parts are left out.
-    public func polygonRings() throws -> [[[PlanarPoint]]] {
+    public func polygonRings() throws(GEOSError) -> [[[PlanarPoint]]] {
         switch kind {
         case .polygon:
             return [try rings(ofPolygon: handle)]
@@ -22,24 +22,26 @@ extension GEOSGeometry {
     }
 
     /// The coordinates of a point, line string or linear ring.
-    public func points() throws -> [PlanarPoint] {
+    public func points() throws(GEOSError) -> [PlanarPoint] {
         try points(of: handle)
     }
 
-    private func parts() throws -> [OpaquePointer] {
+    private func parts() throws(GEOSError) -> [OpaquePointer] {
         // GEOSGetNumGeometries_r returns the number of parts, or -1 on exception.
         let count = GEOSGetNumGeometries_r(context.handle, handle)
         guard count >= 0 else { throw context.error("GEOSGetNumGeometries") }
-        return try (0..<count).map { index in
+        var parts: [OpaquePointer] = []
+        for index in 0..<count {
             // GEOSGetGeometryN_r returns a part still owned by the collection, or NULL on exception.
             guard let part = GEOSGetGeometryN_r(context.handle, handle, index) else {
                 throw context.error("GEOSGetGeometryN")
             }
-            return part
+            parts.append(part)
         }
+        return parts
     }
 
-    private func rings(ofPolygon polygon: OpaquePointer) throws -> [[PlanarPoint]] {
+    private func rings(ofPolygon polygon: OpaquePointer) throws(GEOSError) -> [[PlanarPoint]] {
         // GEOSGetExteriorRing_r returns the shell, still owned by the polygon, or NULL on exception.
         guard let shell = GEOSGetExteriorRing_r(context.handle, polygon) else {
             throw context.error("GEOSGetExteriorRing")
@@ -58,7 +60,7 @@ extension GEOSGeometry {
         return rings
     }
 
-    private func points(of geometry: OpaquePointer) throws -> [PlanarPoint] {
+    private func points(of geometry: OpaquePointer) throws(GEOSError) -> [PlanarPoint] {
         // GEOSGeom_getCoordSeq_r returns the sequence still owned by the geometry, or NULL on exception.
         guard let sequence = GEOSGeom_getCoordSeq_r(context.handle, geometry) else {
             throw context.error("GEOSGeom_getCoordSeq")

@@ -40,7 +40,7 @@ public final class GEOSGeometry {
 
     /// `nil` when the geometry is valid in the OGC sense, else GEOS's reason, such as
     /// `"Self-intersection[4.89 52.375]"`.
-    public func invalidityReason() throws -> String? {
+    public func invalidityReason() throws(GEOSError) -> String? {
         context.resetError()
         // GEOSisValid_r returns 1 valid, 0 invalid, 2 on exception.
         let valid = GEOSisValid_r(context.handle, handle)
@@ -53,7 +53,7 @@ public final class GEOSGeometry {
     }
 
     /// The area in the units of the coordinates squared.
-    public func area() throws -> Double {
+    public func area() throws(GEOSError) -> Double {
         var area = 0.0
         context.resetError()
         // GEOSArea_r returns 1 on success, 0 on exception.
@@ -62,7 +62,7 @@ public final class GEOSGeometry {
     }
 
     /// The shortest planar distance between the two geometries (0 when they intersect).
-    public func distance(to other: GEOSGeometry) throws -> Double {
+    public func distance(to other: GEOSGeometry) throws(GEOSError) -> Double {
         var distance = 0.0
         context.resetError()
         // GEOSDistance_r returns 1 on success, 0 on exception.
@@ -73,7 +73,7 @@ public final class GEOSGeometry {
     }
 
     /// The point-set intersection of the two geometries.
-    public func intersection(_ other: GEOSGeometry) throws -> GEOSGeometry {
+    public func intersection(_ other: GEOSGeometry) throws(GEOSError) -> GEOSGeometry {
         context.resetError()
         // GEOSIntersection_r returns a new geometry owned by the caller, or NULL on exception.
         guard let result = GEOSIntersection_r(context.handle, handle, other.handle) else {
@@ -83,7 +83,7 @@ public final class GEOSGeometry {
     }
 
     /// The union of all parts of this geometry (dissolving shared edges between touching polygons).
-    public func unaryUnion() throws -> GEOSGeometry {
+    public func unaryUnion() throws(GEOSError) -> GEOSGeometry {
         context.resetError()
         // GEOSUnaryUnion_r returns a new geometry owned by the caller, or NULL on exception.
         guard let result = GEOSUnaryUnion_r(context.handle, handle) else { throw context.error("GEOSUnaryUnion") }
@@ -91,7 +91,7 @@ public final class GEOSGeometry {
     }
 
     /// The buffer of the geometry by `width`, approximating quarter circles with `quadrantSegments` segments.
-    public func buffer(width: Double, quadrantSegments: Int32 = 16) throws -> GEOSGeometry {
+    public func buffer(width: Double, quadrantSegments: Int32 = 16) throws(GEOSError) -> GEOSGeometry {
         context.resetError()
         // GEOSBuffer_r returns a new geometry owned by the caller, or NULL on exception.
         guard let result = GEOSBuffer_r(context.handle, handle, width, quadrantSegments) else {
@@ -101,7 +101,7 @@ public final class GEOSGeometry {
     }
 
     /// Whether this geometry covers `other` (every point of `other` lies in this one, boundary included).
-    public func covers(_ other: GEOSGeometry) throws -> Bool {
+    public func covers(_ other: GEOSGeometry) throws(GEOSError) -> Bool {
         context.resetError()
         // GEOSCovers_r returns 1 true, 0 false, 2 on exception.
         let result = GEOSCovers_r(context.handle, handle, other.handle)
@@ -110,7 +110,7 @@ public final class GEOSGeometry {
     }
 
     /// Whether the two geometries share at least one point.
-    public func intersects(_ other: GEOSGeometry) throws -> Bool {
+    public func intersects(_ other: GEOSGeometry) throws(GEOSError) -> Bool {
         context.resetError()
         // GEOSIntersects_r returns 1 true, 0 false, 2 on exception.
         let result = GEOSIntersects_r(context.handle, handle, other.handle)
@@ -119,12 +119,12 @@ public final class GEOSGeometry {
     }
 
     /// A prepared form of this geometry for many repeated predicate tests.
-    public func makePrepared() throws -> GEOSPreparedGeometry {
+    public func makePrepared() throws(GEOSError) -> GEOSPreparedGeometry {
         try GEOSPreparedGeometry(geometry: self)
     }
 
     /// The well-known text of the geometry, for messages and tests.
-    public func wkt() throws -> String {
+    public func wkt() throws(GEOSError) -> String {
         context.resetError()
         // GEOSWKTWriter_create_r returns a writer to destroy with GEOSWKTWriter_destroy_r, or NULL.
         guard let writer = GEOSWKTWriter_create_r(context.handle) else { throw context.error("GEOSWKTWriter_create") }

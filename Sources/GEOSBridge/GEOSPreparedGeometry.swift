@@ -6,7 +6,7 @@ public final class GEOSPreparedGeometry {
     public let geometry: GEOSGeometry
     let handle: OpaquePointer
 
-    init(geometry: GEOSGeometry) throws {
+    init(geometry: GEOSGeometry) throws(GEOSError) {
         geometry.context.resetError()
         // GEOSPrepare_r returns a prepared geometry to free with GEOSPreparedGeom_destroy_r, or NULL.
         guard let handle = GEOSPrepare_r(geometry.context.handle, geometry.handle) else {
@@ -22,7 +22,7 @@ public final class GEOSPreparedGeometry {
     }
 
     /// Whether the point lies in the geometry or on its boundary.
-    public func covers(x: Double, y: Double) throws -> Bool {
+    public func covers(x: Double, y: Double) throws(GEOSError) -> Bool {
         let context = geometry.context
         let point = try context.makePoint(x: x, y: y)
         context.resetError()
@@ -33,7 +33,7 @@ public final class GEOSPreparedGeometry {
     }
 
     /// Whether the point lies in the interior of the geometry (boundary excluded).
-    public func contains(x: Double, y: Double) throws -> Bool {
+    public func contains(x: Double, y: Double) throws(GEOSError) -> Bool {
         let context = geometry.context
         let point = try context.makePoint(x: x, y: y)
         context.resetError()
@@ -44,7 +44,7 @@ public final class GEOSPreparedGeometry {
     }
 
     /// Whether `other` shares at least one point with the geometry.
-    public func intersects(_ other: GEOSGeometry) throws -> Bool {
+    public func intersects(_ other: GEOSGeometry) throws(GEOSError) -> Bool {
         let context = geometry.context
         context.resetError()
         // GEOSPreparedIntersects_r returns 1 true, 0 false, 2 on exception.

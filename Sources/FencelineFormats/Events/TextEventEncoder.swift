@@ -28,7 +28,7 @@ public struct TextEventEncoder: EventEncoder {
             line += " (since \(since.rfc3339))"
         }
         let text = [event.content.title, event.content.body].compactMap { $0 }.joined(separator: ": ")
-        if !text.isEmpty { line += "  \(text)" }
+        if !text.isEmpty { line += "  " + String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 }) }
         while line.hasSuffix(" ") { line.removeLast() }
         bytes.append(contentsOf: line.utf8)
         bytes.append(0x0A)

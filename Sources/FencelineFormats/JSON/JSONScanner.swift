@@ -54,14 +54,20 @@ struct JSONScanner {
         case UInt8(ascii: "\""): return "a string"
         case UInt8(ascii: "{"): return "an object"
         case UInt8(ascii: "["): return "an array"
-        case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a boolean"
-        case UInt8(ascii: "n"): return "null"
+        case UInt8(ascii: "t") where startsWith("true"), UInt8(ascii: "f") where startsWith("false"): return "a boolean"
+        case UInt8(ascii: "n") where startsWith("null"): return "null"
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return "a number"
         case UInt8(ascii: "N"): return "NaN, which is not a JSON number"
         case UInt8(ascii: "I"): return "Infinity, which is not a JSON number"
         case 0x20...0x7E: return "'\(Character(UnicodeScalar(byte)))'"
         default: return "byte 0x\(String(byte, radix: 16))"
         }
+    }
+
+    private func startsWith(_ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard position + count <= bytes.count else { return false }
+        return (0..<count).allSatisfy { bytes[position + $0] == word.utf8Start[$0] }
     }
 
     /// Parses one value of any kind.

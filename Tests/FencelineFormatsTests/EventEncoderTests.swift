@@ -1,0 +1,57 @@
+import Fenceline
+import FencelineFormats
+import Testing
+import TestSupport
+
+@Suite struct EventEncoderTests {
+    static let event = Event(
+        sequence: 12, time: Timestamp(rfc3339: "2026-03-02T08:00:30.25Z")!, requestID: "depot", device: "truck-17",
+        trigger: .region, kind: .exit, since: Timestamp(rfc3339: "2026-03-02T08:00:10Z")!,
+        position: Position(coordinate: Coordinate(latitude: 52.3712, longitude: 4.8951), accuracy: 8), distance: 31.2449,
+        content: NotificationContent(
+            title: "Depot", body: "Left \"depot\"\n", badge: 1, category: "arrival",
+            userInfo: JSONObject([(key: "site", value: .number(JSONNumber(text: "4", value: 4))), (key: "a", value: .null)])),
+        actions: [NotificationAction(id: "ack", title: "OK", options: ["foreground"])])
+
+    func encode(_ event: Event, _ encoder: some EventEncoder) -> String {
+        var bytes: [UInt8] = []
+        encoder.encode(event, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func ndjsonFollowsSpecOrderAndFormats() {
+        #expect(encode(Self.event, NDJSONEventEncoder()) == #"""
+            {"seq":12,"time":"2026-03-02T08:00:30.250Z","request":"depot","device":"truck-17","trigger":"region","event":"exit","since":"2026-03-02T08:00:10Z","position":{"lat":52.3712,"lon":4.8951,"accuracy":8},"distance":31.2,"content":{"title":"Depot","body":"Left \"depot\"\n","badge":1,"category":"arrival","userInfo":{"site":4,"a":null}},"actions":[{"id":"ack","title":"OK","options":["foreground"]}]}
+
+            """#)
+    }
+
+    @Test func stateAndUnscopedEvents() {
+        var state = Self.event
+        state.kind = .state
+        state.state = .inside
+        state.since = nil
+        state.actions = []
+        state.content = NotificationContent()
+        #expect(encode(state, NDJSONEventEncoder()).contains(#""event":"state","state":"inside","position""#))
+        var fire = state
+        fire.kind = .fire
+        fire.trigger = .timeInterval
+        fire.state = nil
+        fire.device = nil
+        fire.position = nil
+        fire.distance = nil
+        #expect(encode(fire, NDJSONEventEncoder()).contains(#""device":null,"trigger":"timeInterval","event":"fire","content":{}}"#))
+    }
+
+    @Test func textIsOneReadableLine() {
+        let line = encode(Self.event, TextEventEncoder())
+        #expect(line.hasPrefix("#12  "))
+        #expect(line.contains("exit"))
+        #expect(line.contains("31.2 m out"))
+        #expect(line.contains("(since 2026-03-02T08:00:10Z)"))
+        // Control characters in content would break the line; they print as spaces.
+        #expect(line.hasSuffix("Depot: Left \"depot\"\n"))
+        #expect(line.filter { $0 == "\n" }.count == 1)
+    }
+}

@@ -1,0 +1,58 @@
+import Fenceline
+@testable import FencelineFormats
+import Testing
+
+@Suite struct JSONScannerTests {
+    func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+        var bytes = Array(text.utf8)
+        return try bytes.withUnsafeMutableBufferPointer { buffer throws(JSONSyntaxError) in try JSONValue.parse(UnsafeBufferPointer(buffer)) }
+    }
+
+    @Test func objectsKeepMemberOrderAndNumberText() throws {
+        let value = try parse(#"{"z": 1.50, "a": [true, null, "x\n\u00e9\ud83d\ude00"], "m": {"k": -2e3}}"#)
+        guard case .object(let object) = value else { Issue.record("not an object"); return }
+        #expect(object.keys == ["z", "a", "m"])
+        #expect(object["z"] == .number(JSONNumber(text: "1.50", value: 1.5)))
+        #expect(object["a"] == .array([.bool(true), .null, .string("x\né😀")]))
+        guard case .object(let inner)? = object["m"], case .number(let number)? = inner["k"] else { Issue.record("no m.k"); return }
+        #expect(number.value == -2000)
+    }
+
+    @Test(arguments: [
+        (#"{"a": 1"#, "expected ',' or '}'"),
+        (#"{"a": "open}"#, "unterminated string"),
+        (#"[1, 2] x"#, "after the JSON value"),
+        (#"{"lat": NaN}"#, "NaN"),
+        (#"{"a": 01}"#, "expected ',' or '}' in object, found a number"),
+        (#"{"a": 1.}"#, "digit after the decimal point"),
+        ("", "end of input"),
+    ])
+    func malformedInputIsAnErrorWithAReason(text: String, reason: String) {
+        do {
+            _ = try parse(text)
+            Issue.record("parsed \(text)")
+        } catch {
+            #expect(error.message.contains(reason), "\(error.message)")
+        }
+    }
+
+    @Test func deepNestingIsRefusedNotACrash() {
+        let text = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: JSONSyntaxError.self) { try parse(text) }
+    }
+
+    @Test func fastNumberPathIsCorrectlyRounded() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let digits = Int.random(in: 1...17, using: &generator)
+            var text = Bool.random(using: &generator) ? "-" : ""
+            let point = Int.random(in: 0...digits, using: &generator)
+            for index in 0..<digits {
+                if index == point && index > 0 { text += "." }
+                text += String(Int.random(in: (index == 0 ? 1 : 0)...9, using: &generator))
+            }
+            let parsed = Array(text.utf8).withUnsafeBufferPointer { DecimalNumber.parse($0) }
+            #expect(parsed == Double(text)!, "\(text)")
+        }
+    }
+}
