@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite(.serialized) struct ValidateAndTestCommandTests {
+    @Test func validateSummarisesAGoodCatalog() throws {
+        let result = try CLI.run(["validate", "Data/demo/triggers.json"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "Data/demo/triggers.json: ok: 5 requests (5 region)\n")
+    }
+
+    @Test func validateListsEveryProblem() throws {
+        let directory = try CLI.temporaryDirectory()
+        let catalog = directory.appendingPathComponent("c.json")
+        try Data(#"{"requests":[{"trigger":{"type":"timeInterval","seconds":10,"repeats":true}},{"id":"p","trigger":{"type":"region","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]}}}]}"#.utf8).write(to: catalog)
+        let result = try CLI.run(["validate", catalog.path])
+        #expect(result.status == 65)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0] == "\(catalog.path): requests[0].id: missing field \"id\"")
+        #expect(lines[1].hasPrefix("\(catalog.path): request \"p\": requests[1].trigger.geometry.coordinates: polygon is not valid: Self-intersection"))
+    }
+
+    @Test func bundledScenariosPass() throws {
+        let result = try CLI.run(["test", "Data/scenarios"])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains(" 0 failed"))
+    }
+
+    @Test func scenarioDifferencesExit1WithADiffAndUpdateRewrites() throws {
+        let directory = try CLI.temporaryDirectory()
+        let scenario = directory.appendingPathComponent("demo")
+        try FileManager.default.createDirectory(at: scenario, withIntermediateDirectories: true)
+        for name in ["triggers.json", "readings.ndjson"] {
+            try FileManager.default.copyItem(
+                at: Fixtures.dataDirectory.appendingPathComponent("demo/\(name)"), to: scenario.appendingPathComponent(name))
+        }
+        let missing = try CLI.run(["test", directory.path])
+        #expect(missing.status == 1)
+        #expect(missing.stdout.contains("no expected.ndjson"))
+
+        #expect(try CLI.run(["test", "--update", scenario.path]).status == 0)
+        #expect(try CLI.run(["test", scenario.path]).status == 0)
+
+        let expected = scenario.appendingPathComponent("expected.ndjson")
+        var lines = try String(contentsOf: expected, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[1] = lines[1].replacingOccurrences(of: "\"exit\"", with: "\"enter\"")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: expected)
+        let changed = try CLI.run(["test", scenario.path])
+        #expect(changed.status == 1)
+        #expect(changed.stdout.contains("FAIL \(scenario.path)"))
+        #expect(changed.stdout.contains("  - {\"seq\":2"))
+        #expect(changed.stdout.contains("  + {\"seq\":2"))
+    }
+
+    @Test func scenarioArgumentsComeFromArgsJSON() throws {
+        let directory = try CLI.temporaryDirectory()
+        for name in ["triggers.json", "readings.ndjson"] {
+            try FileManager.default.copyItem(at: Fixtures.dataDirectory.appendingPathComponent("demo/\(name)"), to: directory.appendingPathComponent(name))
+        }
+        try Data(#"["--format", "text"]"#.utf8).write(to: directory.appendingPathComponent("args.json"))
+        #expect(try CLI.run(["test", "--update", directory.path]).status == 0)
+        let expected = try String(contentsOf: directory.appendingPathComponent("expected.ndjson"), encoding: .utf8)
+        #expect(expected.hasPrefix("#1 "))
+        try Data(#"["--no-such-flag"]"#.utf8).write(to: directory.appendingPathComponent("args.json"))
+        #expect(try CLI.run(["test", directory.path]).status == 64)
+    }
+}
