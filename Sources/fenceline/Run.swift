@@ -17,7 +17,7 @@ struct Run: AsyncParsableCommand {
             ends with a one-line summary on stderr.
 
             Examples:
-              fenceline run --triggers Data/demo/triggers.json Data/demo/readings.ndjson
+              fenceline run --triggers Data/scenarios/real-drive-visnjan/triggers.json Data/scenarios/real-drive-visnjan/readings.ndjson
               fenceline run --triggers fences.geojson --format text day1.ndjson day2.ndjson
               gunzip -c trace.ndjson.gz | fenceline run --triggers fences.json --reorder-window 5 -
               fenceline run --triggers fences.json --until 2026-03-02T18:00:00Z --strict trace.csv

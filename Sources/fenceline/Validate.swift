@@ -12,7 +12,7 @@ struct Validate: AsyncParsableCommand {
             with GEOS (closed rings of at least 4 positions, no self-intersection).
 
             Examples:
-              fenceline validate Data/demo/triggers.json
+              fenceline validate Data/scenarios/real-drive-visnjan/triggers.json
               fenceline validate fences.geojson
             """
     )

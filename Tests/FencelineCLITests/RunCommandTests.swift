@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 @Suite(.serialized) struct RunCommandTests {
-    let demo = ["run", "--triggers", "Data/demo/triggers.json", "Data/demo/readings.ndjson"]
+    let demo = ["run", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", "Data/scenarios/real-drive-visnjan/readings.ndjson"]
 
     @Test func demoRunWritesEventsAndASummary() throws {
         let result = try CLI.run(demo)
@@ -22,8 +22,8 @@ import TestSupport
     }
 
     @Test func standardInputGivesTheSameEventsAsTheFile() throws {
-        let readings = try String(contentsOf: Fixtures.dataDirectory.appendingPathComponent("demo/readings.ndjson"), encoding: .utf8)
-        let piped = try CLI.run(["run", "--triggers", "Data/demo/triggers.json", "-"], stdin: readings)
+        let readings = try String(contentsOf: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/readings.ndjson"), encoding: .utf8)
+        let piped = try CLI.run(["run", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", "-"], stdin: readings)
         #expect(piped.status == 0)
         #expect(piped.stdout == (try CLI.run(demo)).stdout)
     }
@@ -38,7 +38,7 @@ import TestSupport
             {"device":"car","time":
             {"device":"car","time":"2020-12-18T06:17:30Z","lat":45.272525,"lon":13.712455}
             """.utf8).write(to: readings)
-        let lenient = try CLI.run(["run", "--triggers", "Data/demo/triggers.json", readings.path])
+        let lenient = try CLI.run(["run", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", readings.path])
         #expect(lenient.status == 0)
         #expect(lenient.stderr == """
             \(readings.path):2: field "lat": expected a number, found a string
@@ -48,7 +48,7 @@ import TestSupport
             """)
         #expect(lenient.stdout.contains(#""request":"home","device":"car","trigger":"region","event":"exit""#))
 
-        let strict = try CLI.run(["run", "--strict", "--triggers", "Data/demo/triggers.json", readings.path])
+        let strict = try CLI.run(["run", "--strict", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", readings.path])
         #expect(strict.status == 65)
         #expect(strict.stdout.isEmpty)
         #expect(strict.stderr.hasPrefix("\(readings.path):2: field \"lat\""))
@@ -57,9 +57,9 @@ import TestSupport
     @Test func strictKeepsTheEventsBeforeTheBadLine() throws {
         let directory = try CLI.temporaryDirectory()
         let readings = directory.appendingPathComponent("trace.ndjson")
-        let good = try String(contentsOf: Fixtures.dataDirectory.appendingPathComponent("demo/readings.ndjson"), encoding: .utf8)
+        let good = try String(contentsOf: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/readings.ndjson"), encoding: .utf8)
         try Data((good + "oops\n").utf8).write(to: readings)
-        let result = try CLI.run(["run", "--strict", "--triggers", "Data/demo/triggers.json", readings.path])
+        let result = try CLI.run(["run", "--strict", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", readings.path])
         #expect(result.status == 65)
         #expect(result.stdout.split(separator: "\n").count == 10)
         #expect(result.stderr.contains("\(readings.path):105: expected a JSON object, found 'o'"))
@@ -69,7 +69,7 @@ import TestSupport
         let directory = try CLI.temporaryDirectory()
         let catalog = directory.appendingPathComponent("bad.json")
         try Data(#"{"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":-1}},{"id":"x","trigger":{"type":"nope"}}]}"#.utf8).write(to: catalog)
-        let result = try CLI.run(["run", "--triggers", catalog.path, "Data/demo/readings.ndjson"])
+        let result = try CLI.run(["run", "--triggers", catalog.path, "Data/scenarios/real-drive-visnjan/readings.ndjson"])
         #expect(result.status == 65)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == """
@@ -80,10 +80,10 @@ import TestSupport
     }
 
     @Test func missingFilesExit66() throws {
-        let catalog = try CLI.run(["run", "--triggers", "nope.json", "Data/demo/readings.ndjson"])
+        let catalog = try CLI.run(["run", "--triggers", "nope.json", "Data/scenarios/real-drive-visnjan/readings.ndjson"])
         #expect(catalog.status == 66)
         #expect(catalog.stderr.hasPrefix("nope.json: cannot open: No such file or directory"))
-        let readings = try CLI.run(["run", "--triggers", "Data/demo/triggers.json", "missing.ndjson"])
+        let readings = try CLI.run(["run", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", "missing.ndjson"])
         #expect(readings.status == 66)
         #expect(readings.stdout.isEmpty)
         #expect(readings.stderr.hasPrefix("missing.ndjson: cannot open"))

@@ -4,9 +4,9 @@ import TestSupport
 
 @Suite(.serialized) struct ValidateAndTestCommandTests {
     @Test func validateSummarisesAGoodCatalog() throws {
-        let result = try CLI.run(["validate", "Data/demo/triggers.json"])
+        let result = try CLI.run(["validate", "Data/scenarios/real-drive-visnjan/triggers.json"])
         #expect(result.status == 0)
-        #expect(result.stdout == "Data/demo/triggers.json: ok: 5 requests (5 region)\n")
+        #expect(result.stdout == "Data/scenarios/real-drive-visnjan/triggers.json: ok: 5 requests (5 region)\n")
     }
 
     @Test func validateListsEveryProblem() throws {
@@ -33,7 +33,7 @@ import TestSupport
         try FileManager.default.createDirectory(at: scenario, withIntermediateDirectories: true)
         for name in ["triggers.json", "readings.ndjson"] {
             try FileManager.default.copyItem(
-                at: Fixtures.dataDirectory.appendingPathComponent("demo/\(name)"), to: scenario.appendingPathComponent(name))
+                at: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/\(name)"), to: scenario.appendingPathComponent(name))
         }
         let missing = try CLI.run(["test", directory.path])
         #expect(missing.status == 1)
@@ -56,7 +56,7 @@ import TestSupport
     @Test func scenarioArgumentsComeFromArgsJSON() throws {
         let directory = try CLI.temporaryDirectory()
         for name in ["triggers.json", "readings.ndjson"] {
-            try FileManager.default.copyItem(at: Fixtures.dataDirectory.appendingPathComponent("demo/\(name)"), to: directory.appendingPathComponent(name))
+            try FileManager.default.copyItem(at: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/\(name)"), to: directory.appendingPathComponent(name))
         }
         try Data(#"["--format", "text"]"#.utf8).write(to: directory.appendingPathComponent("args.json"))
         #expect(try CLI.run(["test", "--update", directory.path]).status == 0)

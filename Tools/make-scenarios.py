@@ -1,0 +1,450 @@
+#!/usr/bin/env python3
+"""Write the synthetic scenarios under Data/scenarios (triggers, readings, args, README).
+
+Usage: Tools/make-scenarios.py            # rewrites every synthetic scenario's inputs
+       .build/debug/fenceline test --update Data/scenarios/NAME   # then record and review
+
+Each scenario is small enough to check by hand against SPEC.md; the README line of each says
+what it shows. Randomness (GPS noise) is seeded, so the files are the same on every run.
+The real-data scenario (real-drive-visnjan) is not generated here: see Tools/gpx2ndjson.py.
+"""
+import json
+import math
+import os
+import random
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Data", "scenarios")
+R = 6371008.8
+T0 = 1772438400  # 2026-03-02T08:00:00Z
+CENTER = (52.37, 4.89)
+
+
+def offset(east, north=0.0, origin=CENTER):
+    """The point `east`/`north` metres from `origin` along a great circle (as the Swift fixtures do)."""
+    lat1, lon1 = math.radians(origin[0]), math.radians(origin[1])
+    distance = math.hypot(east, north)
+    if distance == 0:
+        return origin
+    angular = distance / R
+    bearing = math.atan2(east, north)
+    lat2 = math.asin(math.sin(lat1) * math.cos(angular) + math.cos(lat1) * math.sin(angular) * math.cos(bearing))
+    lon2 = lon1 + math.atan2(math.sin(bearing) * math.sin(angular) * math.cos(lat1),
+                             math.cos(angular) - math.sin(lat1) * math.sin(lat2))
+    return (math.degrees(lat2), math.degrees(lon2))
+
+
+def time(seconds):
+    whole = T0 + int(seconds)
+    text = "2026-03-02T%02d:%02d:%02d" % ((whole // 3600) % 24, (whole // 60) % 60, whole % 60)
+    fraction = seconds - int(seconds)
+    return text + ("Z" if fraction == 0 else (".%03dZ" % round(fraction * 1000)))
+
+
+def fix(device, seconds, point, accuracy=None):
+    reading = {"device": device, "time": time(seconds), "lat": point[0], "lon": point[1]}
+    if accuracy is not None:
+        reading["accuracy"] = accuracy
+    return reading
+
+
+def circle(identifier, radius, center=CENTER, title=None, **trigger):
+    request = {"id": identifier, "trigger": {"type": "region", "center": {"lat": center[0], "lon": center[1]},
+                                             "radius": radius, **trigger}}
+    if title:
+        request["content"] = {"title": title, "body": "{device}: {event} " + identifier}
+    return request
+
+
+def write(name, readme, catalog, readings, args=None, extension="ndjson"):
+    folder = os.path.join(ROOT, name)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "triggers.json"), "w") as f:
+        json.dump(catalog, f, indent=2)
+        f.write("\n")
+    with open(os.path.join(folder, "readings." + extension), "w") as f:
+        if extension == "ndjson":
+            for reading in readings:
+                f.write(reading if isinstance(reading, str) else json.dumps(reading, separators=(",", ":")))
+                f.write("\n")
+        else:
+            f.write(readings)
+    args_path = os.path.join(folder, "args.json")
+    if args:
+        with open(args_path, "w") as f:
+            json.dump(args, f)
+            f.write("\n")
+    elif os.path.exists(args_path):
+        os.remove(args_path)
+    with open(os.path.join(folder, "README.md"), "w") as f:
+        f.write("# %s\n\n%s\n" % (name, readme.strip()))
+
+
+def jitter_at_edge():
+    # A walker approaches a 50 m fence, stands 2 m outside its edge for 3 minutes while GPS
+    # noise (σ 5 m, clipped to ±12 m) scatters the fixes across the boundary, steps inside,
+    # then lingers at the edge again on the way out and walks off.
+    rng = random.Random(2026)
+    readings = []
+    t = 0
+    for east in range(150, 52, -5):
+        readings.append(fix("walker", t, offset(east), 6)); t += 1
+    for _ in range(180):
+        noise = max(-12, min(12, rng.gauss(0, 5)))
+        readings.append(fix("walker", t, offset(52 + noise, rng.gauss(0, 2)), 6)); t += 1
+    for east in range(45, 0, -5):
+        readings.append(fix("walker", t, offset(east), 6)); t += 1
+    for east in range(0, 45, 5):
+        readings.append(fix("walker", t, offset(east), 6)); t += 1
+    for _ in range(120):
+        noise = max(-12, min(12, rng.gauss(0, 5)))
+        readings.append(fix("walker", t, offset(52 + noise, rng.gauss(0, 2)), 6)); t += 1
+    for east in range(60, 200, 5):
+        readings.append(fix("walker", t, offset(east), 6)); t += 1
+    catalog = {"requests": [
+        circle("edge-naive", 50, hysteresis="naive"),
+        circle("edge-default", 50),
+    ]}
+    write("jitter-at-edge",
+          "GPS jitter at a fence edge: with `naive` hysteresis the walker flaps in and out dozens of "
+          "times; with the `default` preset (20 m exit cushion, 20 s exit delay) the same fixes give "
+          "one enter and one exit.", catalog, readings)
+
+
+def fast_vehicle_cross():
+    # A car at 30 m/s with a fix every 10 s (300 m apart) drives east past three fences.
+    readings = [fix("car", 10 * i, offset(-1500 + 300 * i, 0)) for i in range(11)]
+    catalog = {"requests": [
+        # Centred between the fixes at -300 and 0: no fix lands inside, the path passes through.
+        circle("toll-gantry", 40, center=offset(-150), notifyOnCross=True, hysteresis="naive"),
+        circle("toll-gantry-planar", 40, center=offset(-150), notifyOnCross=True, crossing="planar", hysteresis="naive"),
+        # A fix lands inside: a real enter and exit, no cross.
+        circle("rest-area", 60, center=offset(600), notifyOnCross=True, hysteresis="naive"),
+        # 100 m north of the road: the path misses it.
+        circle("farm", 40, center=offset(-150, 100), notifyOnCross=True, hysteresis="naive"),
+    ]}
+    write("fast-vehicle-cross",
+          "A car at 108 km/h with one fix every 10 s jumps over a 40 m fence between two fixes: one "
+          "`cross` (geodesic and planar paths agree on this short hop); a fence with a fix inside gives "
+          "enter/exit instead, and one 100 m off the road gives nothing.", catalog, readings)
+
+
+def antimeridian():
+    # A ship near Fiji sails east across ±180° at about 5 m/s, a fix every 10 minutes.
+    readings = []
+    lon = 179.70
+    for i in range(14):
+        shown = lon if lon <= 180 else lon - 360
+        readings.append(fix("ship", 600 * i, (-16.80, round(shown, 6))))
+        lon += 0.05
+    catalog = {"requests": [
+        {"id": "dateline-box", "content": {"title": "Across the date line"},
+         "trigger": {"type": "region", "hysteresis": "naive", "geometry": {"type": "Polygon", "coordinates": [[
+             [179.85, -17.0], [-179.85, -17.0], [-179.85, -16.6], [179.85, -16.6], [179.85, -17.0]]]}}},
+        {"id": "split-island", "content": {"title": "Natural Earth style split"},
+         "trigger": {"type": "region", "hysteresis": "naive", "geometry": {"type": "MultiPolygon", "coordinates": [
+             [[[179.95, -16.9], [180.0, -16.9], [180.0, -16.7], [179.95, -16.7], [179.95, -16.9]]],
+             [[[-180.0, -16.9], [-179.95, -16.9], [-179.95, -16.7], [-180.0, -16.7], [-180.0, -16.9]]]]}}},
+    ]}
+    write("antimeridian",
+          "Fences across ±180°: a polygon whose ring crosses the date line and a MultiPolygon cut at "
+          "±180° as Natural Earth ships Fiji. A ship sailing east across the line enters and exits each "
+          "once; the fix on the seam (lon 180) is inside both.", catalog, readings)
+
+
+def boundary_and_cushions():
+    # Circle of 100 m: fixes at signed distances chosen to hit the boundary and the cushions exactly.
+    distances = [200, 0, 0.5, -10, 10, 20, 20.5, 5, -5]
+    catalog = {"requests": [
+        circle("naive", 100, hysteresis="naive"),
+        circle("cushioned", 100, hysteresis={"enterCushion": 10, "exitCushion": 20, "exitDelay": 0}),
+    ]}
+    readings = [fix("d", 10 * i, offset(100 + s)) for i, s in enumerate(distances)]
+    write("boundary-and-cushions",
+          "Exact boundary cases: a fix exactly on the circle is inside (naive enters at s = 0); with "
+          "cushions 10 in / 20 out a fix exactly 10 m inside enters, exactly 20 m outside does not "
+          "exit, 20.5 m does.", catalog, readings)
+
+
+def delays_and_timers():
+    # Default preset with a 10 s enter delay: timers confirm transitions after the fixes stop.
+    readings = [
+        fix("d", 0, offset(300)),
+        fix("d", 10, offset(50)),   # enter streak, due 20
+        fix("d", 15, offset(40)),
+        fix("d", 20, offset(30)),   # evidence at the due instant: applied first, still inside
+        fix("d", 40, offset(200)),  # exit streak, due 60
+        fix("d", 50, offset(110)),  # band (s = 10): cancels
+        fix("d", 55, offset(200)),  # new exit streak, due 75; then silence
+        fix("other", 120, offset(5000)),  # another device moves the clock past 75
+    ]
+    catalog = {"requests": [circle("gate", 100, hysteresis={"enterDelay": 10})]}
+    write("delays-and-timers",
+          "Enter and exit delays: the enter is confirmed by its timer at since + 10 s (a fix stamped at "
+          "the due instant is applied first); a band fix cancels the exit streak; the second streak is "
+          "confirmed by the timer at 75 s although the device sent nothing more.", catalog, readings)
+
+
+def min_fixes():
+    readings = [fix("d", 0, offset(300))]
+    readings += [fix("d", t, offset(0)) for t in (5, 6)]        # two inside, then out: no enter
+    readings += [fix("d", 7, offset(300))]
+    readings += [fix("d", t, offset(0)) for t in (8, 9, 10)]    # three in a row: enter at 10
+    readings += [fix("d", t, offset(300)) for t in (11, 12, 13)]  # three out: exit at 13
+    catalog = {"requests": [circle("gate", 100, hysteresis={"preset": "naive", "minFixes": 3})]}
+    write("min-fixes",
+          "`minFixes: 3`: two inside fixes then one outside confirm nothing; three in a row enter at the "
+          "third, and three outside exit at the third (`since` is the first of each streak).", catalog, readings)
+
+
+def accuracy_modes():
+    # One device walks in and out of a 100 m circle with a 20 m accuracy; each request reads the
+    # accuracy differently. One fix with accuracy 500 is ignored where maxAccuracy is 50.
+    steps = [(0, 200), (10, 115), (20, 105), (30, 95), (40, 85), (50, 75), (60, 95), (70, 105), (80, 115), (90, 125)]
+    readings = [fix("d", t, offset(east), 20) for t, east in steps]
+    readings.insert(6, fix("d", 55, offset(400), 500))
+    catalog = {"requests": [
+        circle("ignore", 100, hysteresis={"preset": "naive", "accuracy": "ignore"}),
+        circle("conservative", 100, hysteresis={"preset": "naive", "accuracy": "conservative"}),
+        circle("generous", 100, hysteresis={"preset": "naive", "accuracy": "generous"}),
+        circle("android", 100, hysteresis="android"),
+        circle("filtered", 100, hysteresis={"preset": "naive", "maxAccuracy": 50}),
+    ]}
+    write("accuracy-modes",
+          "The four accuracy modes on one walk with 20 m accuracy: `generous` enters first (s − a ≤ 0, "
+          "from 15 m outside), `ignore` at the first fix inside, `android` once 85 % of the accuracy disc "
+          "is inside, `conservative` last (s + a ≤ 0). A fix 300 m out with 500 m accuracy makes `ignore` "
+          "exit (it trusts the position) and `android` exit (4 % of the disc inside); `conservative` and "
+          "`generous` stay (s − a < 0) and `filtered` ignores it (maxAccuracy 50). ", catalog, readings)
+
+
+def initial_policies():
+    readings = [fix("inside-dev", 0, offset(10)), fix("outside-dev", 0, offset(300)),
+                fix("far-dev", 1, offset(20000)),
+                fix("inside-dev", 10, offset(300)), fix("outside-dev", 10, offset(10)),
+                fix("inside-dev", 100, offset(350))]
+    catalog = {"requests": [
+        circle("silent", 100, hysteresis="naive"),
+        circle("enter", 100, hysteresis="naive", initial="enter", notifyOnDwell=True, dwell=5),
+        circle("state", 100, hysteresis="naive", initial="state"),
+    ]}
+    write("initial-policies",
+          "A device's first fix sets its state without delays: `silent` reports nothing, `enter` fires "
+          "`enter` for a device that starts inside (and its dwell follows), `state` reports inside or "
+          "outside for every device, even one 20 km away.", catalog, readings)
+
+
+def dwell():
+    readings = [fix("d", 0, offset(300)), fix("d", 10, offset(0)), fix("d", 40, offset(10)),
+                fix("d", 80, offset(20)), fix("d", 90, offset(300)),       # visit 1: dwell at 70
+                fix("d", 100, offset(0)), fix("d", 160, offset(300)),      # visit 2: exit at the due time wins
+                fix("d", 200, offset(0)), fix("d", 215, offset(300)), fix("d", 300, offset(300))]  # visit 3: exit delay
+    catalog = {"requests": [
+        circle("naive-dwell", 100, hysteresis="naive", notifyOnDwell=True, dwell=60),
+        circle("delayed-exit", 100, hysteresis={"enterCushion": 0, "exitCushion": 0, "exitDelay": 50},
+               notifyOnDwell=True, dwell=60, notifyOnEntry=False),
+    ]}
+    write("dwell",
+          "One `dwell` per visit at enter + 60 s. `naive-dwell`: dwell at 70 s in the first visit; in the "
+          "second an exit fix stamped exactly at the due time (160 s) wins, so no dwell. `delayed-exit` "
+          "(50 s exit delay, enters muted): the short trips out never confirm an exit, so it is one visit "
+          "with one dwell at 70 s and an exit at 265 s. ", catalog, readings)
+
+
+def repeats_false():
+    readings = []
+    for device, start in (("a", 0), ("b", 3)):
+        readings += [fix(device, start + 10 * i, offset(300 if i % 2 == 0 else 0)) for i in range(5)]
+    readings.sort(key=lambda r: r["time"])
+    catalog = {"requests": [
+        circle("once", 100, hysteresis="naive", repeats=False),
+        circle("exit-once", 100, hysteresis="naive", repeats=False, notifyOnEntry=False),
+    ]}
+    write("repeats-false",
+          "`repeats: false`: each device gets only the first notified event (`once`: its first enter; "
+          "`exit-once`, with entries muted: its first exit); muted transitions do not use it up.", catalog, readings)
+
+
+def devices_scope():
+    readings = []
+    for device in ("truck-17", "truck-18", "van-2"):
+        readings += [fix(device, 0, offset(300)), fix(device, 5, offset(0)), fix(device, 10, offset(300))]
+    readings.sort(key=lambda r: (r["time"], r["device"]))
+    catalog = {"requests": [
+        circle("depot", 100, hysteresis="naive"),
+        {**circle("trucks-only", 100, hysteresis="naive"), "devices": ["truck-17", "truck-18"]},
+    ]}
+    write("devices-scope",
+          "A request with `devices` applies only to the listed devices: `trucks-only` fires for the two "
+          "trucks, `depot` (no scope) for every device including the van.", catalog, readings)
+
+
+def stale_readings():
+    readings = [fix("d", 0, offset(300)), fix("d", 10, offset(0)), fix("d", 5, offset(300)),
+                fix("d", 10, offset(300)), fix("e", 3, offset(0)), fix("e", 4, offset(300))]
+    catalog = {"requests": [circle("gate", 100, hysteresis="naive")]}
+    write("stale-readings",
+          "Per device, a reading older than that device's last one is stale and skipped (d at 5 s); "
+          "equal times apply in input order (d at 10 s enters then exits, listed exit first within the "
+          "instant). Device e's readings are older than the clock but not stale for e, so they apply.",
+          catalog, readings)
+
+
+def reorder_window():
+    ordered = [fix("d", t, offset(east)) for t, east in [(0, 300), (1, 0), (2, 300), (3, 0), (4, 300), (5, 300)]]
+    shuffled = [ordered[0], ordered[2], ordered[1], ordered[4], ordered[3], ordered[5]]
+    catalog = {"requests": [circle("gate", 100, hysteresis="naive")]}
+    write("reorder-window",
+          "Readings that arrive out of order within 3 s are held by `--reorder-window 3` and applied in "
+          "time order: the events equal those of the sorted input (enter 1, exit 2, enter 3, exit 4).",
+          catalog, shuffled, args=["--reorder-window", "3"])
+
+
+def until_timers():
+    readings = [fix("d", 0, offset(0)), fix("d", 10, offset(300))]
+    catalog = {"requests": [circle("gate", 100)]}
+    write("until-fires-timers",
+          "The exit streak starts at 10 s and is due at 30 s, after the last reading. `--until` moves the "
+          "clock at the end of input, so the timer fires: one exit at 30 s.",
+          catalog, readings, args=["--until", time(60)])
+
+
+def control_records():
+    readings = [
+        fix("d", 0, offset(300)),
+        {"time": time(5), "op": "add", "request": circle("late", 100, hysteresis="naive", title="Late")},
+        fix("d", 10, offset(0)),     # enter "late" (known outside since 0? no: added at 5, so first fix: silent)
+        fix("d", 20, offset(300)),   # exit "late"
+        fix("d", 30, offset(0)),     # enter "late"
+        {"time": time(35), "op": "add", "request": circle("late", 100, hysteresis="naive", title="Late, replaced")},
+        fix("d", 40, offset(0)),     # first fix for the replacement: silent
+        fix("d", 50, offset(300)),   # exit, with the new content
+        {"op": "removePending", "ids": ["late"]},
+        fix("d", 60, offset(0)),     # nothing: removed
+        {"time": time(70), "op": "add", "request": {"id": "broken", "trigger": {"type": "region", "center": {"lat": 52.37, "lon": 4.89}, "radius": -1}}},
+        {"time": time(80), "op": "tick"},
+    ]
+    catalog = {"requests": []}
+    write("control-records",
+          "Control records mid-stream: `add` a request (a device's first fix after the add is silent), "
+          "re-`add` the same id (state starts afresh, new content), `removePending` (no more events), an "
+          "invalid `add` (a bad line, skipped), and `tick`.", catalog, readings)
+
+
+def polygons_and_holes():
+    def ring(half_lat, half_lon):
+        la, lo = CENTER
+        return [[lo - half_lon, la - half_lat], [lo + half_lon, la - half_lat], [lo + half_lon, la + half_lat],
+                [lo - half_lon, la + half_lat], [lo - half_lon, la - half_lat]]
+    donut = {"type": "Polygon", "coordinates": [ring(0.004, 0.006), ring(0.001, 0.0015)]}
+    island = {"type": "MultiPolygon", "coordinates": [[ring(0.004, 0.006)],
+                                                       [[[p[0] + 0.02, p[1]] for p in ring(0.002, 0.003)]]]}
+    catalog = {"requests": [
+        {"id": "donut", "trigger": {"type": "region", "geometry": donut, "hysteresis": "naive"}},
+        {"id": "islands", "trigger": {"type": "region", "geometry": island, "hysteresis": "naive"}},
+    ]}
+    # West to east along the centre latitude: ring, hole, ring, sea, second island, sea.
+    points = [-900, -300, 0, 300, 700, 1360, 1800]
+    readings = [fix("boat", 10 * i, offset(east)) for i, east in enumerate(points)]
+    write("polygons-and-holes",
+          "A polygon with a hole and a MultiPolygon: crossing the hole exits and re-enters `donut`; "
+          "`islands` (the same outer ring without the hole, plus a second island 1.4 km east) stays "
+          "entered over the hole and is entered again on the second island. ", catalog, readings)
+
+
+def corridor():
+    line = [[4.880, 52.370], [4.890, 52.370], [4.895, 52.374]]
+    catalog = {"requests": [
+        {"id": "route-7", "content": {"title": "Off route"}, "trigger": {
+            "type": "region", "geometry": {"type": "LineString", "coordinates": line}, "corridor": 30,
+            "notifyOnEntry": False, "hysteresis": {"exitCushion": 10, "exitDelay": 10}}},
+    ]}
+    readings = [fix("bus", 0, offset(-600, 5)), fix("bus", 10, offset(-300, -10)), fix("bus", 20, offset(0, 15)),
+                fix("bus", 30, offset(200, 80)), fix("bus", 40, offset(250, 120)), fix("bus", 50, offset(300, 150)),
+                fix("bus", 60, offset(330, 440))]
+    write("corridor",
+          "A route corridor (LineString, 30 m wide) watched for deviations: `notifyOnEntry: false`, exit "
+          "after 40 m off the line for 10 s. The bus follows the route, cuts a corner 80+ m off it, and "
+          "the exit is confirmed 10 s after the first fix beyond the cushion.", catalog, readings)
+
+
+def geojson_catalog():
+    catalog = {"type": "FeatureCollection", "features": [
+        {"type": "Feature", "id": "gate", "geometry": {"type": "Point", "coordinates": [CENTER[1], CENTER[0]]},
+         "properties": {"radius": 100, "hysteresis": "naive", "content": {"title": "Gate", "body": "{device} {event}"}}},
+        {"type": "Feature", "geometry": {"type": "Polygon", "coordinates": [[[4.8925, 52.369], [4.895, 52.369],
+                                                                              [4.895, 52.371], [4.8925, 52.371], [4.8925, 52.369]]]},
+         "properties": {"id": "yard", "hysteresis": "naive", "initial": "state"}},
+    ]}
+    readings = [fix("d", 0, offset(-300)), fix("d", 10, offset(0)), fix("d", 20, offset(250)), fix("d", 30, offset(600))]
+    write("geojson-catalog",
+          "A GeoJSON FeatureCollection as the catalog: a Point with `properties.radius` is a circle, a "
+          "Polygon a polygon fence; ids come from the Feature or its properties.", catalog, readings)
+
+
+def event_ordering():
+    def square(identifier, west):
+        return {"id": identifier, "trigger": {"type": "region", "hysteresis": "naive", "geometry": {
+            "type": "Polygon", "coordinates": [[[west, 52.369], [west + 0.002, 52.369], [west + 0.002, 52.371],
+                                                [west, 52.371], [west, 52.369]]]}}}
+    catalog = {"requests": [square("a-west", 4.888), square("b-east", 4.890)]}
+    east_point, west_point = (52.37, 4.891), (52.37, 4.889)
+    readings = [fix("y", 0, east_point), fix("x", 0, east_point), fix("y", 10, west_point), fix("x", 10, west_point)]
+    write("event-ordering",
+          "Two devices step from one fence into the touching one at the same instant: the events leave "
+          "exits first, then enters, each ordered by request id, then device (SPEC §4).", catalog, readings)
+
+
+def csv_input():
+    rows = ["device,time,lat,lon,accuracy"]
+    for t, east in [(0, 300), (10, 50), (20, 0), (30, 300), (60, 310)]:
+        lat, lon = offset(east)
+        rows.append("cyclist,%s,%s,%s,5" % (time(t), lat, lon))
+    rows.append('"cyclist",not-a-time,52.37,4.89,5')
+    catalog = {"requests": [circle("gate", 100)]}
+    write("csv-input",
+          "Readings as CSV with a header: the same semantics as NDJSON (enter at once, exit 20 s after "
+          "the first fix beyond the cushion). A row with a bad time is skipped and reported.",
+          catalog, "\n".join(rows) + "\n", extension="csv")
+
+
+def bad_lines():
+    readings = [
+        fix("d", 0, offset(300)),
+        '{"device":"d","time":"2026-03-02T08:00:05Z","lat":"52.37","lon":4.89}',
+        fix("d", 10, offset(0)),
+        '{"device":"d","time":"2026-03-02T08:00:15Z","lat":52.37,"lon":190}',
+        'not json at all',
+        '{"device":"d","time":"yesterday","lat":52.37,"lon":4.89}',
+        '{"device":"d","time":"2026-03-02T08:00:18Z","lat":52.37,"lon":4.89',
+        fix("d", 20, offset(300)),
+    ]
+    catalog = {"requests": [circle("gate", 100, hysteresis="naive")]}
+    write("bad-lines",
+          "Malformed and hostile lines (a string latitude, longitude 190, not JSON, a bad time, a truncated "
+          "object) are skipped and reported; the good lines around them still give enter and exit.",
+          catalog, readings)
+
+
+def write_index():
+    """Data/scenarios/README.md: one line per scenario, from each scenario's README."""
+    lines = ["# Scenarios", "", "Run them with `fenceline test Data/scenarios` (Tools/test does). Each folder's README says",
+             "what it shows; `expected.ndjson` holds the events, recorded with `--update` and checked by hand.", "",
+             "| scenario | what it shows |", "| --- | --- |"]
+    for name in sorted(os.listdir(ROOT)):
+        path = os.path.join(ROOT, name, "README.md")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            text = " ".join(line.strip() for line in f.read().split("\n")[2:] if line.strip())
+        lines.append("| [%s](%s/) | %s |" % (name, name, text.replace("|", "\\|")))
+    with open(os.path.join(ROOT, "README.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    for make in (jitter_at_edge, fast_vehicle_cross, antimeridian, boundary_and_cushions, delays_and_timers,
+                 min_fixes, accuracy_modes, initial_policies, dwell, repeats_false, devices_scope, stale_readings,
+                 reorder_window, until_timers, control_records, polygons_and_holes, corridor, geojson_catalog,
+                 event_ordering, csv_input, bad_lines):
+        make()
+    write_index()
