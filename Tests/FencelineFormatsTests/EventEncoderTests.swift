@@ -51,7 +51,7 @@ import TestSupport
         #expect(line.contains("31.2 m out"))
         #expect(line.contains("(since 2026-03-02T08:00:10Z)"))
         // Control characters in content would break the line; they print as spaces.
-        #expect(line.hasSuffix("Depot: Left \"depot\"\n"))
+        #expect(line.hasSuffix("Depot: Left \"depot\"  (since 2026-03-02T08:00:10Z)\n"))
         #expect(line.filter { $0 == "\n" }.count == 1)
     }
 }

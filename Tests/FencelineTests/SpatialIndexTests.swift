@@ -24,9 +24,9 @@ import Testing
             let expected = Set(boxes.indices.filter { slot in
                 !slot.isMultiple(of: 3) && boxes[slot].south <= lat && lat <= boxes[slot].north && boxes[slot].west <= lon && lon <= boxes[slot].east
             }.map(Int32.init))
-            // The grid may return neighbours (false positives) but never misses one.
-            #expect(expected.isSubset(of: Set(found)))
-            #expect(!found.contains { $0 % 3 == 0 })
+            // Boxes are kept inline in the cells, so the answer is exact: no misses, no neighbours.
+            #expect(Set(found) == expected)
+            #expect(found.count == expected.count)
         }
     }
 

@@ -32,8 +32,8 @@ final class RequestEntry {
     }
 }
 
-/// A region trigger resolved for the hot path.
-struct RegionEntry {
+/// A region trigger resolved for the hot path (a class, so reading it does not copy the fence).
+final class RegionEntry {
     let trigger: RegionTrigger
     let fence: PreparedFence
     let rules: RegionStateMachine.Rules

@@ -9,7 +9,13 @@ struct SpatialIndex {
     static let levelCount = 21
     static let baseCellDegrees = 360.0 / Double(1 << 20)
 
-    private var cells: [Int64: [Int32]] = [:]
+    /// A slot with its box inline, so a query rejects neighbours without touching the fence.
+    private struct Member {
+        var slot: Int32
+        var box: GeoBounds
+    }
+
+    private var cells: [Int64: [Member]] = [:]
     /// For each slot: the cell keys it occupies (empty when absent).
     private var placements: [[Int64]] = []
     /// For each level, its slots and each slot's bounds, for box queries wider than the level's cells.
@@ -54,11 +60,11 @@ struct SpatialIndex {
             for row in Self.row(part.south, size: size)...Self.row(part.north, size: size) {
                 for column in Self.column(part.west, size: size)...Self.column(part.east, size: size) {
                     let key = Self.key(level: level, column: column, row: row)
-                    if !keys.contains(key) { keys.append(key) }
+                    keys.append(key)
+                    cells[key, default: []].append(Member(slot: slot, box: part))
                 }
             }
         }
-        for key in keys { cells[key, default: []].append(slot) }
         placements[index] = keys
         slotLevel[index] = Int8(level)
         slotBounds[index] = parts
@@ -72,8 +78,8 @@ struct SpatialIndex {
         let index = Int(slot)
         guard index < placements.count, !placements[index].isEmpty else { return }
         for key in placements[index] {
-            guard var members = cells[key], let position = members.firstIndex(of: slot) else { continue }
-            members.remove(at: position)
+            guard var members = cells[key] else { continue }
+            members.removeAll { $0.slot == slot }
             cells[key] = members.isEmpty ? nil : members
         }
         let level = Int(slotLevel[index])
@@ -85,8 +91,8 @@ struct SpatialIndex {
         count -= 1
     }
 
-    /// Appends the slots whose cells hold the point. A slot appears at most once per level; a
-    /// slot split at ±180° can appear twice, so callers deduplicate.
+    /// Appends the slots whose boxes hold the point. A slot split at ±180° can appear twice when the
+    /// point is on the seam, so callers deduplicate.
     func query(latitude: Double, longitude: Double, into result: inout [Int32]) {
         var levels = occupiedLevels
         while levels != 0 {
@@ -94,7 +100,13 @@ struct SpatialIndex {
             levels &= levels - 1
             let size = Self.cellSize(level: level)
             let key = Self.key(level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
-            if let members = cells[key] { result.append(contentsOf: members) }
+            guard let members = cells[key] else { continue }
+            for member in members
+            where member.box.south <= latitude && latitude <= member.box.north && member.box.west <= longitude
+                && longitude <= member.box.east
+            {
+                result.append(member.slot)
+            }
         }
     }
 
@@ -124,8 +136,12 @@ struct SpatialIndex {
             for part in parts {
                 for row in Self.row(part.south, size: size)...Self.row(part.north, size: size) {
                     for column in Self.column(part.west, size: size)...Self.column(part.east, size: size) {
-                        if let members = cells[Self.key(level: level, column: column, row: row)] {
-                            result.append(contentsOf: members)
+                        guard let members = cells[Self.key(level: level, column: column, row: row)] else { continue }
+                        for member in members
+                        where member.box.south <= part.north && part.south <= member.box.north
+                            && member.box.west <= part.east && part.west <= member.box.east
+                        {
+                            result.append(member.slot)
                         }
                     }
                 }

@@ -3,7 +3,7 @@ public import Fenceline
 /// Events as one aligned line each, for reading in a terminal:
 ///
 /// ```
-/// #3   2026-03-02T08:00:30Z  exit   depot   truck-17   31.2 m out (since 08:00:10)  Depot: Arrived at the depot
+/// #3    2026-03-02T08:00:30Z  exit          depot          truck-17       31.2 m out      Depot: Left  (since 2026-03-02T08:00:10Z)
 /// ```
 public struct TextEventEncoder: EventEncoder {
     /// Creates the encoder.
@@ -24,11 +24,13 @@ public struct TextEventEncoder: EventEncoder {
         if let beacon = event.beacon {
             line += " \(beacon.identity.major)/\(beacon.identity.minor) \(JSONWriter.format((beacon.rssi * 10).rounded() / 10)) dBm \(beacon.proximity.rawValue)"
         }
-        if let since = event.since, since != event.time {
-            line += " (since \(since.rfc3339))"
-        }
         let text = [event.content.title, event.content.body].compactMap { $0 }.joined(separator: ": ")
-        if !text.isEmpty { line += "  " + String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 }) }
+        var flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+        while flat.hasSuffix(" ") { flat.removeLast() }
+        if !flat.isEmpty { line += "  " + flat }
+        if let since = event.since, since != event.time {
+            line += "  (since \(since.rfc3339))"
+        }
         while line.hasSuffix(" ") { line.removeLast() }
         bytes.append(contentsOf: line.utf8)
         bytes.append(0x0A)
