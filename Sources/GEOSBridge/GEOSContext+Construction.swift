@@ -29,7 +29,9 @@ extension GEOSContext {
             // A polygon with no rings is the empty polygon.
             resetError()
             // GEOSGeom_createEmptyPolygon_r returns a new empty polygon, or NULL on exception.
-            guard let empty = GEOSGeom_createEmptyPolygon_r(self.handle) else { throw error("GEOSGeom_createEmptyPolygon") }
+            guard let empty = GEOSGeom_createEmptyPolygon_r(self.handle) else {
+                throw error("GEOSGeom_createEmptyPolygon")
+            }
             return GEOSGeometry(context: self, handle: empty)
         }
         return GEOSGeometry(context: self, handle: handle)

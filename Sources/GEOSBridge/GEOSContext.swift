@@ -16,11 +16,13 @@ public final class GEOSContext {
         self.messages = MessageBox()
         let box = Unmanaged.passUnretained(messages).toOpaque()
         // Both setters return the previous handler, which is of no interest here.
-        _ = GEOSContext_setErrorMessageHandler_r(handle, { message, userdata in
-            guard let userdata else { return }
-            let box = Unmanaged<MessageBox>.fromOpaque(userdata).takeUnretainedValue()
-            box.lastError = message.map { String(cString: $0) }
-        }, box)
+        _ = GEOSContext_setErrorMessageHandler_r(
+            handle,
+            { message, userdata in
+                guard let userdata else { return }
+                let box = Unmanaged<MessageBox>.fromOpaque(userdata).takeUnretainedValue()
+                box.lastError = message.map { String(cString: $0) }
+            }, box)
         _ = GEOSContext_setNoticeMessageHandler_r(handle, { _, _ in }, box)
     }
 

@@ -7,7 +7,9 @@ func loadCatalog(path: String, decoder: CatalogDecoder) throws -> CatalogDecoder
     do {
         bytes = try LineReader(path: path).readAll()
     } catch {
-        throw CommandFailure(status: error.code == .fileMissing ? ExitStatus.fileMissing : ExitStatus.badInput, message: error.description)
+        throw CommandFailure(
+            status: error.code == .fileMissing ? ExitStatus.fileMissing : ExitStatus.badInput,
+            message: error.description)
     }
     do {
         return try decoder.decode(bytes)

@@ -24,7 +24,9 @@ struct FencelineCommand: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = ProcessInfo.processInfo.environment["FENCELINE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+            handler.logLevel =
+                ProcessInfo.processInfo.environment["FENCELINE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+                ?? .warning
             return handler
         }
         do {

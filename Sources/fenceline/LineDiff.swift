@@ -6,7 +6,8 @@ enum LineDiff {
         guard old != new else { return "" }
         // Longest common subsequence table; scenario outputs are small.
         guard old.count * new.count <= 4_000_000 else {
-            let index = zip(old, new).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(old.count, new.count)
+            let index =
+                zip(old, new).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(old.count, new.count)
             return "  first difference at line \(index + 1)\n"
         }
         var table = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)

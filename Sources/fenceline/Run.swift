@@ -24,10 +24,13 @@ struct Run: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The trigger catalog: JSON, or a GeoJSON FeatureCollection.", valueName: "file"))
+    @Option(
+        name: .long, help: ArgumentHelp("The trigger catalog: JSON, or a GeoJSON FeatureCollection.", valueName: "file")
+    )
     var triggers: String
 
-    @Argument(help: ArgumentHelp("Reading files, read in order; - or none reads standard input.", valueName: "readings"))
+    @Argument(
+        help: ArgumentHelp("Reading files, read in order; - or none reads standard input.", valueName: "readings"))
     var readings: [String] = []
 
     @Option(help: ArgumentHelp("Output format: ndjson (SPEC §8 events) or text.", valueName: "format"))
@@ -39,7 +42,10 @@ struct Run: AsyncParsableCommand {
     @Flag(help: "Stop at the first bad line with exit code 65 instead of skipping it.")
     var strict = false
 
-    @Option(help: ArgumentHelp("At end of input, move the clock to this time (RFC 3339 or Unix seconds) and fire the timers due by then.", valueName: "time"))
+    @Option(
+        help: ArgumentHelp(
+            "At end of input, move the clock to this time (RFC 3339 or Unix seconds) and fire the timers due by then.",
+            valueName: "time"))
     var until: TimeArgument?
 
     @Option(help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
@@ -48,14 +54,18 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Report at most this many bad lines one by one, then only count them.", valueName: "n"))
     var maxErrors = 20
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Write events to this file instead of standard output.", valueName: "file"))
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp("Write events to this file instead of standard output.", valueName: "file"))
     var output: String?
 
     @Flag(help: "Print neither catalog warnings nor the summary line.")
     var quiet = false
 
     func validate() throws {
-        guard reorderWindow >= 0, reorderWindow.isFinite else { throw ValidationError("--reorder-window must be a number of seconds ≥ 0") }
+        guard reorderWindow >= 0, reorderWindow.isFinite else {
+            throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
+        }
         guard maxErrors >= 0 else { throw ValidationError("--max-errors must be ≥ 0") }
     }
 
@@ -87,9 +97,12 @@ struct Run: AsyncParsableCommand {
         do {
             summary = try pipeline.run(inputs: readings.isEmpty ? ["-"] : readings, write: write, report: report)
         } catch let error as InputError {
-            throw CommandFailure(status: error.code == .fileMissing ? ExitStatus.fileMissing : ExitStatus.badInput, message: error.description)
+            throw CommandFailure(
+                status: error.code == .fileMissing ? ExitStatus.fileMissing : ExitStatus.badInput,
+                message: error.description)
         } catch let error as CatalogError {
-            throw CommandFailure(status: ExitStatus.badInput, message: error.issues.map { "\(triggers): \($0)" }.joined(separator: "\n"))
+            throw CommandFailure(
+                status: ExitStatus.badInput, message: error.issues.map { "\(triggers): \($0)" }.joined(separator: "\n"))
         }
         if !quiet { report(summary.line) }
         return summary

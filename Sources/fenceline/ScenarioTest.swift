@@ -30,7 +30,9 @@ struct ScenarioTest: AsyncParsableCommand {
     func run() async throws {
         let scenarios = try directories.flatMap(Self.scenarios(in:))
         guard !scenarios.isEmpty else {
-            throw CommandFailure(status: ExitStatus.fileMissing, message: "no scenario folders (with triggers.json) in \(directories.joined(separator: " "))")
+            throw CommandFailure(
+                status: ExitStatus.fileMissing,
+                message: "no scenario folders (with triggers.json) in \(directories.joined(separator: " "))")
         }
         var failed = 0
         for scenario in scenarios {
@@ -46,7 +48,9 @@ struct ScenarioTest: AsyncParsableCommand {
                 OutputFile.standardOutput.write("FAIL \(scenario): no expected.ndjson (record it with --update)\n")
                 continue
             }
-            let diff = LineDiff.unified(expected: String(decoding: expected, as: UTF8.self), actual: String(decoding: outcome.output, as: UTF8.self))
+            let diff = LineDiff.unified(
+                expected: String(decoding: expected, as: UTF8.self),
+                actual: String(decoding: outcome.output, as: UTF8.self))
             if diff.isEmpty {
                 OutputFile.standardOutput.write("ok   \(scenario)\n")
             } else {
@@ -56,7 +60,8 @@ struct ScenarioTest: AsyncParsableCommand {
             }
         }
         if !update {
-            OutputFile.standardOutput.write("\(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s"), \(failed) failed\n")
+            OutputFile.standardOutput.write(
+                "\(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s"), \(failed) failed\n")
         }
         if failed > 0 { throw ExitStatus.differences }
     }
@@ -80,7 +85,8 @@ struct ScenarioTest: AsyncParsableCommand {
         var arguments = ["--triggers", "\(scenario)/triggers.json", "--quiet"] + readings.map { "\(scenario)/\($0)" }
         if let data = manager.contents(atPath: "\(scenario)/args.json") {
             guard let extra = try? JSONSerialization.jsonObject(with: data) as? [String] else {
-                throw CommandFailure(status: ExitStatus.badInput, message: "\(scenario)/args.json: expected a JSON array of strings")
+                throw CommandFailure(
+                    status: ExitStatus.badInput, message: "\(scenario)/args.json: expected a JSON array of strings")
             }
             arguments += extra
         }

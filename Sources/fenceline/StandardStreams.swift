@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 /// Unbuffered writes to a file descriptor that survive partial writes and a closed pipe.
@@ -12,7 +13,8 @@ struct OutputFile {
     init(path: String) throws {
         let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard opened >= 0 else {
-            throw CommandFailure(status: ExitStatus.fileMissing, message: "\(path): cannot write: \(String(cString: strerror(errno)))")
+            throw CommandFailure(
+                status: ExitStatus.fileMissing, message: "\(path): cannot write: \(String(cString: strerror(errno)))")
         }
         descriptor = opened
         ownsDescriptor = true
@@ -60,5 +62,3 @@ struct CommandFailure: Error, CustomStringConvertible {
 
     var description: String { message }
 }
-
-import ArgumentParser

@@ -11,7 +11,9 @@ struct CLIResult {
 enum CLI {
     static let binary = Fixtures.packageRoot.appendingPathComponent(".build/debug/fenceline")
 
-    static func run(_ arguments: [String], stdin: String? = nil, in directory: URL = Fixtures.packageRoot) throws -> CLIResult {
+    static func run(_ arguments: [String], stdin: String? = nil, in directory: URL = Fixtures.packageRoot) throws
+        -> CLIResult
+    {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -36,7 +38,9 @@ enum CLI {
         try errors.close()
         let outData = try Data(contentsOf: outURL)
         let errData = try Data(contentsOf: errURL)
-        return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        return CLIResult(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     /// A fresh temporary folder.

@@ -1,16 +1,22 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct RunCommandTests {
-    let demo = ["run", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", "Data/scenarios/real-drive-visnjan/readings.ndjson"]
+    let demo = [
+        "run", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json",
+        "Data/scenarios/real-drive-visnjan/readings.ndjson",
+    ]
 
     @Test func demoRunWritesEventsAndASummary() throws {
         let result = try CLI.run(demo)
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 10)
-        #expect(lines.first?.hasPrefix(#"{"seq":1,"time":"2020-12-18T06:17:23Z","request":"main-road","device":"car","trigger":"region","event":"enter""#) == true)
+        #expect(
+            lines.first?.hasPrefix(
+                #"{"seq":1,"time":"2020-12-18T06:17:23Z","request":"main-road","device":"car","trigger":"region","event":"enter""#
+            ) == true)
         #expect(result.stderr == "fenceline: 104 readings, 0 skipped, 0 stale, 10 events\n")
     }
 
@@ -22,8 +28,11 @@ import TestSupport
     }
 
     @Test func standardInputGivesTheSameEventsAsTheFile() throws {
-        let readings = try String(contentsOf: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/readings.ndjson"), encoding: .utf8)
-        let piped = try CLI.run(["run", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", "-"], stdin: readings)
+        let readings = try String(
+            contentsOf: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/readings.ndjson"),
+            encoding: .utf8)
+        let piped = try CLI.run(
+            ["run", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", "-"], stdin: readings)
         #expect(piped.status == 0)
         #expect(piped.stdout == (try CLI.run(demo)).stdout)
     }
@@ -31,24 +40,31 @@ import TestSupport
     @Test func badLinesAreReportedWithFileLineAndField() throws {
         let directory = try CLI.temporaryDirectory()
         let readings = directory.appendingPathComponent("bad.ndjson")
-        try Data("""
+        try Data(
+            """
             {"device":"car","time":"2020-12-18T06:15:50Z","lat":45.2735,"lon":13.7142}
             {"device":"car","time":"2020-12-18T06:15:51Z","lat":"north","lon":13.7142}
             {"device":"car","time":"2020-12-18T06:17:05Z","lat":45.272525,"lon":13.712455}
             {"device":"car","time":
             {"device":"car","time":"2020-12-18T06:17:30Z","lat":45.272525,"lon":13.712455}
-            """.utf8).write(to: readings)
-        let lenient = try CLI.run(["run", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", readings.path])
+            """.utf8
+        ).write(to: readings)
+        let lenient = try CLI.run([
+            "run", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", readings.path,
+        ])
         #expect(lenient.status == 0)
-        #expect(lenient.stderr == """
-            \(readings.path):2: field "lat": expected a number, found a string
-            \(readings.path):4: field "time": expected an RFC 3339 string or Unix seconds, found end of line
-            fenceline: 3 readings, 2 skipped, 0 stale, 1 events
+        #expect(
+            lenient.stderr == """
+                \(readings.path):2: field "lat": expected a number, found a string
+                \(readings.path):4: field "time": expected an RFC 3339 string or Unix seconds, found end of line
+                fenceline: 3 readings, 2 skipped, 0 stale, 1 events
 
-            """)
+                """)
         #expect(lenient.stdout.contains(#""request":"home","device":"car","trigger":"region","event":"exit""#))
 
-        let strict = try CLI.run(["run", "--strict", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", readings.path])
+        let strict = try CLI.run([
+            "run", "--strict", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", readings.path,
+        ])
         #expect(strict.status == 65)
         #expect(strict.stdout.isEmpty)
         #expect(strict.stderr.hasPrefix("\(readings.path):2: field \"lat\""))
@@ -57,9 +73,13 @@ import TestSupport
     @Test func strictKeepsTheEventsBeforeTheBadLine() throws {
         let directory = try CLI.temporaryDirectory()
         let readings = directory.appendingPathComponent("trace.ndjson")
-        let good = try String(contentsOf: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/readings.ndjson"), encoding: .utf8)
+        let good = try String(
+            contentsOf: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/readings.ndjson"),
+            encoding: .utf8)
         try Data((good + "oops\n").utf8).write(to: readings)
-        let result = try CLI.run(["run", "--strict", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", readings.path])
+        let result = try CLI.run([
+            "run", "--strict", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", readings.path,
+        ])
         #expect(result.status == 65)
         #expect(result.stdout.split(separator: "\n").count == 10)
         #expect(result.stderr.contains("\(readings.path):105: expected a JSON object, found 'o'"))
@@ -68,22 +88,32 @@ import TestSupport
     @Test func invalidCatalogWritesNothingAndExits65() throws {
         let directory = try CLI.temporaryDirectory()
         let catalog = directory.appendingPathComponent("bad.json")
-        try Data(#"{"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":-1}},{"id":"x","trigger":{"type":"nope"}}]}"#.utf8).write(to: catalog)
-        let result = try CLI.run(["run", "--triggers", catalog.path, "Data/scenarios/real-drive-visnjan/readings.ndjson"])
+        try Data(
+            #"{"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":-1}},{"id":"x","trigger":{"type":"nope"}}]}"#
+                .utf8
+        ).write(to: catalog)
+        let result = try CLI.run([
+            "run", "--triggers", catalog.path, "Data/scenarios/real-drive-visnjan/readings.ndjson",
+        ])
         #expect(result.status == 65)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == """
-            \(catalog.path): request "gate": requests[0].trigger.radius: radius must be a number of metres > 0 (got -1.0)
-            \(catalog.path): request "x": requests[1].trigger.type: unknown trigger type "nope"; expected "region", "beacon", "timeInterval" or "calendar"
+        #expect(
+            result.stderr == """
+                \(catalog.path): request "gate": requests[0].trigger.radius: radius must be a number of metres > 0 (got -1.0)
+                \(catalog.path): request "x": requests[1].trigger.type: unknown trigger type "nope"; expected "region", "beacon", "timeInterval" or "calendar"
 
-            """)
+                """)
     }
 
     @Test func missingFilesExit66() throws {
-        let catalog = try CLI.run(["run", "--triggers", "nope.json", "Data/scenarios/real-drive-visnjan/readings.ndjson"])
+        let catalog = try CLI.run([
+            "run", "--triggers", "nope.json", "Data/scenarios/real-drive-visnjan/readings.ndjson",
+        ])
         #expect(catalog.status == 66)
         #expect(catalog.stderr.hasPrefix("nope.json: cannot open: No such file or directory"))
-        let readings = try CLI.run(["run", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", "missing.ndjson"])
+        let readings = try CLI.run([
+            "run", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", "missing.ndjson",
+        ])
         #expect(readings.status == 66)
         #expect(readings.stdout.isEmpty)
         #expect(readings.stderr.hasPrefix("missing.ndjson: cannot open"))

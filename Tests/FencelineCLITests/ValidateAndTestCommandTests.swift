@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.serialized) struct ValidateAndTestCommandTests {
     @Test func validateSummarisesAGoodCatalog() throws {
@@ -12,13 +12,19 @@ import TestSupport
     @Test func validateListsEveryProblem() throws {
         let directory = try CLI.temporaryDirectory()
         let catalog = directory.appendingPathComponent("c.json")
-        try Data(#"{"requests":[{"trigger":{"type":"timeInterval","seconds":10,"repeats":true}},{"id":"p","trigger":{"type":"region","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]}}}]}"#.utf8).write(to: catalog)
+        try Data(
+            #"{"requests":[{"trigger":{"type":"timeInterval","seconds":10,"repeats":true}},{"id":"p","trigger":{"type":"region","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]}}}]}"#
+                .utf8
+        ).write(to: catalog)
         let result = try CLI.run(["validate", catalog.path])
         #expect(result.status == 65)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 2)
         #expect(lines[0] == "\(catalog.path): requests[0].id: missing field \"id\"")
-        #expect(lines[1].hasPrefix("\(catalog.path): request \"p\": requests[1].trigger.geometry.coordinates: polygon is not valid: Self-intersection"))
+        #expect(
+            lines[1].hasPrefix(
+                "\(catalog.path): request \"p\": requests[1].trigger.geometry.coordinates: polygon is not valid: Self-intersection"
+            ))
     }
 
     @Test func bundledScenariosPass() throws {
@@ -33,7 +39,8 @@ import TestSupport
         try FileManager.default.createDirectory(at: scenario, withIntermediateDirectories: true)
         for name in ["triggers.json", "readings.ndjson"] {
             try FileManager.default.copyItem(
-                at: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/\(name)"), to: scenario.appendingPathComponent(name))
+                at: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/\(name)"),
+                to: scenario.appendingPathComponent(name))
         }
         let missing = try CLI.run(["test", directory.path])
         #expect(missing.status == 1)
@@ -56,7 +63,9 @@ import TestSupport
     @Test func scenarioArgumentsComeFromArgsJSON() throws {
         let directory = try CLI.temporaryDirectory()
         for name in ["triggers.json", "readings.ndjson"] {
-            try FileManager.default.copyItem(at: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/\(name)"), to: directory.appendingPathComponent(name))
+            try FileManager.default.copyItem(
+                at: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/\(name)"),
+                to: directory.appendingPathComponent(name))
         }
         try Data(#"["--format", "text"]"#.utf8).write(to: directory.appendingPathComponent("args.json"))
         #expect(try CLI.run(["test", "--update", directory.path]).status == 0)

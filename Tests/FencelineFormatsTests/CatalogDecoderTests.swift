@@ -19,24 +19,64 @@ import Testing
 
     static let circle = #""trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":150}"#
 
-    @Test(arguments: [
-        (#"{"id":"a","trigger":{"type":"teleport"}}"#, "a", "requests[0].trigger.type", "unknown trigger type"),
-        (#"{"id":"a","content":{"category":"nope"},"# + circle + "}", "a", "requests[0].content.category", "unknown category"),
-        (#"{"id":"a","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":0}}"#, "a", "requests[0].trigger.radius", "> 0"),
-        (#"{"id":"a","trigger":{"type":"region","center":{"lat":91,"lon":4},"radius":5}}"#, "a", "requests[0].trigger.center", "out of range"),
-        (#"{"id":"a","trigger":{"type":"region","geometry":{"type":"Polygon","coordinates":[[[4,52],[5,52],[181,53],[4,52]]]}}}"#, "a", "requests[0].trigger.geometry.coordinates[0][2]", "out of range"),
-        (#"{"id":"a","trigger":{"type":"region","geometry":{"type":"Polygon","coordinates":[[[4,52],[5,52],[5,53],[4,53]]]}}}"#, "a", "requests[0].trigger.geometry.coordinates[0]", "not closed"),
-        (#"{"id":"a","trigger":{"type":"region","geometry":{"type":"Polygon","coordinates":[[[4,52],[5,52],[4,52]]]}}}"#, "a", "requests[0].trigger.geometry.coordinates[0]", "at least 4 positions"),
-        (#"{"id":"a","trigger":{"type":"region","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]}}}"#, "a", "requests[0].trigger.geometry.coordinates", "Self-intersection"),
-        (#"{"id":"a","trigger":{"type":"timeInterval","seconds":0}}"#, "a", "requests[0].trigger.seconds", "> 0"),
-        (#"{"id":"a","trigger":{"type":"timeInterval","seconds":30,"repeats":true}}"#, "a", "requests[0].trigger.seconds", "at least 60 seconds"),
-        (#"{"trigger":{"type":"timeInterval","seconds":30}}"#, nil, "requests[0].id", "missing field \"id\""),
-        (#"{"id":"a","trigger":{"type":"region","geometry":{"type":"LineString","coordinates":[[4,52],[5,52]]},"corridor":-1}}"#, "a", "requests[0].trigger.corridor", "> 0"),
-        (#"{"id":"a","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":5,"hysteresis":"sticky"}}"#, "a", "requests[0].trigger.hysteresis", "unknown hysteresis preset"),
-        (#"{"id":"a","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":"5"}}"#, "a", "requests[0].trigger.radius", "expected a number"),
-        (#"{"id":"a","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":5,"notifyOnDwell":true}}"#, "a", "requests[0].trigger.dwell", "needs dwell"),
-        (#"{"id":"a","trigger":{"type":"calendar","dateComponents":{"hour":25},"timeZone":"Mars/Olympus"}}"#, "a", "requests[0].trigger.dateComponents.hour", "0…23"),
-    ] as [(String, String?, String, String)])
+    @Test(
+        arguments: [
+            (#"{"id":"a","trigger":{"type":"teleport"}}"#, "a", "requests[0].trigger.type", "unknown trigger type"),
+            (
+                #"{"id":"a","content":{"category":"nope"},"# + circle + "}", "a", "requests[0].content.category",
+                "unknown category"
+            ),
+            (
+                #"{"id":"a","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":0}}"#, "a",
+                "requests[0].trigger.radius", "> 0"
+            ),
+            (
+                #"{"id":"a","trigger":{"type":"region","center":{"lat":91,"lon":4},"radius":5}}"#, "a",
+                "requests[0].trigger.center", "out of range"
+            ),
+            (
+                #"{"id":"a","trigger":{"type":"region","geometry":{"type":"Polygon","coordinates":[[[4,52],[5,52],[181,53],[4,52]]]}}}"#,
+                "a", "requests[0].trigger.geometry.coordinates[0][2]", "out of range"
+            ),
+            (
+                #"{"id":"a","trigger":{"type":"region","geometry":{"type":"Polygon","coordinates":[[[4,52],[5,52],[5,53],[4,53]]]}}}"#,
+                "a", "requests[0].trigger.geometry.coordinates[0]", "not closed"
+            ),
+            (
+                #"{"id":"a","trigger":{"type":"region","geometry":{"type":"Polygon","coordinates":[[[4,52],[5,52],[4,52]]]}}}"#,
+                "a", "requests[0].trigger.geometry.coordinates[0]", "at least 4 positions"
+            ),
+            (
+                #"{"id":"a","trigger":{"type":"region","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,1],[1,0],[0,1],[0,0]]]}}}"#,
+                "a", "requests[0].trigger.geometry.coordinates", "Self-intersection"
+            ),
+            (#"{"id":"a","trigger":{"type":"timeInterval","seconds":0}}"#, "a", "requests[0].trigger.seconds", "> 0"),
+            (
+                #"{"id":"a","trigger":{"type":"timeInterval","seconds":30,"repeats":true}}"#, "a",
+                "requests[0].trigger.seconds", "at least 60 seconds"
+            ),
+            (#"{"trigger":{"type":"timeInterval","seconds":30}}"#, nil, "requests[0].id", "missing field \"id\""),
+            (
+                #"{"id":"a","trigger":{"type":"region","geometry":{"type":"LineString","coordinates":[[4,52],[5,52]]},"corridor":-1}}"#,
+                "a", "requests[0].trigger.corridor", "> 0"
+            ),
+            (
+                #"{"id":"a","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":5,"hysteresis":"sticky"}}"#,
+                "a", "requests[0].trigger.hysteresis", "unknown hysteresis preset"
+            ),
+            (
+                #"{"id":"a","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":"5"}}"#, "a",
+                "requests[0].trigger.radius", "expected a number"
+            ),
+            (
+                #"{"id":"a","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":5,"notifyOnDwell":true}}"#,
+                "a", "requests[0].trigger.dwell", "needs dwell"
+            ),
+            (
+                #"{"id":"a","trigger":{"type":"calendar","dateComponents":{"hour":25},"timeZone":"Mars/Olympus"}}"#,
+                "a", "requests[0].trigger.dateComponents.hour", "0…23"
+            ),
+        ] as [(String, String?, String, String)])
     func eachRuleNamesTheRequestAndPath(request: String, id: String?, path: String, reason: String) {
         let found = issues(#"{"categories":[{"id":"arrival"}],"requests":["# + request + "]}")
         let issue = found.first { $0.path == path }
@@ -46,7 +86,9 @@ import Testing
     }
 
     @Test func validateReportsEveryProblemAtOnce() {
-        let found = issues(#"{"requests":[{"id":"a","trigger":{"type":"x"}},{"id":"b","trigger":{"type":"region","center":{"lat":1,"lon":1},"radius":-1}},{"trigger":{"type":"timeInterval","seconds":1}}]}"#)
+        let found = issues(
+            #"{"requests":[{"id":"a","trigger":{"type":"x"}},{"id":"b","trigger":{"type":"region","center":{"lat":1,"lon":1},"radius":-1}},{"trigger":{"type":"timeInterval","seconds":1}}]}"#
+        )
         #expect(found.map(\.path) == ["requests[0].trigger.type", "requests[1].trigger.radius", "requests[2].id"])
     }
 
@@ -57,7 +99,8 @@ import Testing
     }
 
     @Test func shapesAndDefaults() throws {
-        let decoded = try decode(#"""
+        let decoded = try decode(
+            #"""
             {"defaults": {"hysteresis": {"exitDelay": 5, "exitCushion": 30}},
              "requests": [
               {"id": "inherits", "trigger": {"type": "region", "center": {"lat": 52, "lon": 4}, "radius": 50,
@@ -81,7 +124,9 @@ import Testing
         var refined = Hysteresis.naive
         refined.exitDelay = TimeSpan(seconds: 5)
         #expect(hysteresis(2) == refined)
-        guard case .region(let route) = decoded.catalog.requests[3].trigger, case .corridor(_, let width) = route.geometry else {
+        guard case .region(let route) = decoded.catalog.requests[3].trigger,
+            case .corridor(_, let width) = route.geometry
+        else {
             Issue.record("no corridor")
             return
         }
@@ -89,7 +134,8 @@ import Testing
     }
 
     @Test func featureCollectionIsACatalog() throws {
-        let decoded = try decode(#"""
+        let decoded = try decode(
+            #"""
             {"type": "FeatureCollection", "features": [
               {"type": "Feature", "id": 17, "geometry": {"type": "Point", "coordinates": [4.89, 52.37]},
                "properties": {"radius": 150, "content": {"title": "Gate"}, "notifyOnExit": false}},
@@ -105,15 +151,21 @@ import Testing
     }
 
     @Test func featureErrorsPointIntoTheFeature() {
-        let found = issues(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"p","geometry":{"type":"Point","coordinates":[4,52]},"properties":{"radius":-3}},{"type":"Feature","geometry":{"type":"Point","coordinates":[4,52]},"properties":{"radius":3}}]}"#)
+        let found = issues(
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"p","geometry":{"type":"Point","coordinates":[4,52]},"properties":{"radius":-3}},{"type":"Feature","geometry":{"type":"Point","coordinates":[4,52]},"properties":{"radius":3}}]}"#
+        )
         #expect(found.map(\.path) == ["features[0].properties.radius", "features[1].properties.id"])
         #expect(found.first?.requestID == "p")
     }
 
     @Test func unknownFieldsAreWarningsAndRepeatedIdsReplace() throws {
-        let decoded = try decode(#"{"requests":[{"id":"a","trigger":{"type":"timeInterval","seconds":5,"repeat":true}},{"id":"a","trigger":{"type":"timeInterval","seconds":9}}]}"#)
+        let decoded = try decode(
+            #"{"requests":[{"id":"a","trigger":{"type":"timeInterval","seconds":5,"repeat":true}},{"id":"a","trigger":{"type":"timeInterval","seconds":9}}]}"#
+        )
         #expect(decoded.catalog.requests.count == 1)
-        #expect(decoded.catalog.requests.first?.trigger == .timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: 9))))
+        #expect(
+            decoded.catalog.requests.first?.trigger
+                == .timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: 9))))
         #expect(decoded.warnings.map(\.path) == ["requests[0].trigger.repeat", "requests[1]"])
     }
 }

@@ -1,16 +1,19 @@
 import Fenceline
 import FencelineFormats
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct EventEncoderTests {
     static let event = Event(
         sequence: 12, time: Timestamp(rfc3339: "2026-03-02T08:00:30.25Z")!, requestID: "depot", device: "truck-17",
         trigger: .region, kind: .exit, since: Timestamp(rfc3339: "2026-03-02T08:00:10Z")!,
-        position: Position(coordinate: Coordinate(latitude: 52.3712, longitude: 4.8951), accuracy: 8), distance: 31.2449,
+        position: Position(coordinate: Coordinate(latitude: 52.3712, longitude: 4.8951), accuracy: 8),
+        distance: 31.2449,
         content: NotificationContent(
             title: "Depot", body: "Left \"depot\"\n", badge: 1, category: "arrival",
-            userInfo: JSONObject([(key: "site", value: .number(JSONNumber(text: "4", value: 4))), (key: "a", value: .null)])),
+            userInfo: JSONObject([
+                (key: "site", value: .number(JSONNumber(text: "4", value: 4))), (key: "a", value: .null),
+            ])),
         actions: [NotificationAction(id: "ack", title: "OK", options: ["foreground"])])
 
     func encode(_ event: Event, _ encoder: some EventEncoder) -> String {
@@ -20,10 +23,11 @@ import TestSupport
     }
 
     @Test func ndjsonFollowsSpecOrderAndFormats() {
-        #expect(encode(Self.event, NDJSONEventEncoder()) == #"""
-            {"seq":12,"time":"2026-03-02T08:00:30.250Z","request":"depot","device":"truck-17","trigger":"region","event":"exit","since":"2026-03-02T08:00:10Z","position":{"lat":52.3712,"lon":4.8951,"accuracy":8},"distance":31.2,"content":{"title":"Depot","body":"Left \"depot\"\n","badge":1,"category":"arrival","userInfo":{"site":4,"a":null}},"actions":[{"id":"ack","title":"OK","options":["foreground"]}]}
+        #expect(
+            encode(Self.event, NDJSONEventEncoder()) == #"""
+                {"seq":12,"time":"2026-03-02T08:00:30.250Z","request":"depot","device":"truck-17","trigger":"region","event":"exit","since":"2026-03-02T08:00:10Z","position":{"lat":52.3712,"lon":4.8951,"accuracy":8},"distance":31.2,"content":{"title":"Depot","body":"Left \"depot\"\n","badge":1,"category":"arrival","userInfo":{"site":4,"a":null}},"actions":[{"id":"ack","title":"OK","options":["foreground"]}]}
 
-            """#)
+                """#)
     }
 
     @Test func stateAndUnscopedEvents() {
@@ -41,7 +45,9 @@ import TestSupport
         fire.device = nil
         fire.position = nil
         fire.distance = nil
-        #expect(encode(fire, NDJSONEventEncoder()).contains(#""device":null,"trigger":"timeInterval","event":"fire","content":{}}"#))
+        #expect(
+            encode(fire, NDJSONEventEncoder()).contains(
+                #""device":null,"trigger":"timeInterval","event":"fire","content":{}}"#))
     }
 
     @Test func textIsOneReadableLine() {

@@ -1,11 +1,14 @@
 import Fenceline
-@testable import FencelineFormats
 import Testing
+
+@testable import FencelineFormats
 
 @Suite struct JSONScannerTests {
     func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         var bytes = Array(text.utf8)
-        return try bytes.withUnsafeMutableBufferPointer { buffer throws(JSONSyntaxError) in try JSONValue.parse(UnsafeBufferPointer(buffer)) }
+        return try bytes.withUnsafeMutableBufferPointer { buffer throws(JSONSyntaxError) in
+            try JSONValue.parse(UnsafeBufferPointer(buffer))
+        }
     }
 
     @Test func objectsKeepMemberOrderAndNumberText() throws {
@@ -14,7 +17,9 @@ import Testing
         #expect(object.keys == ["z", "a", "m"])
         #expect(object["z"] == .number(JSONNumber(text: "1.50", value: 1.5)))
         #expect(object["a"] == .array([.bool(true), .null, .string("x\né😀")]))
-        guard case .object(let inner)? = object["m"], case .number(let number)? = inner["k"] else { Issue.record("no m.k"); return }
+        guard case .object(let inner)? = object["m"], case .number(let number)? = inner["k"] else {
+            Issue.record("no m.k"); return
+        }
         #expect(number.value == -2000)
     }
 

@@ -1,11 +1,12 @@
 import Fenceline
 import FencelineFormats
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct NDJSONReadingDecoderTests {
     let decoder = NDJSONReadingDecoder(
-        requests: NDJSONReadingDecoder.RequestContext(decoder: CatalogDecoder(), catalog: Catalog(categories: [NotificationCategory(id: "arrival")])))
+        requests: NDJSONReadingDecoder.RequestContext(
+            decoder: CatalogDecoder(), catalog: Catalog(categories: [NotificationCategory(id: "arrival")])))
 
     func decode(_ line: String) throws(LineError) -> Reading? {
         let bytes = Array(line.utf8)
@@ -22,16 +23,26 @@ import TestSupport
     }
 
     @Test func fixWithEveryField() throws {
-        let reading = try decode(#"{"device":"truck-17","time":"2026-03-02T09:00:00.25+01:00","lat":52.3712,"lon":4.8951,"accuracy":8,"speed":3.5,"heading":90,"altitude":-2,"extra":{"nested":[1,{"a":"}"}]}}"#)
-        #expect(reading == .fix(Fix(
-            device: "truck-17", time: Timestamp(rfc3339: "2026-03-02T08:00:00.25Z")!,
-            coordinate: Coordinate(latitude: 52.3712, longitude: 4.8951), accuracy: 8, speed: 3.5, heading: 90, altitude: -2)))
+        let reading = try decode(
+            #"{"device":"truck-17","time":"2026-03-02T09:00:00.25+01:00","lat":52.3712,"lon":4.8951,"accuracy":8,"speed":3.5,"heading":90,"altitude":-2,"extra":{"nested":[1,{"a":"}"}]}}"#
+        )
+        #expect(
+            reading
+                == .fix(
+                    Fix(
+                        device: "truck-17", time: Timestamp(rfc3339: "2026-03-02T08:00:00.25Z")!,
+                        coordinate: Coordinate(latitude: 52.3712, longitude: 4.8951), accuracy: 8, speed: 3.5,
+                        heading: 90, altitude: -2)))
     }
 
     @Test func unixSecondsAreExactToTheMicrosecond() throws {
-        guard case .fix(let fix)? = try decode(#"{"device":"p","time":1772438400.25,"lat":0,"lon":0}"#) else { Issue.record("no fix"); return }
+        guard case .fix(let fix)? = try decode(#"{"device":"p","time":1772438400.25,"lat":0,"lon":0}"#) else {
+            Issue.record("no fix"); return
+        }
         #expect(fix.time.microseconds == 1_772_438_400_250_000)
-        guard case .fix(let early)? = try decode(#"{"device":"p","time":-1.5,"lat":0,"lon":0}"#) else { Issue.record("no fix"); return }
+        guard case .fix(let early)? = try decode(#"{"device":"p","time":-1.5,"lat":0,"lon":0}"#) else {
+            Issue.record("no fix"); return
+        }
         #expect(early.time.microseconds == -1_500_000)
     }
 
@@ -44,7 +55,10 @@ import TestSupport
         (#"{"time":"2026-03-02T08:00:00Z","lat":1,"lon":2}"#, "device", "missing"),
         (#"{"device":"a","lat":1,"lon":2}"#, "time", "missing"),
         (#"{"device":"a","time":"2026-03-02T08:00:00Z","lon":2}"#, "lat", "missing"),
-        (#"{"device":"a","time":"2026-03-02T08:00:00Z","lat":"52.3","lon":2}"#, "lat", "expected a number, found a string"),
+        (
+            #"{"device":"a","time":"2026-03-02T08:00:00Z","lat":"52.3","lon":2}"#, "lat",
+            "expected a number, found a string"
+        ),
         (#"{"device":"a","time":"2026-03-02T08:00:00Z","lat":95,"lon":2}"#, "lat", "out of range"),
         (#"{"device":"a","time":"2026-03-02T08:00:00Z","lat":5,"lon":-180.5}"#, "lon", "not normalised"),
         (#"{"device":"a","time":"2026-03-02 25:00:00Z","lat":5,"lon":2}"#, "time", "not an RFC 3339 time"),
@@ -71,10 +85,19 @@ import TestSupport
 
     @Test func controlRecords() throws {
         let remove = try decode(#"{"time":"2026-03-02T08:00:00Z","op":"removePending","ids":["a","b"]}"#)
-        #expect(remove == .control(ControlRecord(time: Timestamp(rfc3339: "2026-03-02T08:00:00Z"), operation: .removePending(["a", "b"]))))
+        #expect(
+            remove
+                == .control(
+                    ControlRecord(
+                        time: Timestamp(rfc3339: "2026-03-02T08:00:00Z"), operation: .removePending(["a", "b"]))))
         #expect(try decode(#"{"op":"tick"}"#) == .control(ControlRecord(time: nil, operation: .tick)))
-        #expect(try decode(#"{"op":"removeAllPending"}"#) == .control(ControlRecord(time: nil, operation: .removeAllPending)))
-        guard case .control(let add)? = try decode(#"{"op":"add","request":{"id":"g","content":{"category":"arrival"},"trigger":{"type":"region","center":{"lat":1,"lon":2},"radius":5}}}"#),
+        #expect(
+            try decode(#"{"op":"removeAllPending"}"#)
+                == .control(ControlRecord(time: nil, operation: .removeAllPending)))
+        guard
+            case .control(let add)? = try decode(
+                #"{"op":"add","request":{"id":"g","content":{"category":"arrival"},"trigger":{"type":"region","center":{"lat":1,"lon":2},"radius":5}}}"#
+            ),
             case .add(let request) = add.operation
         else { Issue.record("no add"); return }
         #expect(request.id == "g")
@@ -83,17 +106,26 @@ import TestSupport
     }
 
     @Test func invalidAddedRequestIsABadLineNamingThePath() {
-        let error = failure(#"{"op":"add","request":{"id":"g","trigger":{"type":"region","center":{"lat":1,"lon":2},"radius":-5}}}"#)
+        let error = failure(
+            #"{"op":"add","request":{"id":"g","trigger":{"type":"region","center":{"lat":1,"lon":2},"radius":-5}}}"#)
         #expect(error?.code == .invalidRequest)
         #expect(error?.field == "request.trigger.radius")
-        let unknownCategory = failure(#"{"op":"add","request":{"id":"g","content":{"category":"nope"},"trigger":{"type":"timeInterval","seconds":5}}}"#)
+        let unknownCategory = failure(
+            #"{"op":"add","request":{"id":"g","content":{"category":"nope"},"trigger":{"type":"timeInterval","seconds":5}}}"#
+        )
         #expect(unknownCategory?.field == "request.content.category")
     }
 
     @Test func beaconSighting() throws {
-        let reading = try decode(#"{"device":"phone-3","time":1772438400.25,"beacon":{"uuid":"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6","major":1,"minor":7,"rssi":-67,"txPower":-59}}"#)
-        #expect(reading == .sighting(BeaconSighting(
-            device: "phone-3", time: Timestamp(microseconds: 1_772_438_400_250_000),
-            beacon: BeaconIdentity(uuid: "2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6", major: 1, minor: 7), rssi: -67, txPower: -59)))
+        let reading = try decode(
+            #"{"device":"phone-3","time":1772438400.25,"beacon":{"uuid":"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6","major":1,"minor":7,"rssi":-67,"txPower":-59}}"#
+        )
+        #expect(
+            reading
+                == .sighting(
+                    BeaconSighting(
+                        device: "phone-3", time: Timestamp(microseconds: 1_772_438_400_250_000),
+                        beacon: BeaconIdentity(uuid: "2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6", major: 1, minor: 7),
+                        rssi: -67, txPower: -59)))
     }
 }

@@ -2,8 +2,8 @@ import Fenceline
 import FencelineFormats
 import Foundation
 import Logging
-import Testing
 import TestSupport
+import Testing
 
 /// The whole run in memory: bad lines, --strict, several files, CSV, missing files, odd line endings.
 @Suite struct RunPipelineTests {
@@ -11,7 +11,8 @@ import TestSupport
 
     /// A temporary file holding `text`.
     func file(_ name: String, _ text: String) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fenceline-tests-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fenceline-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent(name)
         try Data(text.utf8).write(to: url)
@@ -20,10 +21,13 @@ import TestSupport
 
     func line(_ seconds: Int, east: Double, device: String = "d1") -> String {
         let point = Fixtures.offset(east: east)
-        return #"{"device":"\#(device)","time":\#(Int(Fixtures.t0.seconds) + seconds),"lat":\#(point.latitude),"lon":\#(point.longitude)}"#
+        return
+            #"{"device":"\#(device)","time":\#(Int(Fixtures.t0.seconds) + seconds),"lat":\#(point.latitude),"lon":\#(point.longitude)}"#
     }
 
-    func run(_ inputs: [String], strict: Bool = false, maximumReported: Int = 20) throws -> (events: [String], reports: [String], summary: RunPipeline.Summary) {
+    func run(_ inputs: [String], strict: Bool = false, maximumReported: Int = 20) throws -> (
+        events: [String], reports: [String], summary: RunPipeline.Summary
+    ) {
         var options = RunPipeline.Options()
         options.strict = strict
         options.maximumReported = maximumReported
@@ -38,23 +42,28 @@ import TestSupport
     }
 
     @Test func badLinesAreSkippedReportedAndCounted() throws {
-        let path = try file("trace.ndjson", [
-            line(0, east: 300), "{not json", line(1, east: 0),
-            #"{"device":"d1","time":"2026-03-02T08:00:02Z","lat":123,"lon":4}"#, line(2, east: 300),
-        ].joined(separator: "\n"))
+        let path = try file(
+            "trace.ndjson",
+            [
+                line(0, east: 300), "{not json", line(1, east: 0),
+                #"{"device":"d1","time":"2026-03-02T08:00:02Z","lat":123,"lon":4}"#, line(2, east: 300),
+            ].joined(separator: "\n"))
         let result = try run([path])
         #expect(result.events.count == 2)
         #expect(result.summary.readings == 3)
         #expect(result.summary.skipped == 2)
-        #expect(result.reports == [
-            "\(path):2: malformed JSON at column 2: expected a member name in quotes, found 'n'",
-            "\(path):4: field \"lat\": 123.0 is out of range [-90, 90]",
-        ])
+        #expect(
+            result.reports == [
+                "\(path):2: malformed JSON at column 2: expected a member name in quotes, found 'n'",
+                "\(path):4: field \"lat\": 123.0 is out of range [-90, 90]",
+            ])
         #expect(result.summary.line == "fenceline: 3 readings, 2 skipped, 0 stale, 2 events")
     }
 
     @Test func strictStopsAtTheFirstBadLineKeepingEarlierEvents() throws {
-        let path = try file("trace.ndjson", [line(0, east: 300), line(1, east: 0), "garbage", line(2, east: 300)].joined(separator: "\n"))
+        let path = try file(
+            "trace.ndjson",
+            [line(0, east: 300), line(1, east: 0), "garbage", line(2, east: 300)].joined(separator: "\n"))
         let result = try run([path], strict: true)
         #expect(result.events.count == 1)
         #expect(result.events.first?.contains(#""event":"enter""#) == true)
@@ -72,10 +81,14 @@ import TestSupport
     @Test func filesAreReadInOrderAcrossFormats() throws {
         let first = try file("a.ndjson", line(0, east: 300) + "\r\n" + line(1, east: 0) + "\r\n")
         let point = Fixtures.offset(east: 300)
-        let second = try file("b.csv", "time,lat,lon,device\n\"2026-03-02T08:00:05Z\",\(point.latitude),\(point.longitude),d1")
+        let second = try file(
+            "b.csv", "time,lat,lon,device\n\"2026-03-02T08:00:05Z\",\(point.latitude),\(point.longitude),d1")
         let result = try run([first, second])
         #expect(result.events.count == 2)
-        #expect(result.events.last?.contains(#""time":"2026-03-02T08:00:05Z","request":"gate","device":"d1","trigger":"region","event":"exit""#) == true)
+        #expect(
+            result.events.last?.contains(
+                #""time":"2026-03-02T08:00:05Z","request":"gate","device":"d1","trigger":"region","event":"exit""#)
+                == true)
         #expect(result.summary.readings == 3)
     }
 
@@ -83,7 +96,10 @@ import TestSupport
         let path = try file("b.csv", "device,time,latitude\na,1,2")
         let result = try run([path])
         #expect(result.summary.skipped == 1)
-        #expect(result.reports.first == "\(path):1: field \"lon\": the CSV header lacks this column; expected device,time,lat,lon[,accuracy]")
+        #expect(
+            result.reports.first
+                == "\(path):1: field \"lon\": the CSV header lacks this column; expected device,time,lat,lon[,accuracy]"
+        )
     }
 
     @Test func missingFilesFailBeforeAnythingIsRead() throws {

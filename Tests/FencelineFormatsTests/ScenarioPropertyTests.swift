@@ -2,21 +2,29 @@ import Fenceline
 import FencelineFormats
 import Foundation
 import Logging
-import Testing
 import TestSupport
+import Testing
 
 /// Properties the key scenarios must show by SPEC.md, independent of their recorded goldens.
 @Suite struct ScenarioPropertyTests {
-    static func events(_ scenario: String, reorderWindow: Double = 0) throws -> [(request: String, kind: String, time: String)] {
+    static func events(_ scenario: String, reorderWindow: Double = 0) throws -> [(
+        request: String, kind: String, time: String
+    )] {
         let folder = Fixtures.dataDirectory.appendingPathComponent("scenarios/\(scenario)")
         let decoder = CatalogDecoder()
-        let catalog = try decoder.decode(Array(try Data(contentsOf: folder.appendingPathComponent("triggers.json")))).catalog
+        let catalog = try decoder.decode(Array(try Data(contentsOf: folder.appendingPathComponent("triggers.json"))))
+            .catalog
         var options = RunPipeline.Options()
         options.reorderWindow = TimeSpan(seconds: reorderWindow)
-        let pipeline = RunPipeline(catalog: catalog, catalogDecoder: decoder, options: options, encoder: NDJSONEventEncoder(), logger: Logger(label: "test"))
-        let readings = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("readings.") }
+        let pipeline = RunPipeline(
+            catalog: catalog, catalogDecoder: decoder, options: options, encoder: NDJSONEventEncoder(),
+            logger: Logger(label: "test"))
+        let readings = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasPrefix("readings.")
+        }
         var output: [UInt8] = []
-        _ = try pipeline.run(inputs: readings.map { folder.appendingPathComponent($0).path }, write: { output += $0 }, report: { _ in })
+        _ = try pipeline.run(
+            inputs: readings.map { folder.appendingPathComponent($0).path }, write: { output += $0 }, report: { _ in })
         return try String(decoding: output, as: UTF8.self).split(separator: "\n").map { line in
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
             return (object["request"] as! String, object["event"] as! String, object["time"] as! String)

@@ -1,6 +1,7 @@
-@testable import Fenceline
-import Testing
 import TestSupport
+import Testing
+
+@testable import Fenceline
 
 /// Requests coming and going mid-stream, control records, and the sparse per-device state.
 @Suite struct EngineRequestTests {
@@ -59,7 +60,8 @@ import TestSupport
         let fences = (0..<200).map { F.circle("f\($0)", center: F.offset(east: Double($0) * 1_000), radius: 100) }
         let engine = try Engine(catalog: Catalog(requests: fences))
         for device in 0..<1_000 {
-            _ = engine.process(F.fix("far-\(device)", Double(device), F.offset(east: Double(device) * 200, north: 5_000)))
+            _ = engine.process(
+                F.fix("far-\(device)", Double(device), F.offset(east: Double(device) * 200, north: 5_000)))
         }
         for device in 0..<10 {
             _ = engine.process(F.fix("in-\(device)", 2_000, east: 3_000))  // inside f3

@@ -1,8 +1,9 @@
-@testable import Fenceline
 import Foundation
 import GEOSBridge
-import Testing
 import TestSupport
+import Testing
+
+@testable import Fenceline
 
 /// The engine's own containment and distance on flat arrays, checked against GEOS.
 @Suite struct FenceGeometryTests {
@@ -37,7 +38,9 @@ import TestSupport
         let context = GEOSContext()
         let rings = Self.star()
         let fence = try PreparedFence(.polygons([rings]), context: context, needsOverlap: false)
-        let reference = try context.makePolygon(rings: rings.map { $0.map { PlanarPoint(x: $0.longitude, y: $0.latitude) } }).makePrepared()
+        let reference = try context.makePolygon(
+            rings: rings.map { $0.map { PlanarPoint(x: $0.longitude, y: $0.latitude) } }
+        ).makePrepared()
         var generator = SplitMix(state: 42)
         var inside = 0
         var compared = 0
@@ -71,7 +74,8 @@ import TestSupport
             let geosPoint = try context.makePoint(x: x, y: y)
             var nearest = Double.infinity
             for ring in rings {
-                let line = try context.makeLineString(ring.map { PlanarPoint(x: frame.x(longitude: $0.longitude), y: frame.y(latitude: $0.latitude)) })
+                let line = try context.makeLineString(
+                    ring.map { PlanarPoint(x: frame.x(longitude: $0.longitude), y: frame.y(latitude: $0.latitude)) })
                 nearest = min(nearest, try line.distance(to: geosPoint))
             }
             #expect(abs(abs(fence.signedDistance(to: point)) - nearest) < 1e-6)
@@ -80,7 +84,8 @@ import TestSupport
 
     @Test func circleDistanceIsHaversine() throws {
         let context = GEOSContext()
-        let fence = try PreparedFence(.circle(center: Fixtures.center, radius: 100), context: context, needsOverlap: false)
+        let fence = try PreparedFence(
+            .circle(center: Fixtures.center, radius: 100), context: context, needsOverlap: false)
         // One degree of latitude on the sphere of R = 6,371,008.8 m.
         let north = Coordinate(latitude: 53.37, longitude: 4.89)
         #expect(abs(fence.signedDistance(to: north) - (Earth.metresPerDegree - 100)) < 1e-6)

@@ -1,73 +1,87 @@
 import Fenceline
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §5 "Distance" and "Conditions": the boundary, cushions, the four accuracy modes, maxAccuracy.
 @Suite struct RegionConditionTests {
     typealias F = Fixtures
 
-    static func hysteresis(_ preset: Hysteresis.Preset = .naive, _ change: (inout Hysteresis) -> Void = { _ in }) -> Hysteresis {
+    static func hysteresis(_ preset: Hysteresis.Preset = .naive, _ change: (inout Hysteresis) -> Void = { _ in })
+        -> Hysteresis
+    {
         var value = Hysteresis(preset: preset)
         change(&value)
         return value
     }
 
     @Test func fixExactlyOnTheBoundaryIsInside() throws {
-        let events = try F.run([F.circle(hysteresis: .naive)], [
-            F.fix(0, east: 200), F.fix(1, east: 100), F.fix(2, east: 100.01),
-        ])
+        let events = try F.run(
+            [F.circle(hysteresis: .naive)],
+            [
+                F.fix(0, east: 200), F.fix(1, east: 100), F.fix(2, east: 100.01),
+            ])
         #expect(events.map { F.label($0) } == ["enter@1", "exit@2"])
         #expect(events.first?.distance == 0)
     }
 
     @Test func fixExactlyAtTheExitCushionDoesNotExit() throws {
-        let events = try F.run([F.circle(hysteresis: Self.hysteresis(.default) { $0.exitDelay = .zero })], [
-            F.fix(0, east: 0), F.fix(1, east: 120), F.fix(2, east: 120.01),
-        ])
+        let events = try F.run(
+            [F.circle(hysteresis: Self.hysteresis(.default) { $0.exitDelay = .zero })],
+            [
+                F.fix(0, east: 0), F.fix(1, east: 120), F.fix(2, east: 120.01),
+            ])
         #expect(events.map { F.label($0) } == ["exit@2"])
     }
 
     @Test func fixExactlyAtTheEnterCushionEnters() throws {
-        let events = try F.run([F.circle(hysteresis: Self.hysteresis { $0.enterCushion = 10 })], [
-            F.fix(0, east: 300), F.fix(1, east: 95), F.fix(2, east: 90),
-        ])
+        let events = try F.run(
+            [F.circle(hysteresis: Self.hysteresis { $0.enterCushion = 10 })],
+            [
+                F.fix(0, east: 300), F.fix(1, east: 95), F.fix(2, east: 90),
+            ])
         #expect(events.map { F.label($0) } == ["enter@2"])
     }
 
     @Test func conservativeModeNeedsTheWholeAccuracyRadius() throws {
         let request = F.circle(hysteresis: Self.hysteresis { $0.accuracy = .conservative })
-        let events = try F.run([request], [
-            F.fix(0, east: 300, accuracy: 10),
-            F.fix(1, east: 95, accuracy: 10),  // s + a = 5: band
-            F.fix(2, east: 85, accuracy: 10),  // s + a = -5: enter
-            F.fix(3, east: 105, accuracy: 10),  // s - a = -5: band
-            F.fix(4, east: 115, accuracy: 10),  // s - a = 5: exit
-        ])
+        let events = try F.run(
+            [request],
+            [
+                F.fix(0, east: 300, accuracy: 10),
+                F.fix(1, east: 95, accuracy: 10),  // s + a = 5: band
+                F.fix(2, east: 85, accuracy: 10),  // s + a = -5: enter
+                F.fix(3, east: 105, accuracy: 10),  // s - a = -5: band
+                F.fix(4, east: 115, accuracy: 10),  // s - a = 5: exit
+            ])
         #expect(events.map { F.label($0) } == ["enter@2", "exit@4"])
     }
 
     @Test func generousModeEntersFromJustOutsideAndIndexWidensForIt() throws {
         let request = F.circle(hysteresis: Self.hysteresis { $0.accuracy = .generous })
-        let events = try F.run([request], [
-            F.fix(0, east: 300, accuracy: 10),
-            F.fix(1, east: 105, accuracy: 10),  // s − a = −5: enter although outside the circle's box
-            F.fix(2, east: 108, accuracy: 10),  // s − a = −2: stays
-            F.fix(3, east: 115, accuracy: 10),  // s − a = 5: exit
-        ])
+        let events = try F.run(
+            [request],
+            [
+                F.fix(0, east: 300, accuracy: 10),
+                F.fix(1, east: 105, accuracy: 10),  // s − a = −5: enter although outside the circle's box
+                F.fix(2, east: 108, accuracy: 10),  // s − a = −2: stays
+                F.fix(3, east: 115, accuracy: 10),  // s − a = 5: exit
+            ])
         #expect(events.map { F.label($0) } == ["enter@1", "exit@3"])
     }
 
     @Test func overlapModeUsesTheShareOfTheAccuracyDisc() throws {
         // Half-plane estimates for a disc of 20 m: 10 m deep ≈ 0.80 inside (band), 15 m ≈ 0.93 (enter);
         // 10 m out ≈ 0.20 (band), 15 m out ≈ 0.07 (exit).
-        let events = try F.run([F.circle(hysteresis: .android)], [
-            F.fix(0, east: 300, accuracy: 20),
-            F.fix(1, east: 90, accuracy: 20),
-            F.fix(2, east: 85, accuracy: 20),
-            F.fix(3, east: 110, accuracy: 20),
-            F.fix(4, east: 115, accuracy: 20),
-            F.fix(5, east: 99, accuracy: 0),  // accuracy 0: share 1 inside
-        ])
+        let events = try F.run(
+            [F.circle(hysteresis: .android)],
+            [
+                F.fix(0, east: 300, accuracy: 20),
+                F.fix(1, east: 90, accuracy: 20),
+                F.fix(2, east: 85, accuracy: 20),
+                F.fix(3, east: 110, accuracy: 20),
+                F.fix(4, east: 115, accuracy: 20),
+                F.fix(5, east: 99, accuracy: 0),  // accuracy 0: share 1 inside
+            ])
         #expect(events.map { F.label($0) } == ["enter@2", "exit@4", "enter@5"])
     }
 
@@ -75,34 +89,44 @@ import TestSupport
         // A square 0.002° wide; fixes due east of its centre at the east edge (share ½: band)
         // and 8 m inside it (half-plane share ≈ 0.95: enter).
         let west = 4.889, east = 4.891, south = 52.369, north = 52.371
-        let square: RegionGeometry = .polygons([[[
-            Coordinate(latitude: south, longitude: west), Coordinate(latitude: south, longitude: east),
-            Coordinate(latitude: north, longitude: east), Coordinate(latitude: north, longitude: west),
-            Coordinate(latitude: south, longitude: west),
-        ]]])
-        let request = NotificationRequest(id: "square", trigger: .region(RegionTrigger(geometry: square, hysteresis: .android)))
-        let edge = Coordinate(latitude: 52.37, longitude: east)
-        let events = try F.run([request], [
-            F.fix(0, F.offset(edge, east: 100), accuracy: 10),
-            F.fix(1, edge, accuracy: 10),
-            F.fix(2, F.offset(edge, east: -8), accuracy: 10),
+        let square: RegionGeometry = .polygons([
+            [
+                [
+                    Coordinate(latitude: south, longitude: west), Coordinate(latitude: south, longitude: east),
+                    Coordinate(latitude: north, longitude: east), Coordinate(latitude: north, longitude: west),
+                    Coordinate(latitude: south, longitude: west),
+                ]
+            ]
         ])
+        let request = NotificationRequest(
+            id: "square", trigger: .region(RegionTrigger(geometry: square, hysteresis: .android)))
+        let edge = Coordinate(latitude: 52.37, longitude: east)
+        let events = try F.run(
+            [request],
+            [
+                F.fix(0, F.offset(edge, east: 100), accuracy: 10),
+                F.fix(1, edge, accuracy: 10),
+                F.fix(2, F.offset(edge, east: -8), accuracy: 10),
+            ])
         #expect(events.map { F.label($0) } == ["enter@2"])
     }
 
     @Test func inaccurateFixesAreIgnoredButStillMoveTheClock() throws {
         let strict = F.circle("strict", hysteresis: Self.hysteresis(.default) { $0.maxAccuracy = 50 })
         let plain = F.circle("plain")
-        let events = try F.run([strict, plain], [
-            F.fix("d1", 0, east: 0, accuracy: 5),
-            F.fix("d2", 0, east: 0, accuracy: 5),
-            F.fix("d2", 1, east: 200, accuracy: 5),  // d2 leaves both: due 21
-            F.fix("d1", 10, east: 200, accuracy: 100),  // ignored by "strict", counts for "plain"
-            F.fix("d1", 40, east: 200, accuracy: 100),  // moves the clock past 30: plain's timer for d1 fires
-        ])
-        #expect(events.map { F.label($0, withRequest: true, withDevice: true) } == [
-            "plain.exit/d2@21", "strict.exit/d2@21", "plain.exit/d1@30",
-        ])
+        let events = try F.run(
+            [strict, plain],
+            [
+                F.fix("d1", 0, east: 0, accuracy: 5),
+                F.fix("d2", 0, east: 0, accuracy: 5),
+                F.fix("d2", 1, east: 200, accuracy: 5),  // d2 leaves both: due 21
+                F.fix("d1", 10, east: 200, accuracy: 100),  // ignored by "strict", counts for "plain"
+                F.fix("d1", 40, east: 200, accuracy: 100),  // moves the clock past 30: plain's timer for d1 fires
+            ])
+        #expect(
+            events.map { F.label($0, withRequest: true, withDevice: true) } == [
+                "plain.exit/d2@21", "strict.exit/d2@21", "plain.exit/d1@30",
+            ])
     }
 
     @Test func polygonWithAHoleCountsTheHoleAsOutside() throws {
@@ -112,13 +136,16 @@ import TestSupport
             }
         }
         let request = NotificationRequest(
-            id: "donut", trigger: .region(RegionTrigger(geometry: .polygons([[ring(0.01), ring(0.002)]]), hysteresis: .naive)))
-        let events = try F.run([request], [
-            F.fix(0, F.offset(east: 5_000)),
-            F.fix(1, F.offset(east: 500)),  // in the ring
-            F.fix(2, F.center),  // in the hole
-            F.fix(3, F.offset(east: 500)),
-        ])
+            id: "donut",
+            trigger: .region(RegionTrigger(geometry: .polygons([[ring(0.01), ring(0.002)]]), hysteresis: .naive)))
+        let events = try F.run(
+            [request],
+            [
+                F.fix(0, F.offset(east: 5_000)),
+                F.fix(1, F.offset(east: 500)),  // in the ring
+                F.fix(2, F.center),  // in the hole
+                F.fix(3, F.offset(east: 500)),
+            ])
         #expect(events.map { F.label($0) } == ["enter@1", "exit@2", "enter@3"])
         #expect((events[1].distance ?? 0) > 100)
     }
@@ -127,12 +154,15 @@ import TestSupport
         // Both ends on the centre's parallel, so the line is straight east-west in lon/lat.
         let line = [Coordinate(latitude: 52.37, longitude: 4.875), Coordinate(latitude: 52.37, longitude: 4.905)]
         let request = NotificationRequest(
-            id: "route", trigger: .region(RegionTrigger(geometry: .corridor(path: line, width: 25), hysteresis: .naive)))
-        let events = try F.run([request], [
-            F.fix(0, F.offset(east: 0, north: 60)),
-            F.fix(1, F.offset(east: 0, north: 20)),  // s = −5
-            F.fix(2, F.offset(east: 0, north: -26)),  // s = 1
-        ])
+            id: "route", trigger: .region(RegionTrigger(geometry: .corridor(path: line, width: 25), hysteresis: .naive))
+        )
+        let events = try F.run(
+            [request],
+            [
+                F.fix(0, F.offset(east: 0, north: 60)),
+                F.fix(1, F.offset(east: 0, north: 20)),  // s = −5
+                F.fix(2, F.offset(east: 0, north: -26)),  // s = 1
+            ])
         #expect(events.map { F.label($0) } == ["enter@1", "exit@2"])
         #expect(abs((events[0].distance ?? 0) + 5) < 0.01)
     }

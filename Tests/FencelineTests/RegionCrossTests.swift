@@ -1,12 +1,14 @@
 import Fenceline
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §5 "Cross": a path between two outside fixes that passes through the fence.
 @Suite struct RegionCrossTests {
     typealias F = Fixtures
 
-    static func crossing(_ id: String = "gate", center: Coordinate = F.center, radius: Double = 50, path: CrossingPath = .geodesic) -> NotificationRequest {
+    static func crossing(
+        _ id: String = "gate", center: Coordinate = F.center, radius: Double = 50, path: CrossingPath = .geodesic
+    ) -> NotificationRequest {
         F.circle(id, center: center, radius: radius, hysteresis: .naive) {
             $0.notifyOnCross = true
             $0.crossing = path
@@ -20,9 +22,11 @@ import TestSupport
     }
 
     @Test func pathThatMissesTheFenceIsNoCross() throws {
-        let events = try F.run([Self.crossing()], [
-            F.fix(0, F.offset(east: -500, north: 60)), F.fix(10, F.offset(east: 500, north: 60)),
-        ])
+        let events = try F.run(
+            [Self.crossing()],
+            [
+                F.fix(0, F.offset(east: -500, north: 60)), F.fix(10, F.offset(east: 500, north: 60)),
+            ])
         #expect(events.isEmpty)
     }
 
@@ -35,9 +39,11 @@ import TestSupport
         // Default hysteresis: a fix 10 m out is in the band, so the device stays inside after it;
         // the next outside fix exits (after the delay) and is no cross.
         let request = F.circle(radius: 50) { $0.notifyOnCross = true }
-        let events = try F.run([request], [
-            F.fix(0, east: 0), F.fix(1, east: 60), F.fix(2, east: -500), F.fix(30, east: -600),
-        ])
+        let events = try F.run(
+            [request],
+            [
+                F.fix(0, east: 0), F.fix(1, east: 60), F.fix(2, east: -500), F.fix(30, east: -600),
+            ])
         #expect(events.map { F.label($0) } == ["exit@22"])
     }
 
@@ -60,9 +66,15 @@ import TestSupport
 
     @Test func planarPathTakesTheShortWayAcrossTheAntimeridian() throws {
         let seam = Coordinate(latitude: -17, longitude: 180)
-        let events = try F.run([Self.crossing(center: seam, radius: 2_000, path: .planar), Self.crossing("geo", center: seam, radius: 2_000)], [
-            F.fix(0, Coordinate(latitude: -17, longitude: 179.9)), F.fix(60, Coordinate(latitude: -17, longitude: -179.9)),
-        ])
+        let events = try F.run(
+            [
+                Self.crossing(center: seam, radius: 2_000, path: .planar),
+                Self.crossing("geo", center: seam, radius: 2_000),
+            ],
+            [
+                F.fix(0, Coordinate(latitude: -17, longitude: 179.9)),
+                F.fix(60, Coordinate(latitude: -17, longitude: -179.9)),
+            ])
         #expect(events.map(\.requestID) == ["gate", "geo"])
     }
 
@@ -71,9 +83,12 @@ import TestSupport
             .map { Coordinate(latitude: $0.1, longitude: $0.0) }
         var trigger = RegionTrigger(geometry: .polygons([[ring]]), hysteresis: .naive)
         trigger.notifyOnCross = true
-        let events = try F.run([NotificationRequest(id: "strip", trigger: .region(trigger))], [
-            F.fix(0, Coordinate(latitude: 52.37, longitude: 4.80)), F.fix(300, Coordinate(latitude: 52.38, longitude: 5.20)),
-        ])
+        let events = try F.run(
+            [NotificationRequest(id: "strip", trigger: .region(trigger))],
+            [
+                F.fix(0, Coordinate(latitude: 52.37, longitude: 4.80)),
+                F.fix(300, Coordinate(latitude: 52.38, longitude: 5.20)),
+            ])
         #expect(events.map { F.label($0) } == ["cross@300"])
     }
 }

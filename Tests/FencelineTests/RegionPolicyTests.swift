@@ -1,6 +1,6 @@
 import Fenceline
-import Testing
 import TestSupport
+import Testing
 
 /// SPEC §5 "Initial state", "Dwell", "Repeats", the `devices` scope and SPEC §4 event order.
 @Suite struct RegionPolicyTests {
@@ -25,13 +25,18 @@ import TestSupport
 
     @Test func initialStateReportsEveryDeviceOnceEvenFarAway() throws {
         let request = F.circle(hysteresis: .naive) { $0.initial = .state }
-        let events = try F.run([request], [
-            F.fix("near", 0, east: 0),
-            F.fix("far", 1, east: 50_000),  // not even in the fence's index cell
-            F.fix("far", 2, east: 40_000),
-            F.fix("near", 3, east: 300),
-        ])
-        #expect(events.map { F.label($0, withDevice: true) } == ["state:inside/near@0", "state:outside/far@1", "exit/near@3"])
+        let events = try F.run(
+            [request],
+            [
+                F.fix("near", 0, east: 0),
+                F.fix("far", 1, east: 50_000),  // not even in the fence's index cell
+                F.fix("far", 2, east: 40_000),
+                F.fix("near", 3, east: 300),
+            ])
+        #expect(
+            events.map { F.label($0, withDevice: true) } == [
+                "state:inside/near@0", "state:outside/far@1", "exit/near@3",
+            ])
     }
 
     @Test func bandFirstFixCountsAsOutside() throws {
@@ -56,10 +61,12 @@ import TestSupport
             $0.notifyOnDwell = true
             $0.dwell = TimeSpan(seconds: 60)
         }
-        let events = try F.run([request], [
-            F.fix(0, east: 300), F.fix(10, east: 0), F.fix(40, east: 0), F.fix(100, east: 0),
-            F.fix(110, east: 300), F.fix(120, east: 0),
-        ], until: F.at(200))
+        let events = try F.run(
+            [request],
+            [
+                F.fix(0, east: 300), F.fix(10, east: 0), F.fix(40, east: 0), F.fix(100, east: 0),
+                F.fix(110, east: 300), F.fix(120, east: 0),
+            ], until: F.at(200))
         #expect(events.map { F.label($0) } == ["enter@10", "dwell@70", "exit@110", "enter@120", "dwell@180"])
     }
 
@@ -68,7 +75,8 @@ import TestSupport
             $0.notifyOnDwell = true
             $0.dwell = TimeSpan(seconds: 60)
         }
-        let events = try F.run([request], [F.fix(0, east: 300), F.fix(10, east: 0), F.fix(70, east: 300)], until: F.at(100))
+        let events = try F.run(
+            [request], [F.fix(0, east: 300), F.fix(10, east: 0), F.fix(70, east: 300)], until: F.at(100))
         #expect(events.map { F.label($0) } == ["enter@10", "exit@70"])
     }
 
@@ -83,7 +91,10 @@ import TestSupport
             $0.dwell = TimeSpan(seconds: 60)
             $0.initial = .enter
         }
-        #expect(try F.run([entering], [F.fix(0, east: 0), F.fix(100, east: 0)]).map { F.label($0) } == ["enter@0", "dwell@60"])
+        #expect(
+            try F.run([entering], [F.fix(0, east: 0), F.fix(100, east: 0)]).map { F.label($0) } == [
+                "enter@0", "dwell@60",
+            ])
     }
 
     @Test func timersOfOnePairDueTogetherFireInSchedulingOrder() throws {
@@ -104,10 +115,12 @@ import TestSupport
             $0.notifyOnDwell = true
             $0.dwell = TimeSpan(seconds: 5)
         }
-        let events = try F.run([request], [
-            F.fix("a", 0, east: 300), F.fix("a", 1, east: 0), F.fix("a", 2, east: 300), F.fix("a", 3, east: 0),
-            F.fix("b", 4, east: 300), F.fix("b", 5, east: 0),
-        ], until: F.at(100))
+        let events = try F.run(
+            [request],
+            [
+                F.fix("a", 0, east: 300), F.fix("a", 1, east: 0), F.fix("a", 2, east: 300), F.fix("a", 3, east: 0),
+                F.fix("b", 4, east: 300), F.fix("b", 5, east: 0),
+            ], until: F.at(100))
         #expect(events.map { F.label($0, withDevice: true) } == ["enter/a@1", "enter/b@5"])
     }
 
@@ -116,16 +129,20 @@ import TestSupport
             $0.repeats = false
             $0.notifyOnEntry = false
         }
-        let events = try F.run([request], [F.fix(0, east: 300), F.fix(1, east: 0), F.fix(2, east: 300), F.fix(3, east: 0), F.fix(4, east: 300)])
+        let events = try F.run(
+            [request],
+            [F.fix(0, east: 300), F.fix(1, east: 0), F.fix(2, east: 300), F.fix(3, east: 0), F.fix(4, east: 300)])
         #expect(events.map { F.label($0) } == ["exit@2"])
     }
 
     @Test func devicesScopeLimitsARequestToItsDevices() throws {
         let request = F.circle(hysteresis: .naive, devices: ["truck-17"])
-        let events = try F.run([request], [
-            F.fix("truck-17", 0, east: 300), F.fix("truck-18", 0, east: 300),
-            F.fix("truck-17", 1, east: 0), F.fix("truck-18", 1, east: 0),
-        ])
+        let events = try F.run(
+            [request],
+            [
+                F.fix("truck-17", 0, east: 300), F.fix("truck-18", 0, east: 300),
+                F.fix("truck-17", 1, east: 0), F.fix("truck-18", 1, east: 0),
+            ])
         #expect(events.map { F.label($0, withDevice: true) } == ["enter/truck-17@1"])
     }
 
@@ -134,16 +151,20 @@ import TestSupport
         func square(_ id: String, west: Double) -> NotificationRequest {
             let ring = [(west, 52.369), (west + 0.002, 52.369), (west + 0.002, 52.371), (west, 52.371), (west, 52.369)]
                 .map { Coordinate(latitude: $0.1, longitude: $0.0) }
-            return NotificationRequest(id: id, trigger: .region(RegionTrigger(geometry: .polygons([[ring]]), hysteresis: .naive)))
+            return NotificationRequest(
+                id: id, trigger: .region(RegionTrigger(geometry: .polygons([[ring]]), hysteresis: .naive)))
         }
         let inB = Coordinate(latitude: 52.37, longitude: 4.8925)
         let inA = Coordinate(latitude: 52.37, longitude: 4.8895)
-        let events = try F.run([square("a", west: 4.888), square("b", west: 4.891)], [
-            F.fix("y", 0, inB), F.fix("x", 0, inB), F.fix("y", 1, inA), F.fix("x", 1, inA),
-        ])
-        #expect(events.map { F.label($0, withRequest: true, withDevice: true) } == [
-            "b.exit/x@1", "b.exit/y@1", "a.enter/x@1", "a.enter/y@1",
-        ])
+        let events = try F.run(
+            [square("a", west: 4.888), square("b", west: 4.891)],
+            [
+                F.fix("y", 0, inB), F.fix("x", 0, inB), F.fix("y", 1, inA), F.fix("x", 1, inA),
+            ])
+        #expect(
+            events.map { F.label($0, withRequest: true, withDevice: true) } == [
+                "b.exit/x@1", "b.exit/y@1", "a.enter/x@1", "a.enter/y@1",
+            ])
         #expect(events.map(\.sequence) == [1, 2, 3, 4])
     }
 }

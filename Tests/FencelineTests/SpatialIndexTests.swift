@@ -1,5 +1,6 @@
-@testable import Fenceline
 import Testing
+
+@testable import Fenceline
 
 @Suite struct SpatialIndexTests {
     func box(_ lat: Double, _ lon: Double, _ size: Double) -> GeoBounds {
@@ -12,7 +13,8 @@ import Testing
         var boxes: [GeoBounds] = []
         for slot in 0..<2_000 {
             let size = [0.0005, 0.005, 0.05, 0.5][slot % 4] * Double.random(in: 0.5...1, using: &generator)
-            let bounds = box(Double.random(in: 50...54, using: &generator), Double.random(in: 3...7, using: &generator), size)
+            let bounds = box(
+                Double.random(in: 50...54, using: &generator), Double.random(in: 3...7, using: &generator), size)
             boxes.append(bounds)
             index.insert(slot: Int32(slot), bounds: bounds)
         }
@@ -21,9 +23,11 @@ import Testing
             let lat = Double.random(in: 50...54, using: &generator), lon = Double.random(in: 3...7, using: &generator)
             var found: [Int32] = []
             index.query(latitude: lat, longitude: lon, into: &found)
-            let expected = Set(boxes.indices.filter { slot in
-                !slot.isMultiple(of: 3) && boxes[slot].south <= lat && lat <= boxes[slot].north && boxes[slot].west <= lon && lon <= boxes[slot].east
-            }.map(Int32.init))
+            let expected = Set(
+                boxes.indices.filter { slot in
+                    !slot.isMultiple(of: 3) && boxes[slot].south <= lat && lat <= boxes[slot].north
+                        && boxes[slot].west <= lon && lon <= boxes[slot].east
+                }.map(Int32.init))
             // Boxes are kept inline in the cells, so the answer is exact: no misses, no neighbours.
             #expect(Set(found) == expected)
             #expect(found.count == expected.count)

@@ -5,7 +5,12 @@ import Testing
     let context = GEOSContext()
 
     func square(_ size: Double = 1) -> [[PlanarPoint]] {
-        [[PlanarPoint(x: 0, y: 0), PlanarPoint(x: size, y: 0), PlanarPoint(x: size, y: size), PlanarPoint(x: 0, y: size), PlanarPoint(x: 0, y: 0)]]
+        [
+            [
+                PlanarPoint(x: 0, y: 0), PlanarPoint(x: size, y: 0), PlanarPoint(x: size, y: size),
+                PlanarPoint(x: 0, y: size), PlanarPoint(x: 0, y: 0),
+            ]
+        ]
     }
 
     @Test func validPolygonHasNoInvalidityReason() throws {
@@ -16,16 +21,21 @@ import Testing
     }
 
     @Test func bowTieReportsGEOSsReason() throws {
-        let bowTie = try context.makePolygon(rings: [[
-            PlanarPoint(x: 0, y: 0), PlanarPoint(x: 1, y: 1), PlanarPoint(x: 1, y: 0), PlanarPoint(x: 0, y: 1), PlanarPoint(x: 0, y: 0),
-        ]])
+        let bowTie = try context.makePolygon(rings: [
+            [
+                PlanarPoint(x: 0, y: 0), PlanarPoint(x: 1, y: 1), PlanarPoint(x: 1, y: 0), PlanarPoint(x: 0, y: 1),
+                PlanarPoint(x: 0, y: 0),
+            ]
+        ])
         let reason = try #require(try bowTie.invalidityReason())
         #expect(reason.contains("Self-intersection"))
     }
 
     @Test func unclosedRingThrowsWithTheMessageFromGEOSsHandler() throws {
         do {
-            _ = try context.makePolygon(rings: [[PlanarPoint(x: 0, y: 0), PlanarPoint(x: 1, y: 0), PlanarPoint(x: 1, y: 1), PlanarPoint(x: 0, y: 1)]])
+            _ = try context.makePolygon(rings: [
+                [PlanarPoint(x: 0, y: 0), PlanarPoint(x: 1, y: 0), PlanarPoint(x: 1, y: 1), PlanarPoint(x: 0, y: 1)]
+            ])
             Issue.record("expected GEOS to refuse an unclosed ring")
         } catch {
             #expect(error.operation == "GEOSGeom_createLinearRing")
@@ -49,9 +59,15 @@ import Testing
         let a = try context.makePolygon(rings: square(2))
         let b = try context.makeGeometry(wkt: "POLYGON((1 1, 3 1, 3 3, 1 3, 1 1))")
         #expect(try a.intersection(b).area() == 1)
-        let touching = try context.makeMultiPolygon(polygons: [square(1), [[
-            PlanarPoint(x: 1, y: 0), PlanarPoint(x: 2, y: 0), PlanarPoint(x: 2, y: 1), PlanarPoint(x: 1, y: 1), PlanarPoint(x: 1, y: 0),
-        ]]])
+        let touching = try context.makeMultiPolygon(polygons: [
+            square(1),
+            [
+                [
+                    PlanarPoint(x: 1, y: 0), PlanarPoint(x: 2, y: 0), PlanarPoint(x: 2, y: 1), PlanarPoint(x: 1, y: 1),
+                    PlanarPoint(x: 1, y: 0),
+                ]
+            ],
+        ])
         let merged = try touching.unaryUnion()
         #expect(try merged.polygonRings().count == 1)
         #expect(try merged.area() == 2)

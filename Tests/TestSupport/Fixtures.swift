@@ -44,7 +44,9 @@ public enum Fixtures {
     }
 
     /// A fix of `device` at `t0 + seconds`.
-    public static func fix(_ device: String, _ seconds: Double, _ coordinate: Coordinate, accuracy: Double? = nil) -> Reading {
+    public static func fix(_ device: String, _ seconds: Double, _ coordinate: Coordinate, accuracy: Double? = nil)
+        -> Reading
+    {
         .fix(Fix(device: device, time: at(seconds), coordinate: coordinate, accuracy: accuracy))
     }
 
@@ -54,7 +56,8 @@ public enum Fixtures {
     }
 
     /// A fix `metres` east of the default centre (so at signed distance `metres - radius` of a circle there).
-    public static func fix(_ device: String, _ seconds: Double, east metres: Double, accuracy: Double? = nil) -> Reading {
+    public static func fix(_ device: String, _ seconds: Double, east metres: Double, accuracy: Double? = nil) -> Reading
+    {
         fix(device, seconds, offset(east: metres), accuracy: accuracy)
     }
 

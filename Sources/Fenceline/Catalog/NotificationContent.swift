@@ -43,7 +43,8 @@ public struct NotificationContent: Hashable, Sendable {
         guard [title, subtitle, body, thread].contains(where: { $0?.contains("{") == true }) else { return self }
         func fill(_ text: String?) -> String? {
             guard let text, text.contains("{") else { return text }
-            return text
+            return
+                text
                 .replacingAll("{device}", with: device ?? "")
                 .replacingAll("{request}", with: request)
                 .replacingAll("{event}", with: event)

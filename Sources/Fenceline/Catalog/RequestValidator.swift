@@ -18,13 +18,17 @@ public final class RequestValidator {
     }
 
     /// Every problem in `request` as (path, message); empty when the engine can take it.
-    public func problems(in request: NotificationRequest, categories: Set<String>) -> [(path: String, message: String)] {
+    public func problems(in request: NotificationRequest, categories: Set<String>) -> [(path: String, message: String)]
+    {
         var problems: [(path: String, message: String)] = []
         func add(_ path: String, _ message: String) { problems.append((path, message)) }
         if request.id.isEmpty { add("id", "id must be a non-empty string") }
         if let category = request.content.category, !categories.contains(category) {
             let known = categories.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-            add("content.category", "unknown category \"\(category)\"" + (known.isEmpty ? "; the catalog defines none" : "; known: \(known)"))
+            add(
+                "content.category",
+                "unknown category \"\(category)\""
+                    + (known.isEmpty ? "; the catalog defines none" : "; known: \(known)"))
         }
         if let devices = request.devices, devices.contains(where: \.isEmpty) {
             add("devices", "device ids must be non-empty strings")
@@ -36,17 +40,23 @@ public final class RequestValidator {
             if !(interval.interval > .zero) {
                 add("trigger.seconds", "seconds must be > 0 (got \(interval.interval.seconds))")
             } else if interval.repeats && interval.interval < TimeSpan(seconds: 60) {
-                add("trigger.seconds", "a repeating time interval must be at least 60 seconds (got \(interval.interval.seconds))")
+                add(
+                    "trigger.seconds",
+                    "a repeating time interval must be at least 60 seconds (got \(interval.interval.seconds))")
             }
         case .calendar(let calendar): calendarProblems(calendar, add: add)
         }
         if let schedule = request.schedule {
             if TimeZone(identifier: schedule.timeZone) == nil {
-                add("schedule.timeZone", "unknown time zone \"\(schedule.timeZone)\"; use an IANA name such as \"Europe/Amsterdam\"")
+                add(
+                    "schedule.timeZone",
+                    "unknown time zone \"\(schedule.timeZone)\"; use an IANA name such as \"Europe/Amsterdam\"")
             }
             for (index, window) in schedule.windows.enumerated() {
                 if window.days.isEmpty || window.days.contains(where: { !(1...7).contains($0) }) {
-                    add("schedule.windows[\(index)].days", "days must name at least one of sun, mon, tue, wed, thu, fri, sat")
+                    add(
+                        "schedule.windows[\(index)].days",
+                        "days must name at least one of sun, mon, tue, wed, thu, fri, sat")
                 }
                 if window.start == window.end {
                     add("schedule.windows[\(index)]", "start and end are equal; the window would be empty")
@@ -61,12 +71,15 @@ public final class RequestValidator {
             switch region.geometry {
             case .circle: add("trigger.\(problem.path)", problem.message)
             case .corridor where problem.path == "corridor": add("trigger.corridor", problem.message)
-            default: add(problem.path.isEmpty ? "trigger.geometry" : "trigger.geometry.\(problem.path)", problem.message)
+            default:
+                add(problem.path.isEmpty ? "trigger.geometry" : "trigger.geometry.\(problem.path)", problem.message)
             }
         }
         if region.notifyOnDwell {
             if let dwell = region.dwell {
-                if !(dwell > .zero) { add("trigger.dwell", "dwell must be a number of seconds > 0 (got \(dwell.seconds))") }
+                if !(dwell > .zero) {
+                    add("trigger.dwell", "dwell must be a number of seconds > 0 (got \(dwell.seconds))")
+                }
             } else {
                 add("trigger.dwell", "notifyOnDwell needs dwell, the seconds a visit must last")
             }
@@ -76,7 +89,10 @@ public final class RequestValidator {
             add("trigger.hysteresis.\(name)", "\(name) must be a finite number of metres")
         }
         if h.accuracy != .overlap && h.enterCushion + h.exitCushion < 0 {
-            add("trigger.hysteresis", "enterCushion + exitCushion must be ≥ 0, or a fix could meet the enter and exit conditions at once (got \(h.enterCushion) and \(h.exitCushion))")
+            add(
+                "trigger.hysteresis",
+                "enterCushion + exitCushion must be ≥ 0, or a fix could meet the enter and exit conditions at once (got \(h.enterCushion) and \(h.exitCushion))"
+            )
         }
         for (name, value) in [("enterDelay", h.enterDelay), ("exitDelay", h.exitDelay)] where value < .zero {
             add("trigger.hysteresis.\(name)", "\(name) must be ≥ 0 seconds (got \(value.seconds))")
@@ -86,7 +102,10 @@ public final class RequestValidator {
             add("trigger.hysteresis.maxAccuracy", "maxAccuracy must be ≥ 0 metres (got \(maxAccuracy))")
         }
         if !(0...1).contains(h.enterOverlap) || !(0...1).contains(h.exitOverlap) || !(h.exitOverlap < h.enterOverlap) {
-            add("trigger.hysteresis", "enterOverlap and exitOverlap must lie in [0, 1] with exitOverlap < enterOverlap (got \(h.enterOverlap) and \(h.exitOverlap))")
+            add(
+                "trigger.hysteresis",
+                "enterOverlap and exitOverlap must lie in [0, 1] with exitOverlap < enterOverlap (got \(h.enterOverlap) and \(h.exitOverlap))"
+            )
         }
     }
 
@@ -95,7 +114,9 @@ public final class RequestValidator {
             add("trigger.uuid", "uuid must look like 2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6 (got \"\(beacon.uuid)\")")
         }
         for (name, value) in [("major", beacon.major), ("minor", beacon.minor)] {
-            if let value, !(0...65_535).contains(value) { add("trigger.\(name)", "\(name) must be in 0…65535 (got \(value))") }
+            if let value, !(0...65_535).contains(value) {
+                add("trigger.\(name)", "\(name) must be in 0…65535 (got \(value))")
+            }
         }
         if beacon.minor != nil && beacon.major == nil {
             add("trigger.minor", "a minor needs a major; leave both out to match every beacon of the uuid")
@@ -103,8 +124,12 @@ public final class RequestValidator {
         if !(beacon.window > .zero) { add("trigger.window", "window must be > 0 seconds") }
         if !(beacon.exitTimeout > .zero) { add("trigger.exitTimeout", "exitTimeout must be > 0 seconds") }
         if beacon.enterDelay < .zero { add("trigger.enterDelay", "enterDelay must be ≥ 0 seconds") }
-        if let exitDelay = beacon.exitDelay, exitDelay < .zero { add("trigger.exitDelay", "exitDelay must be ≥ 0 seconds") }
-        if !(beacon.txPower < 0) { add("trigger.txPower", "txPower must be a negative dBm value (got \(beacon.txPower))") }
+        if let exitDelay = beacon.exitDelay, exitDelay < .zero {
+            add("trigger.exitDelay", "exitDelay must be ≥ 0 seconds")
+        }
+        if !(beacon.txPower < 0) {
+            add("trigger.txPower", "txPower must be a negative dBm value (got \(beacon.txPower))")
+        }
         if case .arma(let c) = beacon.filter, !(c > 0 && c <= 1) {
             add("trigger.filter", "the ARMA coefficient must be in (0, 1] (got \(c))")
         }
@@ -126,12 +151,21 @@ public final class RequestValidator {
             guard let value else { continue }
             any = true
             if !range.contains(value) {
-                add("trigger.dateComponents.\(name)", "\(name) must be in \(range.lowerBound)…\(range.upperBound) (got \(value))")
+                add(
+                    "trigger.dateComponents.\(name)",
+                    "\(name) must be in \(range.lowerBound)…\(range.upperBound) (got \(value))")
             }
         }
-        if !any { add("trigger.dateComponents", "dateComponents must name at least one of year, month, day, hour, minute, second, weekday, weekdayOrdinal") }
+        if !any {
+            add(
+                "trigger.dateComponents",
+                "dateComponents must name at least one of year, month, day, hour, minute, second, weekday, weekdayOrdinal"
+            )
+        }
         if TimeZone(identifier: calendar.timeZone) == nil {
-            add("trigger.timeZone", "unknown time zone \"\(calendar.timeZone)\"; use an IANA name such as \"America/New_York\"")
+            add(
+                "trigger.timeZone",
+                "unknown time zone \"\(calendar.timeZone)\"; use an IANA name such as \"America/New_York\"")
         }
     }
 }

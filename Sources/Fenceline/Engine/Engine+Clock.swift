@@ -29,7 +29,8 @@ extension Engine {
     private func admit(device: Int32, at time: Timestamp) -> Bool {
         if let last = devices.lastTimes[Int(device)], time < last {
             statistics.stale += 1
-            logger.trace("stale reading", metadata: ["device": "\(devices.names[Int(device)])", "time": "\(time.rfc3339)"])
+            logger.trace(
+                "stale reading", metadata: ["device": "\(devices.names[Int(device)])", "time": "\(time.rfc3339)"])
             return false
         }
         moveClock(to: time)
@@ -74,7 +75,8 @@ extension Engine {
         heldArrivals += 1
         held.insert(HeldReading(time: time, arrival: heldArrivals, reading: reading))
         newestSeen = max(newestSeen ?? time, time)
-        releaseHeld(through: newestSeen!.advanced(by: TimeSpan(microseconds: -configuration.reorderWindow.microseconds)))
+        releaseHeld(
+            through: newestSeen!.advanced(by: TimeSpan(microseconds: -configuration.reorderWindow.microseconds)))
     }
 
     /// Applies held readings stamped at or before `limit` (all of them for `nil`), in time order.

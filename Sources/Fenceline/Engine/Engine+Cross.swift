@@ -10,7 +10,9 @@ extension Engine {
             guard previous.sequence > 0 else { continue }
             let start = previous.coordinate
             let end = fix.coordinate
-            var box = GeoBounds(around: [start, Coordinate(latitude: end.latitude, longitude: unwrap(end.longitude, near: start.longitude))])
+            var box = GeoBounds(around: [
+                start, Coordinate(latitude: end.latitude, longitude: unwrap(end.longitude, near: start.longitude)),
+            ])
             if start.distance(to: end) > 1000 {
                 box = GeoBounds(around: GreatCircle.densified(from: start, to: end, spacing: 1000))
             }
@@ -51,7 +53,8 @@ extension Engine {
             Event(
                 time: fix.time, requestID: entry.request.id, device: name, trigger: .region, kind: .cross,
                 position: position, distance: distance,
-                content: entry.request.content.rendered(device: name, request: entry.request.id, event: "cross", time: fix.time),
+                content: entry.request.content.rendered(
+                    device: name, request: entry.request.id, event: "cross", time: fix.time),
                 actions: entry.request.content.category.flatMap { categories[$0]?.actions } ?? []))
         guard !region.trigger.repeats else { return }
         if let index = devices.recordIndex(device: device, slot: slot) {

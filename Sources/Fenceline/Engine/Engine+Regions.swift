@@ -13,7 +13,8 @@ extension Engine {
         if index.count > 0 {
             let point = fix.coordinate
             if widening > 0 && accuracy > 0 {
-                let box = GeoBounds(south: point.latitude, north: point.latitude, west: point.longitude, east: point.longitude)
+                let box = GeoBounds(
+                    south: point.latitude, north: point.latitude, west: point.longitude, east: point.longitude)
                 index.query(bounds: box.expanded(byMetres: accuracy), into: &candidates)
             } else {
                 index.query(latitude: point.latitude, longitude: point.longitude, into: &candidates)
@@ -83,7 +84,8 @@ extension Engine {
         let action: RegionStateMachine.Action
         switch timer.kind {
         case .confirmation:
-            action = record.machine.confirmationDue(token: timer.token, at: timer.due, rules: region.rules, dwellToken: makeToken())
+            action = record.machine.confirmationDue(
+                token: timer.token, at: timer.due, rules: region.rules, dwellToken: makeToken())
         case .dwell:
             action = record.machine.dwellDue(token: timer.token, at: timer.due)
         }
@@ -120,8 +122,9 @@ extension Engine {
             notify(.dwell, entry: entry, device: device, time: time, since: nil, record: &record)
         case .state(let inside, let time):
             events.append(
-                regionEvent(entry: entry, device: device, kind: .state, time: time, since: nil, record: record,
-                            state: inside ? .inside : .outside))
+                regionEvent(
+                    entry: entry, device: device, kind: .state, time: time, since: nil, record: record,
+                    state: inside ? .inside : .outside))
         case .enter, .exit:
             break
         }
@@ -132,7 +135,8 @@ extension Engine {
         _ kind: EventKind, entry: RequestEntry, device: Int32, time: Timestamp, since: Timestamp?,
         record: inout DeviceTable.RegionRecord
     ) {
-        events.append(regionEvent(entry: entry, device: device, kind: kind, time: time, since: since, record: record, state: nil))
+        events.append(
+            regionEvent(entry: entry, device: device, kind: kind, time: time, since: since, record: record, state: nil))
         if entry.region?.trigger.repeats == false { record.isDone = true }
     }
 

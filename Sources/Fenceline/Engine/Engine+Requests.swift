@@ -38,7 +38,9 @@ extension Engine {
     /// The issues of `request` with paths under `path`.
     func issues(in request: NotificationRequest, path: String) -> [CatalogIssue] {
         validator.problems(in: request, categories: Set(categories.keys)).map { problem in
-            CatalogIssue(requestID: request.id.isEmpty ? nil : request.id, path: "\(path).\(problem.path)", message: problem.message)
+            CatalogIssue(
+                requestID: request.id.isEmpty ? nil : request.id, path: "\(path).\(problem.path)",
+                message: problem.message)
         }
     }
 
@@ -72,11 +74,13 @@ extension Engine {
         if case .region(let trigger) = request.trigger {
             let hysteresis = trigger.hysteresis
             do {
-                let fence = try PreparedFence(trigger.geometry, context: context, needsOverlap: hysteresis.accuracy == .overlap)
+                let fence = try PreparedFence(
+                    trigger.geometry, context: context, needsOverlap: hysteresis.accuracy == .overlap)
                 let bucket = devices.bucket(maxAccuracy: hysteresis.maxAccuracy ?? .infinity)
                 region = RegionEntry(trigger: trigger, fence: fence, bucket: bucket)
             } catch {
-                logger.error("could not prepare the fence", metadata: ["request": "\(request.id)", "error": "\(error)"])
+                logger.error(
+                    "could not prepare the fence", metadata: ["request": "\(request.id)", "error": "\(error)"])
                 return
             }
         }

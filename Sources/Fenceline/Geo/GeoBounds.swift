@@ -1,3 +1,5 @@
+import Foundation
+
 /// A latitude/longitude box; `west` may exceed `east` by wrapping: a box that crosses ±180° is
 /// kept unwrapped (`west` < -180 or `east` > 180) and split by ``normalizedParts``.
 public struct GeoBounds: Hashable, Sendable {
@@ -37,7 +39,9 @@ public struct GeoBounds: Hashable, Sendable {
         guard metres > 0 else { return self }
         let dLat = metres / Earth.metresPerDegree
         let widest = max(abs(south - dLat), abs(north + dLat))
-        guard widest < 89.9 else { return GeoBounds(south: max(-90, south - dLat), north: min(90, north + dLat), west: -180, east: 180) }
+        guard widest < 89.9 else {
+            return GeoBounds(south: max(-90, south - dLat), north: min(90, north + dLat), west: -180, east: 180)
+        }
         let dLon = dLat / cos(widest * .pi / 180)
         return GeoBounds(south: south - dLat, north: north + dLat, west: west - dLon, east: east + dLon)
     }
@@ -62,5 +66,3 @@ public struct GeoBounds: Hashable, Sendable {
     /// The centre longitude (unwrapped).
     var centerLongitude: Double { (west + east) / 2 }
 }
-
-import Foundation

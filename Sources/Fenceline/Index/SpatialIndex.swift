@@ -99,7 +99,8 @@ struct SpatialIndex {
             let level = levels.trailingZeroBitCount
             levels &= levels - 1
             let size = Self.cellSize(level: level)
-            let key = Self.key(level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
+            let key = Self.key(
+                level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
             guard let members = cells[key] else { continue }
             for member in members
             where member.box.south <= latitude && latitude <= member.box.north && member.box.west <= longitude
@@ -126,8 +127,11 @@ struct SpatialIndex {
             }
             if cellCount > levelSlots[level].count {
                 // Wider than the level's population: test each of its boxes instead of each cell.
-                for slot in levelSlots[level] where slotBounds[Int(slot)].contains(where: { box in
-                    parts.contains { $0.south <= box.north && box.south <= $0.north && $0.west <= box.east && box.west <= $0.east }
+                for slot in levelSlots[level]
+                where slotBounds[Int(slot)].contains(where: { box in
+                    parts.contains {
+                        $0.south <= box.north && box.south <= $0.north && $0.west <= box.east && box.west <= $0.east
+                    }
                 }) {
                     result.append(slot)
                 }

@@ -30,7 +30,8 @@ struct CorridorShape {
         let (x, y) = local(point)
         var best = Double.infinity
         for index in 1..<xs.count {
-            let d = PlanarMath.distanceSquared(px: x, py: y, ax: xs[index - 1], ay: ys[index - 1], bx: xs[index], by: ys[index])
+            let d = PlanarMath.distanceSquared(
+                px: x, py: y, ax: xs[index - 1], ay: ys[index - 1], bx: xs[index], by: ys[index])
             if d < best { best = d }
         }
         let signed = best.squareRoot() - width
@@ -44,7 +45,8 @@ struct CorridorShape {
         let by = frame.y(latitude: b.latitude)
         let limit = (width + boundaryTolerance) * (width + boundaryTolerance)
         for index in 1..<xs.count {
-            let d = PlanarMath.segmentDistanceSquared(ax, ay, bx, by, xs[index - 1], ys[index - 1], xs[index], ys[index])
+            let d = PlanarMath.segmentDistanceSquared(
+                ax, ay, bx, by, xs[index - 1], ys[index - 1], xs[index], ys[index])
             if d <= limit { return true }
         }
         return false

@@ -23,19 +23,24 @@ public final class GeometryValidator {
             var problems: [GeometryProblem] = []
             if !center.isValid { problems.append(coordinateProblem(center, path: "center")) }
             if !(radius > 0) || !radius.isFinite {
-                problems.append(GeometryProblem(path: "radius", message: "radius must be a number of metres > 0 (got \(radius))"))
+                problems.append(
+                    GeometryProblem(path: "radius", message: "radius must be a number of metres > 0 (got \(radius))"))
             }
             return problems
         case .corridor(let path, let width):
             var problems: [GeometryProblem] = []
             if path.count < 2 {
-                problems.append(GeometryProblem(path: "coordinates", message: "a LineString needs at least 2 positions (got \(path.count))"))
+                problems.append(
+                    GeometryProblem(
+                        path: "coordinates", message: "a LineString needs at least 2 positions (got \(path.count))"))
             }
             for (index, point) in path.enumerated() where !point.isValid {
                 problems.append(coordinateProblem(point, path: "coordinates[\(index)]"))
             }
             if !(width > 0) || !width.isFinite {
-                problems.append(GeometryProblem(path: "corridor", message: "corridor must be a number of metres > 0 (got \(width))"))
+                problems.append(
+                    GeometryProblem(path: "corridor", message: "corridor must be a number of metres > 0 (got \(width))")
+                )
             }
             return problems
         case .polygons(let polygons):
@@ -52,7 +57,8 @@ public final class GeometryValidator {
         }
         for (polygonIndex, rings) in polygons.enumerated() {
             if rings.isEmpty {
-                problems.append(GeometryProblem(path: prefix(polygonIndex), message: "a polygon needs an exterior ring"))
+                problems.append(
+                    GeometryProblem(path: prefix(polygonIndex), message: "a polygon needs an exterior ring"))
             }
             for (ringIndex, ring) in rings.enumerated() {
                 let path = "\(prefix(polygonIndex))[\(ringIndex)]"
@@ -60,9 +66,15 @@ public final class GeometryValidator {
                     problems.append(coordinateProblem(point, path: "\(path)[\(index)]"))
                 }
                 if ring.count < 4 {
-                    problems.append(GeometryProblem(path: path, message: "a ring needs at least 4 positions, the last equal to the first (got \(ring.count))"))
+                    problems.append(
+                        GeometryProblem(
+                            path: path,
+                            message:
+                                "a ring needs at least 4 positions, the last equal to the first (got \(ring.count))"))
                 } else if ring.first != ring.last {
-                    problems.append(GeometryProblem(path: path, message: "ring is not closed: its last position must equal its first"))
+                    problems.append(
+                        GeometryProblem(
+                            path: path, message: "ring is not closed: its last position must equal its first"))
                 }
             }
         }
@@ -77,7 +89,9 @@ public final class GeometryValidator {
             for (index, part) in FenceUnwrapping.unwrappedParts(polygons).enumerated() where part != polygons[index] {
                 let geometry = try context.makePolygon(rings: part.map(planar))
                 if let reason = try geometry.invalidityReason() {
-                    return [GeometryProblem(path: prefix(index), message: "polygon is not valid across ±180°: \(reason)")]
+                    return [
+                        GeometryProblem(path: prefix(index), message: "polygon is not valid across ±180°: \(reason)")
+                    ]
                 }
             }
         } catch {
@@ -89,7 +103,8 @@ public final class GeometryValidator {
     private func coordinateProblem(_ point: Coordinate, path: String) -> GeometryProblem {
         GeometryProblem(
             path: path,
-            message: "position out of range: lat must be in [-90, 90] and lon in [-180, 180] (got lat \(point.latitude), lon \(point.longitude))"
+            message:
+                "position out of range: lat must be in [-90, 90] and lon in [-180, 180] (got lat \(point.latitude), lon \(point.longitude))"
         )
     }
 

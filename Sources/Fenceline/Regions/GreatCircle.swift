@@ -38,7 +38,9 @@ enum GreatCircle {
     static func densified(from a: Coordinate, to b: Coordinate, spacing: Double) -> [Coordinate] {
         let total = a.distance(to: b)
         let pieces = Int(min(4096, max(1, (total / spacing).rounded(.up))))
-        guard pieces > 1 else { return [a, Coordinate(latitude: b.latitude, longitude: unwrap(b.longitude, near: a.longitude))] }
+        guard pieces > 1 else {
+            return [a, Coordinate(latitude: b.latitude, longitude: unwrap(b.longitude, near: a.longitude))]
+        }
         let va = vector(a)
         let vb = vector(b)
         let omega = acos(max(-1, min(1, (va * vb).sum())))

@@ -107,7 +107,8 @@ struct PolygonShape {
             let bLongitude = unwrap(b.longitude, near: aLongitude)
             let ax = frame.x(longitude: aLongitude), ay = frame.y(latitude: a.latitude)
             let bx = frame.x(longitude: bLongitude), by = frame.y(latitude: b.latitude)
-            if max(ax, bx) < part.minX || min(ax, bx) > part.maxX || max(ay, by) < part.minY || min(ay, by) > part.maxY {
+            if max(ax, bx) < part.minX || min(ax, bx) > part.maxX || max(ay, by) < part.minY || min(ay, by) > part.maxY
+            {
                 continue
             }
             var crossings = false

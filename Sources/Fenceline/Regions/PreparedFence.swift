@@ -44,21 +44,29 @@ struct PreparedFence {
             let polygon = PolygonShape(unwrapped: parts)
             shape = .polygon(polygon)
             bounds = polygon.bounds
-            overlapGeometry = needsOverlap
-                ? try context.makeMultiPolygon(polygons: parts.map { rings in
-                    rings.map { ring in
-                        ring.map { PlanarPoint(x: polygon.frame.x(longitude: $0.longitude), y: polygon.frame.y(latitude: $0.latitude)) }
-                    }
-                })
+            overlapGeometry =
+                needsOverlap
+                ? try context.makeMultiPolygon(
+                    polygons: parts.map { rings in
+                        rings.map { ring in
+                            ring.map {
+                                PlanarPoint(
+                                    x: polygon.frame.x(longitude: $0.longitude),
+                                    y: polygon.frame.y(latitude: $0.latitude))
+                            }
+                        }
+                    })
                 : nil
         case .corridor(let path, let width):
             let corridor = CorridorShape(unwrapped: FenceUnwrapping.unwrappedPath(path), width: width)
             shape = .corridor(corridor)
             bounds = corridor.bounds
-            overlapGeometry = needsOverlap
+            overlapGeometry =
+                needsOverlap
                 ? try context.makeLineString(
                     corridor.path.map {
-                        PlanarPoint(x: corridor.frame.x(longitude: $0.longitude), y: corridor.frame.y(latitude: $0.latitude))
+                        PlanarPoint(
+                            x: corridor.frame.x(longitude: $0.longitude), y: corridor.frame.y(latitude: $0.latitude))
                     }
                 ).buffer(width: width, quadrantSegments: 16)
                 : nil
@@ -113,7 +121,8 @@ struct PreparedFence {
         if case .circle(let circle) = shape {
             switch path {
             case .geodesic:
-                return GreatCircle.distance(from: circle.center, toArcFrom: a, to: b) <= circle.radius + boundaryTolerance
+                return GreatCircle.distance(from: circle.center, toArcFrom: a, to: b) <= circle.radius
+                    + boundaryTolerance
             case .planar:
                 let frame = LocalFrame(originLatitude: circle.center.latitude, originLongitude: circle.center.longitude)
                 let aLongitude = unwrap(a.longitude, near: circle.center.longitude)

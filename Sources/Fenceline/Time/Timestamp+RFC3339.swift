@@ -6,7 +6,8 @@ extension Timestamp {
     /// first instant of the next minute. Returns `nil` for anything else.
     public init?(rfc3339 text: some StringProtocol) {
         var utf8 = Array(text.utf8)
-        guard let value = utf8.withUnsafeMutableBufferPointer({ Timestamp(rfc3339Bytes: UnsafeBufferPointer($0)) }) else {
+        guard let value = utf8.withUnsafeMutableBufferPointer({ Timestamp(rfc3339Bytes: UnsafeBufferPointer($0)) })
+        else {
             return nil
         }
         self = value
@@ -35,7 +36,8 @@ extension Timestamp {
             let day = digits(2)
         else { return nil }
         guard cursor < bytes.count,
-            bytes[cursor] == UInt8(ascii: "T") || bytes[cursor] == UInt8(ascii: "t") || bytes[cursor] == UInt8(ascii: " ")
+            bytes[cursor] == UInt8(ascii: "T") || bytes[cursor] == UInt8(ascii: "t")
+                || bytes[cursor] == UInt8(ascii: " ")
         else { return nil }
         cursor += 1
         guard let hour = digits(2), expect(UInt8(ascii: ":")), let minute = digits(2), expect(UInt8(ascii: ":")),

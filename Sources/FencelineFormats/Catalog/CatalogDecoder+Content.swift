@@ -2,14 +2,20 @@ import Fenceline
 
 extension CatalogDecoder {
     func decodeContent(_ value: JSONValue?, path: String, sink: IssueSink) -> NotificationContent {
-        guard let fields = FieldReader(value, path: path, sink: sink, required: false) else { return NotificationContent() }
+        guard let fields = FieldReader(value, path: path, sink: sink, required: false) else {
+            return NotificationContent()
+        }
         fields.warnUnknown(known: ["title", "subtitle", "body", "badge", "sound", "category", "thread", "userInfo"])
         var content = NotificationContent()
         content.title = fields.string("title")
         content.subtitle = fields.string("subtitle")
         content.body = fields.string("body")
         if let badge = fields.integer("badge") {
-            if badge < 0 { sink.add(fields.at("badge"), "badge must be ≥ 0 (got \(badge))") } else { content.badge = badge }
+            if badge < 0 {
+                sink.add(fields.at("badge"), "badge must be ≥ 0 (got \(badge))")
+            } else {
+                content.badge = badge
+            }
         }
         content.sound = fields.string("sound")
         content.category = fields.string("category")
@@ -41,7 +47,9 @@ extension CatalogDecoder {
                 "allowAnnouncement",
             ]
             for (position, option) in category.options.enumerated() where !known.contains(option) {
-                sink.add("categories[\(index)].options[\(position)]", "unknown category option \"\(option)\"; expected one of \(known.sorted().joined(separator: ", "))")
+                sink.add(
+                    "categories[\(index)].options[\(position)]",
+                    "unknown category option \"\(option)\"; expected one of \(known.sorted().joined(separator: ", "))")
             }
             if let actions = fields.object["actions"] {
                 guard case .array(let list) = actions else {
@@ -49,22 +57,32 @@ extension CatalogDecoder {
                     continue
                 }
                 for (position, action) in list.enumerated() {
-                    guard let actionFields = FieldReader(action, path: "\(fields.at("actions"))[\(position)]", sink: sink) else { continue }
+                    guard
+                        let actionFields = FieldReader(action, path: "\(fields.at("actions"))[\(position)]", sink: sink)
+                    else { continue }
                     actionFields.warnUnknown(known: ["id", "title", "options", "textInput"])
                     let actionID = actionFields.string("id", required: true)
                     let title = actionFields.string("title", required: true)
                     let options = actionFields.strings("options") ?? []
                     for (optionIndex, option) in options.enumerated()
                     where !["foreground", "destructive", "authenticationRequired"].contains(option) {
-                        sink.add("\(actionFields.at("options"))[\(optionIndex)]", "unknown action option \"\(option)\"; expected foreground, destructive or authenticationRequired")
+                        sink.add(
+                            "\(actionFields.at("options"))[\(optionIndex)]",
+                            "unknown action option \"\(option)\"; expected foreground, destructive or authenticationRequired"
+                        )
                     }
                     var textInput: NotificationAction.TextInput?
-                    if let input = FieldReader(actionFields.object["textInput"], path: actionFields.at("textInput"), sink: sink, required: false) {
+                    if let input = FieldReader(
+                        actionFields.object["textInput"], path: actionFields.at("textInput"), sink: sink,
+                        required: false)
+                    {
                         input.warnUnknown(known: ["button", "placeholder"])
-                        textInput = NotificationAction.TextInput(button: input.string("button") ?? "Send", placeholder: input.string("placeholder") ?? "")
+                        textInput = NotificationAction.TextInput(
+                            button: input.string("button") ?? "Send", placeholder: input.string("placeholder") ?? "")
                     }
                     if let actionID, let title {
-                        category.actions.append(NotificationAction(id: actionID, title: title, options: options, textInput: textInput))
+                        category.actions.append(
+                            NotificationAction(id: actionID, title: title, options: options, textInput: textInput))
                     }
                 }
             }
@@ -86,17 +104,22 @@ extension CatalogDecoder {
         }
         let dayNames = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
         for (index, item) in items.enumerated() {
-            guard let window = FieldReader(item, path: "\(fields.at("windows"))[\(index)]", sink: sink) else { continue }
+            guard let window = FieldReader(item, path: "\(fields.at("windows"))[\(index)]", sink: sink) else {
+                continue
+            }
             window.warnUnknown(known: ["days", "start", "end"])
             var days: Set<Int> = []
             for (position, name) in (window.strings("days") ?? dayNames).enumerated() {
                 if let day = dayNames.firstIndex(of: String(name.lowercased().prefix(3))), name.count >= 3 {
                     days.insert(day + 1)
                 } else {
-                    sink.add("\(window.at("days"))[\(position)]", "unknown day \"\(name)\"; use sun, mon, tue, wed, thu, fri or sat")
+                    sink.add(
+                        "\(window.at("days"))[\(position)]",
+                        "unknown day \"\(name)\"; use sun, mon, tue, wed, thu, fri or sat")
                 }
             }
-            guard let start = clockMinutes(window.string("start", required: true), path: window.at("start"), sink: sink),
+            guard
+                let start = clockMinutes(window.string("start", required: true), path: window.at("start"), sink: sink),
                 let end = clockMinutes(window.string("end", required: true), path: window.at("end"), sink: sink)
             else { continue }
             schedule.windows.append(Schedule.Window(days: days, start: start, end: end))

@@ -10,7 +10,9 @@ extension CatalogDecoder {
         guard let feature = FieldReader(value, path: path, sink: sink) else { return nil }
         feature.warnUnknown(known: ["type", "id", "geometry", "properties", "bbox"])
         let before = sink.issues.count
-        let properties = FieldReader(feature.object["properties"] ?? .object(JSONObject()), path: feature.at("properties"), sink: sink)
+        let properties =
+            FieldReader(
+                feature.object["properties"] ?? .object(JSONObject()), path: feature.at("properties"), sink: sink)
             ?? FieldReader(.object(JSONObject()), path: feature.at("properties"), sink: sink)!
         var id: String?
         for candidate in [properties.object["id"], feature.object["id"]] {
@@ -41,7 +43,8 @@ extension CatalogDecoder {
         guard let geometry else { return nil }
         let trigger = decodeRegionOptions(properties, geometry: geometry, defaults: defaults, sink: sink)
         guard sink.issues.count == before else { return nil }
-        let request = NotificationRequest(id: id, content: content, trigger: .region(trigger), devices: devices, schedule: schedule)
+        let request = NotificationRequest(
+            id: id, content: content, trigger: .region(trigger), devices: devices, schedule: schedule)
         for problem in validator.problems(in: request, categories: categories) {
             sink.add("\(path).\(Self.featurePath(problem.path))", problem.message)
         }

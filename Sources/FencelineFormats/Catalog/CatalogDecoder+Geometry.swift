@@ -9,7 +9,9 @@ extension CatalogDecoder {
             return nil
         }
         if hasCircle {
-            guard let center = FieldReader(fields.object["center"], path: fields.at("center"), sink: sink) else { return nil }
+            guard let center = FieldReader(fields.object["center"], path: fields.at("center"), sink: sink) else {
+                return nil
+            }
             center.warnUnknown(known: ["lat", "lon"])
             guard let lat = center.number("lat", required: true), let lon = center.number("lon", required: true),
                 let radius = fields.number("radius", required: true)
@@ -64,7 +66,9 @@ extension CatalogDecoder {
             guard let path = positions(coordinates, path: coordinatesPath, sink: sink) else { return nil }
             return .corridor(path: path, width: corridor() ?? 25)
         default:
-            sink.add(geometry.at("type"), "unsupported geometry type \"\(type)\"; expected Polygon, MultiPolygon, LineString or Point")
+            sink.add(
+                geometry.at("type"),
+                "unsupported geometry type \"\(type)\"; expected Polygon, MultiPolygon, LineString or Point")
             return nil
         }
     }

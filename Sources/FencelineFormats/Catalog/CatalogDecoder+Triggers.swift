@@ -24,27 +24,41 @@ extension CatalogDecoder {
                 return nil
             }
             return .timeInterval(
-                TimeIntervalTrigger(interval: TimeSpan(seconds: seconds), repeats: fields.bool("repeats") ?? false, start: fields.timestamp("start")))
+                TimeIntervalTrigger(
+                    interval: TimeSpan(seconds: seconds), repeats: fields.bool("repeats") ?? false,
+                    start: fields.timestamp("start")))
         case "calendar":
             fields.warnUnknown(known: ["type", "dateComponents", "timeZone", "repeats"])
-            guard let components = FieldReader(fields.object["dateComponents"], path: fields.at("dateComponents"), sink: sink) else {
+            guard
+                let components = FieldReader(
+                    fields.object["dateComponents"], path: fields.at("dateComponents"), sink: sink)
+            else {
                 return nil
             }
-            components.warnUnknown(known: ["year", "month", "day", "hour", "minute", "second", "weekday", "weekdayOrdinal"])
+            components.warnUnknown(known: [
+                "year", "month", "day", "hour", "minute", "second", "weekday", "weekdayOrdinal",
+            ])
             let dateComponents = CalendarComponents(
                 year: components.integer("year"), month: components.integer("month"), day: components.integer("day"),
-                hour: components.integer("hour"), minute: components.integer("minute"), second: components.integer("second"),
+                hour: components.integer("hour"), minute: components.integer("minute"),
+                second: components.integer("second"),
                 weekday: components.integer("weekday"), weekdayOrdinal: components.integer("weekdayOrdinal"))
             return .calendar(
-                CalendarTrigger(dateComponents: dateComponents, timeZone: fields.string("timeZone") ?? "UTC", repeats: fields.bool("repeats") ?? false))
+                CalendarTrigger(
+                    dateComponents: dateComponents, timeZone: fields.string("timeZone") ?? "UTC",
+                    repeats: fields.bool("repeats") ?? false))
         default:
-            sink.add(fields.at("type"), "unknown trigger type \"\(type)\"; expected \"region\", \"beacon\", \"timeInterval\" or \"calendar\"")
+            sink.add(
+                fields.at("type"),
+                "unknown trigger type \"\(type)\"; expected \"region\", \"beacon\", \"timeInterval\" or \"calendar\"")
             return nil
         }
     }
 
     /// The region options shared by both layouts (`fields` is the trigger, or a Feature's properties).
-    func decodeRegionOptions(_ fields: FieldReader, geometry: RegionGeometry, defaults: Hysteresis, sink: IssueSink) -> RegionTrigger {
+    func decodeRegionOptions(_ fields: FieldReader, geometry: RegionGeometry, defaults: Hysteresis, sink: IssueSink)
+        -> RegionTrigger
+    {
         var trigger = RegionTrigger(geometry: geometry)
         trigger.notifyOnEntry = fields.bool("notifyOnEntry") ?? true
         trigger.notifyOnExit = fields.bool("notifyOnExit") ?? true
@@ -54,7 +68,8 @@ extension CatalogDecoder {
         trigger.crossing = fields.choice("crossing", as: CrossingPath.self) ?? .geodesic
         trigger.initial = fields.choice("initial", as: InitialPolicy.self) ?? .silent
         trigger.repeats = fields.bool("repeats") ?? true
-        trigger.hysteresis = decodeHysteresis(fields.object["hysteresis"], path: fields.at("hysteresis"), base: defaults, sink: sink)
+        trigger.hysteresis = decodeHysteresis(
+            fields.object["hysteresis"], path: fields.at("hysteresis"), base: defaults, sink: sink)
         return trigger
     }
 
@@ -63,7 +78,8 @@ extension CatalogDecoder {
         guard let value, value != .null else { return base }
         func preset(_ name: String, at presetPath: String) -> Hysteresis? {
             guard let preset = Hysteresis.Preset(rawValue: name) else {
-                sink.add(presetPath, "unknown hysteresis preset \"\(name)\"; expected \"default\", \"naive\" or \"android\"")
+                sink.add(
+                    presetPath, "unknown hysteresis preset \"\(name)\"; expected \"default\", \"naive\" or \"android\"")
                 return nil
             }
             return Hysteresis(preset: preset)
@@ -93,7 +109,8 @@ extension CatalogDecoder {
             "exitDelay", "exitTimeout", "notifyOnEntry", "notifyOnExit", "repeats",
         ])
         guard let uuid = fields.string("uuid", required: true) else { return nil }
-        var trigger = BeaconTrigger(uuid: uuid.uppercased(), major: fields.integer("major"), minor: fields.integer("minor"))
+        var trigger = BeaconTrigger(
+            uuid: uuid.uppercased(), major: fields.integer("major"), minor: fields.integer("minor"))
         trigger.proximity = fields.choice("proximity", as: Proximity.self) ?? .far
         trigger.window = fields.seconds("window") ?? trigger.window
         switch fields.object["filter"] {
@@ -111,10 +128,15 @@ extension CatalogDecoder {
                 }
             }
         case let other?:
-            sink.add(fields.at("filter"), "unknown filter \(other == .null ? "null" : "value"); expected \"average\", \"arma\" or {\"type\": \"arma\", \"c\": 0.1}")
+            sink.add(
+                fields.at("filter"),
+                "unknown filter \(other == .null ? "null" : "value"); expected \"average\", \"arma\" or {\"type\": \"arma\", \"c\": 0.1}"
+            )
         }
         trigger.txPower = fields.number("txPower") ?? trigger.txPower
-        if let model = FieldReader(fields.object["distanceModel"], path: fields.at("distanceModel"), sink: sink, required: false) {
+        if let model = FieldReader(
+            fields.object["distanceModel"], path: fields.at("distanceModel"), sink: sink, required: false)
+        {
             model.warnUnknown(known: ["c1", "c2", "c3"])
             if let c1 = model.number("c1", required: true), let c2 = model.number("c2", required: true),
                 let c3 = model.number("c3", required: true)

@@ -27,24 +27,33 @@ public final class CatalogDecoder {
             root = try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try JSONValue.parse(buffer) }
         } catch {
             let (line, column) = Self.lineAndColumn(of: error.offset, in: bytes)
-            throw CatalogError(issues: [CatalogIssue(requestID: nil, path: "", message: "line \(line), column \(column): \(error.message)")])
+            throw CatalogError(issues: [
+                CatalogIssue(requestID: nil, path: "", message: "line \(line), column \(column): \(error.message)")
+            ])
         }
         let sink = IssueSink()
         var catalog = Catalog()
         guard let top = FieldReader(root, path: "", sink: sink) else {
-            throw CatalogError(issues: [CatalogIssue(requestID: nil, path: "", message: "a catalog is a JSON object with \"requests\", or a GeoJSON FeatureCollection")])
+            throw CatalogError(issues: [
+                CatalogIssue(
+                    requestID: nil, path: "",
+                    message: "a catalog is a JSON object with \"requests\", or a GeoJSON FeatureCollection")
+            ])
         }
         let isFeatureCollection = top.string("type") == "FeatureCollection"
         if isFeatureCollection {
             top.warnUnknown(known: ["type", "features", "categories", "defaults", "name", "crs", "bbox"])
         } else {
-            if let type = top.string("type") { sink.add("type", "unknown catalog type \"\(type)\"; expected \"FeatureCollection\" or no type") }
+            if let type = top.string("type") {
+                sink.add("type", "unknown catalog type \"\(type)\"; expected \"FeatureCollection\" or no type")
+            }
             top.warnUnknown(known: ["categories", "requests", "defaults"])
         }
         catalog.categories = decodeCategories(top.object["categories"], sink: sink)
         if let defaults = FieldReader(top.object["defaults"], path: "defaults", sink: sink, required: false) {
             defaults.warnUnknown(known: ["hysteresis"])
-            catalog.defaultHysteresis = decodeHysteresis(defaults.object["hysteresis"], path: "defaults.hysteresis", base: .default, sink: sink)
+            catalog.defaultHysteresis = decodeHysteresis(
+                defaults.object["hysteresis"], path: "defaults.hysteresis", base: .default, sink: sink)
         }
         let categories = Set(catalog.categories.map(\.id))
         let key = isFeatureCollection ? "features" : "requests"
@@ -59,9 +68,12 @@ public final class CatalogDecoder {
         var seen: Set<String> = []
         for (index, item) in items.enumerated() {
             let path = "\(key)[\(index)]"
-            let request = isFeatureCollection
-                ? decodeFeature(item, path: path, defaults: catalog.defaultHysteresis, categories: categories, sink: sink)
-                : decodeRequest(item, path: path, defaults: catalog.defaultHysteresis, categories: categories, sink: sink)
+            let request =
+                isFeatureCollection
+                ? decodeFeature(
+                    item, path: path, defaults: catalog.defaultHysteresis, categories: categories, sink: sink)
+                : decodeRequest(
+                    item, path: path, defaults: catalog.defaultHysteresis, categories: categories, sink: sink)
             guard let request else { continue }
             if !seen.insert(request.id).inserted {
                 sink.requestID = request.id
@@ -97,9 +109,11 @@ public final class CatalogDecoder {
         let content = decodeContent(fields.object["content"], path: fields.at("content"), sink: sink)
         let devices = fields.strings("devices")
         let schedule = decodeSchedule(fields.object["schedule"], path: fields.at("schedule"), sink: sink)
-        let trigger = decodeTrigger(fields.object["trigger"], path: fields.at("trigger"), defaults: defaults, sink: sink)
+        let trigger = decodeTrigger(
+            fields.object["trigger"], path: fields.at("trigger"), defaults: defaults, sink: sink)
         guard let id, let trigger, sink.issues.count == before else { return nil }
-        let request = NotificationRequest(id: id, content: content, trigger: trigger, devices: devices, schedule: schedule)
+        let request = NotificationRequest(
+            id: id, content: content, trigger: trigger, devices: devices, schedule: schedule)
         for problem in validator.problems(in: request, categories: categories) {
             sink.add("\(path).\(problem.path)", problem.message)
         }

@@ -22,7 +22,8 @@ public struct TextEventEncoder: EventEncoder {
             line += " " + "\(JSONWriter.format(abs(rounded))) m \(place)".padded(to: 14)
         }
         if let beacon = event.beacon {
-            line += " \(beacon.identity.major)/\(beacon.identity.minor) \(JSONWriter.format((beacon.rssi * 10).rounded() / 10)) dBm \(beacon.proximity.rawValue)"
+            line +=
+                " \(beacon.identity.major)/\(beacon.identity.minor) \(JSONWriter.format((beacon.rssi * 10).rounded() / 10)) dBm \(beacon.proximity.rawValue)"
         }
         let text = [event.content.title, event.content.body].compactMap { $0 }.joined(separator: ": ")
         var flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })

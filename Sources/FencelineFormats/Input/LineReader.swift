@@ -30,7 +30,8 @@ public final class LineReader {
         let opened = open(path, O_RDONLY)
         guard opened >= 0 else {
             let reason = String(cString: strerror(errno))
-            throw InputError(code: errno == ENOENT ? .fileMissing : .unreadable, file: path, message: "cannot open: \(reason)")
+            throw InputError(
+                code: errno == ENOENT ? .fileMissing : .unreadable, file: path, message: "cannot open: \(reason)")
         }
         var status = stat()
         if fstat(opened, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
@@ -54,7 +55,8 @@ public final class LineReader {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw InputError(code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(errno)))")
+                throw InputError(
+                    code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(errno)))")
             }
             if count == 0 { return result }
             bytesRead += count
@@ -97,7 +99,8 @@ public final class LineReader {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + end, $0.count - end) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw InputError(code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(errno)))")
+                throw InputError(
+                    code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(errno)))")
             }
             bytesRead += max(0, count)
             let atEnd = count == 0
@@ -113,7 +116,9 @@ public final class LineReader {
                         oversized(lineNumber)
                     } else {
                         let trimmed = stop > start && pointer[stop - 1] == 0x0D ? stop - 1 : stop
-                        if try !body(UnsafeBufferPointer(rebasing: pointer[start..<trimmed]), lineNumber) { return false }
+                        if try !body(UnsafeBufferPointer(rebasing: pointer[start..<trimmed]), lineNumber) {
+                            return false
+                        }
                     }
                     cursor = stop + 1
                     start = cursor
@@ -124,7 +129,9 @@ public final class LineReader {
                         oversized(lineNumber)
                     } else {
                         let trimmed = pointer[end - 1] == 0x0D ? end - 1 : end
-                        if try !body(UnsafeBufferPointer(rebasing: pointer[start..<trimmed]), lineNumber) { return false }
+                        if try !body(UnsafeBufferPointer(rebasing: pointer[start..<trimmed]), lineNumber) {
+                            return false
+                        }
                     }
                     start = end
                 } else if atEnd && skippingOversized {

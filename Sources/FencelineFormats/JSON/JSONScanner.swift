@@ -86,7 +86,9 @@ struct JSONScanner {
             }
             while true {
                 skipWhitespace()
-                guard peek() == UInt8(ascii: "\"") else { throw error("expected a member name in quotes, found \(describeNext())") }
+                guard peek() == UInt8(ascii: "\"") else {
+                    throw error("expected a member name in quotes, found \(describeNext())")
+                }
                 let key = try parseString()
                 try expect(UInt8(ascii: ":"), "':' after member name \"\(key)\"")
                 members.append((key, try parseValue(depth: depth + 1)))
@@ -156,7 +158,8 @@ struct JSONScanner {
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[contentStart..<position]), as: UTF8.self)
+                let text = String(
+                    decoding: UnsafeBufferPointer(rebasing: bytes[contentStart..<position]), as: UTF8.self)
                 position += 1
                 return text
             }
@@ -186,12 +189,15 @@ struct JSONScanner {
                 case UInt8(ascii: "t"): scalars.append(0x09)
                 case UInt8(ascii: "u"):
                     var code = try hex4()
-                    if (0xD800...0xDBFF).contains(code), position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                    if (0xD800...0xDBFF).contains(code), position + 1 < bytes.count,
+                        bytes[position] == UInt8(ascii: "\\"),
                         bytes[position + 1] == UInt8(ascii: "u")
                     {
                         position += 2
                         let low = try hex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid surrogate pair in \\u escape") }
+                        guard (0xDC00...0xDFFF).contains(low) else {
+                            throw error("invalid surrogate pair in \\u escape")
+                        }
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
                     let scalar = UnicodeScalar(code) ?? "\u{FFFD}"

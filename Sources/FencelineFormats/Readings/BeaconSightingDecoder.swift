@@ -5,11 +5,15 @@ enum BeaconSightingDecoder {
     static func decode(_ line: UnsafeBufferPointer<UInt8>) throws -> Reading {
         let value = try JSONValue.parse(line)
         let sink = IssueSink()
-        guard let fields = FieldReader(value, path: "", sink: sink) else { throw LineError(code: .malformed, message: "expected an object") }
+        guard let fields = FieldReader(value, path: "", sink: sink) else {
+            throw LineError(code: .malformed, message: "expected an object")
+        }
         let device = fields.string("device", required: true)
         let time = fields.timestamp("time")
         if let issue = sink.issues.first { throw LineError(field: issue.path, message: issue.message) }
-        guard let device, !device.isEmpty else { throw LineError(field: "device", message: "must be a non-empty string") }
+        guard let device, !device.isEmpty else {
+            throw LineError(field: "device", message: "must be a non-empty string")
+        }
         guard let time else { throw LineError(field: "time", message: "missing; give RFC 3339 or Unix seconds") }
         if fields.has("adv") {
             throw LineError(field: "adv", message: "raw advertisements are not decoded by this version")
@@ -23,11 +27,19 @@ enum BeaconSightingDecoder {
         let rssi = beacon.number("rssi", required: true) ?? fields.number("rssi")
         let txPower = beacon.number("txPower")
         if let issue = sink.issues.first { throw LineError(field: issue.path, message: issue.message) }
-        guard let uuid, let major, let minor, let rssi else { throw LineError(field: "beacon", message: "incomplete sighting") }
-        guard (0...65_535).contains(major) else { throw LineError(field: "beacon.major", message: "must be in 0…65535 (got \(major))") }
-        guard (0...65_535).contains(minor) else { throw LineError(field: "beacon.minor", message: "must be in 0…65535 (got \(minor))") }
+        guard let uuid, let major, let minor, let rssi else {
+            throw LineError(field: "beacon", message: "incomplete sighting")
+        }
+        guard (0...65_535).contains(major) else {
+            throw LineError(field: "beacon.major", message: "must be in 0…65535 (got \(major))")
+        }
+        guard (0...65_535).contains(minor) else {
+            throw LineError(field: "beacon.minor", message: "must be in 0…65535 (got \(minor))")
+        }
         guard rssi.isFinite else { throw LineError(field: "beacon.rssi", message: "must be a finite number of dBm") }
         return .sighting(
-            BeaconSighting(device: device, time: time, beacon: BeaconIdentity(uuid: uuid.uppercased(), major: major, minor: minor), rssi: rssi, txPower: txPower))
+            BeaconSighting(
+                device: device, time: time, beacon: BeaconIdentity(uuid: uuid.uppercased(), major: major, minor: minor),
+                rssi: rssi, txPower: txPower))
     }
 }

@@ -35,8 +35,11 @@ public struct CSVReadingDecoder {
             }
             columns.append(column)
         }
-        for (column, name) in [(Column.device, "device"), (.time, "time"), (.lat, "lat"), (.lon, "lon")] where !columns.contains(column) {
-            throw LineError(code: .malformed, field: name, message: "the CSV header lacks this column; expected device,time,lat,lon[,accuracy]")
+        for (column, name) in [(Column.device, "device"), (.time, "time"), (.lat, "lat"), (.lon, "lon")]
+        where !columns.contains(column) {
+            throw LineError(
+                code: .malformed, field: name,
+                message: "the CSV header lacks this column; expected device,time,lat,lon[,accuracy]")
         }
         self.columns = columns
     }
@@ -46,7 +49,8 @@ public struct CSVReadingDecoder {
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
         let fields = try Self.split(line)
         guard fields.count == columns.count else {
-            throw LineError(code: .malformed, message: "expected \(columns.count) fields as in the header, found \(fields.count)")
+            throw LineError(
+                code: .malformed, message: "expected \(columns.count) fields as in the header, found \(fields.count)")
         }
         var device: String?
         var time: Timestamp?
@@ -75,7 +79,8 @@ public struct CSVReadingDecoder {
         guard let lon else { throw LineError(field: "lon", message: "missing") }
         try NDJSONReadingDecoder.checkPosition(lat: lat, lon: lon, accuracy: accuracy)
         return .fix(
-            Fix(device: device, time: time, coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy,
+            Fix(
+                device: device, time: time, coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy,
                 speed: speed, heading: heading, altitude: altitude))
     }
 
@@ -88,7 +93,8 @@ public struct CSVReadingDecoder {
             return value
         }
         guard let value else {
-            throw LineError(field: name, message: "expected a number, found \"\(String(decoding: field, as: UTF8.self))\"")
+            throw LineError(
+                field: name, message: "expected a number, found \"\(String(decoding: field, as: UTF8.self))\"")
         }
         return value
     }
@@ -103,7 +109,9 @@ public struct CSVReadingDecoder {
             return Timestamp(unixSecondsBytes: buffer)
         }
         guard let time else {
-            throw LineError(field: "time", message: "\"\(String(decoding: field, as: UTF8.self))\" is neither RFC 3339 nor Unix seconds")
+            throw LineError(
+                field: "time",
+                message: "\"\(String(decoding: field, as: UTF8.self))\" is neither RFC 3339 nor Unix seconds")
         }
         return time
     }

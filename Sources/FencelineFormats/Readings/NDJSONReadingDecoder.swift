@@ -1,4 +1,5 @@
 public import Fenceline
+import Foundation
 
 /// Decodes one NDJSON line into a reading (SPEC §3.1, §3.3) straight from its bytes.
 ///
@@ -113,12 +114,15 @@ public struct NDJSONReadingDecoder {
         guard let lon else { throw LineError(field: "lon", message: "missing") }
         try Self.checkPosition(lat: lat, lon: lon, accuracy: accuracy)
         return .fix(
-            Fix(device: device, time: time, coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy,
+            Fix(
+                device: device, time: time, coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy,
                 speed: speed, heading: heading, altitude: altitude))
     }
 
     static func checkPosition(lat: Double, lon: Double, accuracy: Double?) throws(LineError) {
-        guard (-90.0...90.0).contains(lat) else { throw LineError(field: "lat", message: "\(lat) is out of range [-90, 90]") }
+        guard (-90.0...90.0).contains(lat) else {
+            throw LineError(field: "lat", message: "\(lat) is out of range [-90, 90]")
+        }
         guard (-180.0...180.0).contains(lon) else {
             throw LineError(field: "lon", message: "\(lon) is out of range [-180, 180] (longitudes are not normalised)")
         }
@@ -161,12 +165,16 @@ public struct NDJSONReadingDecoder {
         case UInt8(ascii: "-")?, (UInt8(ascii: "0")...UInt8(ascii: "9"))?:
             let start = scanner.position
             _ = try scanner.parseNumber()
-            guard let time = Timestamp(unixSecondsBytes: UnsafeBufferPointer(rebasing: scanner.bytes[start..<scanner.position])) else {
+            guard
+                let time = Timestamp(
+                    unixSecondsBytes: UnsafeBufferPointer(rebasing: scanner.bytes[start..<scanner.position]))
+            else {
                 throw LineError(field: "time", message: "Unix seconds out of range")
             }
             return time
         default:
-            throw LineError(field: "time", message: "expected an RFC 3339 string or Unix seconds, found \(scanner.describeNext())")
+            throw LineError(
+                field: "time", message: "expected an RFC 3339 string or Unix seconds, found \(scanner.describeNext())")
         }
     }
 
@@ -182,11 +190,17 @@ public struct NDJSONReadingDecoder {
         switch op {
         case "add":
             guard let requests else { throw LineError(field: "op", message: "add records need a catalog context") }
-            guard let request = fields.object["request"] else { throw LineError(field: "request", message: "missing; add needs a request") }
-            switch requests.decoder.decodeRequest(request, path: "request", defaults: requests.defaults, categories: requests.categories) {
+            guard let request = fields.object["request"] else {
+                throw LineError(field: "request", message: "missing; add needs a request")
+            }
+            switch requests.decoder.decodeRequest(
+                request, path: "request", defaults: requests.defaults, categories: requests.categories)
+            {
             case .success(let decoded): operation = .add(decoded)
             case .failure(let error):
-                throw LineError(code: .invalidRequest, field: error.issues.first?.path, message: error.issues.map(\.message).joined(separator: "; "))
+                throw LineError(
+                    code: .invalidRequest, field: error.issues.first?.path,
+                    message: error.issues.map(\.message).joined(separator: "; "))
             }
         case "removePending", "removeDelivered":
             guard let ids = fields.strings("ids"), sink.issues.isEmpty else {
@@ -197,7 +211,11 @@ public struct NDJSONReadingDecoder {
         case "removeAllDelivered": operation = .removeAllDelivered
         case "tick": operation = .tick
         default:
-            throw LineError(field: "op", message: "unknown operation \"\(op)\"; expected add, removePending, removeDelivered, removeAllPending, removeAllDelivered or tick")
+            throw LineError(
+                field: "op",
+                message:
+                    "unknown operation \"\(op)\"; expected add, removePending, removeDelivered, removeAllPending, removeAllDelivered or tick"
+            )
         }
         return .control(ControlRecord(time: time, operation: operation))
     }
@@ -224,5 +242,3 @@ private enum Key {
         }
     }
 }
-
-import Foundation

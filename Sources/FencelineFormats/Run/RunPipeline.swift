@@ -48,7 +48,9 @@ public final class RunPipeline {
     let logger: Logger
 
     /// Creates a pipeline for a decoded catalog.
-    public init(catalog: Catalog, catalogDecoder: CatalogDecoder, options: Options, encoder: any EventEncoder, logger: Logger) {
+    public init(
+        catalog: Catalog, catalogDecoder: CatalogDecoder, options: Options, encoder: any EventEncoder, logger: Logger
+    ) {
         self.catalog = catalog
         self.catalogDecoder = catalogDecoder
         self.options = options
@@ -100,7 +102,10 @@ public final class RunPipeline {
             let ndjson = NDJSONReadingDecoder(requests: requests)
             var goOn = true
             try reader.forEachLine(oversized: { line in
-                goOn = reject(InputError(code: .lineTooLong, file: reader.name, line: line, message: "line longer than \(reader.maximumLineLength >> 20) MiB"))
+                goOn = reject(
+                    InputError(
+                        code: .lineTooLong, file: reader.name, line: line,
+                        message: "line longer than \(reader.maximumLineLength >> 20) MiB"))
             }) { line, number in
                 guard goOn else { return false }
                 if format == nil { format = InputFormat.sniff(line) }
@@ -139,7 +144,9 @@ public final class RunPipeline {
         if !buffer.isEmpty { write(buffer) }
         summary.stale = engine.statistics.stale
         if summary.skipped > reported {
-            report("fenceline: \(summary.skipped - reported) more bad lines not shown (--max-errors \(options.maximumReported))")
+            report(
+                "fenceline: \(summary.skipped - reported) more bad lines not shown (--max-errors \(options.maximumReported))"
+            )
         }
         return summary
     }

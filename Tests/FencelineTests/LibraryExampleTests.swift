@@ -1,0 +1,45 @@
+import Fenceline
+import TestSupport
+import Testing
+
+/// The README's library example, verbatim, and the instant-closing rules of the API.
+@Suite struct LibraryExampleTests {
+    @Test func readmeExampleEntersTheGate() throws {
+        let gate = NotificationRequest(
+            id: "gate",
+            content: NotificationContent(title: "Gate", body: "{device} {event}"),
+            trigger: .region(
+                RegionTrigger(geometry: .circle(center: Coordinate(latitude: 52.37, longitude: 4.89), radius: 150))))
+        let engine = try Engine(catalog: Catalog(requests: [gate]))
+
+        let now = Timestamp(rfc3339: "2026-03-02T08:00:00Z")!
+        var events = engine.process(
+            .fix(Fix(device: "truck-17", time: now, coordinate: Coordinate(latitude: 52.38, longitude: 4.89))))
+        events += engine.process(
+            .fix(
+                Fix(
+                    device: "truck-17", time: now.advanced(by: TimeSpan(seconds: 10)),
+                    coordinate: Coordinate(latitude: 52.3701, longitude: 4.8901), accuracy: 8)))
+        events += engine.advance(to: now.advanced(by: TimeSpan(seconds: 10)))  // closes that instant
+        let lines = events.map { "\($0.kind) \($0.requestID) \($0.device ?? "-") \($0.time.rfc3339)" }
+        #expect(lines == ["enter gate truck-17 2026-03-02T08:00:10Z"])
+        #expect(events.first?.content.body == "truck-17 enter")
+    }
+
+    @Test func processHoldsTheEventsOfItsOwnInstantUntilTimeMovesOn() throws {
+        let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(hysteresis: .naive)]))
+        #expect(engine.process(Fixtures.fix(0, east: 300)).isEmpty)
+        #expect(engine.process(Fixtures.fix(1, east: 0)).isEmpty)  // the enter at 1 s waits for its instant to close
+        let next = engine.process(Fixtures.fix(2, east: 0))
+        #expect(next.map { Fixtures.label($0) } == ["enter@1"])
+        // advance(to:) fires the timers due at or before it and closes that instant.
+        let exitEngine = try Engine(catalog: Catalog(requests: [Fixtures.circle()]))
+        _ = exitEngine.process(Fixtures.fix(0, east: 0))
+        _ = exitEngine.process(Fixtures.fix(5, east: 300))
+        #expect(exitEngine.advance(to: Fixtures.at(24.9)).isEmpty)
+        #expect(exitEngine.advance(to: Fixtures.at(25)).map { Fixtures.label($0) } == ["exit@25"])
+        #expect(exitEngine.clock == Fixtures.at(25))
+        #expect(exitEngine.advance(to: Fixtures.at(10)).isEmpty)
+        #expect(exitEngine.clock == Fixtures.at(25))  // never back
+    }
+}
