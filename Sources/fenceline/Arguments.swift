@@ -4,6 +4,7 @@ import FencelineFormats
 
 extension EventFormat: ExpressibleByArgument {}
 extension InputFormat: ExpressibleByArgument {}
+extension ClockMode: ExpressibleByArgument {}
 
 /// A time on the command line: RFC 3339 or Unix seconds.
 struct TimeArgument: ExpressibleByArgument {

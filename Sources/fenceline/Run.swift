@@ -21,6 +21,7 @@ struct Run: AsyncParsableCommand {
               fenceline run --triggers fences.geojson --format text day1.ndjson day2.ndjson
               gunzip -c trace.ndjson.gz | fenceline run --triggers fences.json --reorder-window 5 -
               fenceline run --triggers fences.json --until 2026-03-02T18:00:00Z --strict trace.csv
+              tail -f live.ndjson | fenceline run --triggers fences.json --clock wall -
             """
     )
 
@@ -50,6 +51,12 @@ struct Run: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
     var reorderWindow: Double = 0
+
+    @Option(
+        help: ArgumentHelp(
+            "What moves the clock: event (reading times only) or wall (also the wall clock, each second; for live input).",
+            valueName: "mode"))
+    var clock: ClockMode = .event
 
     @Option(help: ArgumentHelp("Report at most this many bad lines one by one, then only count them.", valueName: "n"))
     var maxErrors = 20
@@ -90,6 +97,7 @@ struct Run: AsyncParsableCommand {
         options.until = until?.timestamp
         options.reorderWindow = TimeSpan(seconds: reorderWindow)
         options.maximumReported = maxErrors
+        options.clock = clock
         let pipeline = RunPipeline(
             catalog: decoded.catalog, catalogDecoder: decoder, options: options, encoder: format.makeEncoder(),
             logger: Logger(label: "fenceline"))

@@ -1,5 +1,15 @@
 public import Fenceline
+import Foundation
 public import Logging
+
+/// What drives the clock of a run (`--clock`).
+public enum ClockMode: String, Hashable, Sendable, CaseIterable {
+    /// Only the readings' own times (the default): the same input always gives the same output.
+    case event
+    /// The readings' times and the wall clock, for live feeds: a device that falls silent still
+    /// gets its exit when its timer falls due.
+    case wall
+}
 
 /// Reads readings from files or standard input, runs them through an ``Engine`` and writes the
 /// events: the whole of `fenceline run`, with the I/O injected so tests and the scenario runner
@@ -17,6 +27,8 @@ public final class RunPipeline {
         public var reorderWindow = TimeSpan.zero
         /// How many bad lines are reported one by one before only counting.
         public var maximumReported = 20
+        /// `.wall` also moves the clock with the wall clock, once a second (live input).
+        public var clock = ClockMode.event
 
         /// Creates default options.
         public init() {}
@@ -94,20 +106,16 @@ public final class RunPipeline {
             return true
         }
 
-        inputs: for reader in readers {
-            let live = reader.name == "-"
+        var goOn = true
+        for reader in readers {
+            let live = reader.name == "-" || options.clock == .wall
             var format = options.inputFormat ?? InputFormat.fromExtension(of: reader.name)
             var csv: CSVReadingDecoder?
             var csvFailed = false
             let ndjson = NDJSONReadingDecoder(requests: requests)
-            var goOn = true
-            try reader.forEachLine(oversized: { line in
-                goOn = reject(
-                    InputError(
-                        code: .lineTooLong, file: reader.name, line: line,
-                        message: "line longer than \(reader.maximumLineLength >> 20) MiB"))
-            }) { line, number in
-                guard goOn else { return false }
+
+            /// Decodes and applies one line; returns whether to go on.
+            func handle(_ line: UnsafeBufferPointer<UInt8>, _ number: Int) -> Bool {
                 if format == nil { format = InputFormat.sniff(line) }
                 let reading: Reading?
                 do throws(LineError) {
@@ -122,22 +130,50 @@ public final class RunPipeline {
                                 csv = try CSVReadingDecoder(header: line)
                             } catch {
                                 csvFailed = true
-                                goOn = reject(error.located(file: reader.name, line: number))
+                                return reject(error.located(file: reader.name, line: number))
                             }
-                            return goOn
+                            return true
                         }
                         reading = try decoder.decode(line)
                     }
                 } catch {
-                    goOn = reject(error.located(file: reader.name, line: number))
-                    return goOn
+                    return reject(error.located(file: reader.name, line: number))
                 }
                 guard let reading else { return true }
                 summary.readings += 1
                 emit(engine.process(reading), flush: live)
                 return true
             }
-            if !goOn { break inputs }
+
+            func oversized(_ number: Int) -> Bool {
+                reject(
+                    InputError(
+                        code: .lineTooLong, file: reader.name, line: number,
+                        message: "line longer than \(reader.maximumLineLength >> 20) MiB"))
+            }
+
+            if options.clock == .wall {
+                let lines = LiveLines(reader: reader)
+                while goOn {
+                    let (items, ended) = lines.next(timeout: 1)
+                    for item in items where goOn {
+                        switch item {
+                        case .line(let bytes, let number): goOn = bytes.withUnsafeBufferPointer { handle($0, number) }
+                        case .oversized(let number): goOn = oversized(number)
+                        case .failed(let error): throw error
+                        }
+                    }
+                    if goOn { emit(engine.advance(to: Timestamp(seconds: Date().timeIntervalSince1970)), flush: true) }
+                    if ended { break }
+                }
+            } else {
+                try reader.forEachLine(oversized: { goOn = oversized($0) }) { line, number in
+                    guard goOn else { return false }
+                    goOn = handle(line, number)
+                    return goOn
+                }
+            }
+            if !goOn { break }
         }
         emit(engine.finish(until: summary.strictFailure == nil ? options.until : nil), flush: false)
         buffer.append(contentsOf: encoder.footer())
