@@ -110,7 +110,7 @@ public final class RequestValidator {
     }
 
     private func beaconProblems(_ beacon: BeaconTrigger, add: (String, String) -> Void) {
-        if UUID(uuidString: beacon.uuid) == nil {
+        if BeaconIdentity.normalizedUUID(beacon.uuid) == nil {
             add("trigger.uuid", "uuid must look like 2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6 (got \"\(beacon.uuid)\")")
         }
         for (name, value) in [("major", beacon.major), ("minor", beacon.minor)] {

@@ -20,6 +20,25 @@ struct DeviceTable {
         var isIdle: Bool { machine.isIdle && !insideAfterLastFix && !isDone }
     }
 
+    /// The state the engine keeps for one (beacon request, device) pair, with the smoothing of each
+    /// concrete beacon of the region the device has heard.
+    struct BeaconRecord {
+        struct Track {
+            let identity: BeaconIdentity
+            var smoother = RSSISmoother()
+            var proximity: Proximity?
+        }
+
+        let slot: Int32
+        var machine = BeaconStateMachine()
+        var isDone = false
+        var tracks: [Track] = []
+        /// The last sighting that counted, named by timeout exits and delayed enters.
+        var lastCounting: BeaconReport?
+        /// The last sighting of the region, named by proximity exits.
+        var lastReport: BeaconReport?
+    }
+
     /// The last fix of a device that a request with a given accuracy threshold accepted.
     struct AcceptedFix {
         /// The engine's apply counter for that fix; 0 when there was none.
@@ -32,6 +51,7 @@ struct DeviceTable {
     /// The time of each device's last applied reading (stale detection).
     var lastTimes: [Timestamp?] = []
     var records: [[RegionRecord]] = []
+    var beaconRecords: [[BeaconRecord]] = []
     /// `accepted[device * thresholds.count + bucket]`.
     private(set) var accepted: [AcceptedFix] = []
     /// The distinct `maxAccuracy` values of region requests (`.infinity` for none), each a bucket.
@@ -48,6 +68,7 @@ struct DeviceTable {
         names.append(name)
         lastTimes.append(nil)
         records.append([])
+        beaconRecords.append([])
         accepted.append(contentsOf: repeatElement(AcceptedFix(), count: thresholds.count))
         return id
     }

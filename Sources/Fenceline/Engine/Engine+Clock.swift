@@ -12,6 +12,7 @@ extension Engine {
         case .sighting(let sighting):
             let device = devices.intern(sighting.device)
             guard admit(device: device, at: sighting.time) else { return }
+            apply(sighting, device: device)
         case .control(let control):
             guard let time = control.time ?? clock else {
                 // No clock yet: applied when the first timed line sets it.

@@ -73,8 +73,15 @@ extension Engine {
         if !record.isIdle { devices.records[Int(device)].append(record) }
     }
 
-    /// Fires a region timer: a streak's delay or a visit's dwell.
+    /// Fires a timer: a region streak's delay or a visit's dwell, or a beacon timer.
     func fire(_ timer: EngineTimer) {
+        switch timer.kind {
+        case .confirmation, .dwell: fireRegion(timer)
+        case .beaconEnter, .beaconTimeout, .beaconExit: fireBeacon(timer)
+        }
+    }
+
+    private func fireRegion(_ timer: EngineTimer) {
         let entry = requests[Int(timer.slot)]
         guard entry.isAlive, let region = entry.region,
             let recordIndex = devices.recordIndex(device: timer.device, slot: timer.slot)
@@ -88,6 +95,8 @@ extension Engine {
                 token: timer.token, at: timer.due, rules: region.rules, dwellToken: makeToken())
         case .dwell:
             action = record.machine.dwellDue(token: timer.token, at: timer.due)
+        default:
+            return
         }
         perform(action, entry: entry, region: region, device: timer.device, record: &record)
         store(record, at: recordIndex, device: timer.device)

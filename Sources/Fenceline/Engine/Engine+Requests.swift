@@ -84,8 +84,11 @@ extension Engine {
                 return
             }
         }
+        var beacon: BeaconEntry?
+        if case .beacon(let trigger) = request.trigger { beacon = BeaconEntry(trigger: trigger) }
         let entry = RequestEntry(
-            request: request, slot: slot, addedSequence: applySequence, addedTime: time, scope: scope, region: region)
+            request: request, slot: slot, addedSequence: applySequence, addedTime: time, scope: scope, region: region,
+            beacon: beacon)
         requests.append(entry)
         visited.append(0)
         slotsByID[request.id] = slot
@@ -95,6 +98,7 @@ extension Engine {
             if region.trigger.initial == .state { stateSlots.append(slot) }
             if region.widensWithAccuracy { widening += 1 }
         }
+        if let beacon { beaconSlots[beacon.key, default: []].append(slot) }
     }
 
     /// Takes a request out: it no longer matches, and its records and timers are dropped lazily.
@@ -108,6 +112,10 @@ extension Engine {
             crossIndex.remove(slot: slot)
             stateSlots.removeAll { $0 == slot }
             if region.widensWithAccuracy { widening -= 1 }
+        }
+        if let beacon = entry.beacon {
+            beaconSlots[beacon.key]?.removeAll { $0 == slot }
+            if beaconSlots[beacon.key]?.isEmpty == true { beaconSlots[beacon.key] = nil }
         }
     }
 }

@@ -58,6 +58,8 @@ public final class Engine {
     var index = SpatialIndex()
     var crossIndex = SpatialIndex()
     var stateSlots: [Int32] = []
+    /// Beacon requests by identity; a sighting looks up its exact key and the two wildcards.
+    var beaconSlots: [BeaconKey: [Int32]] = [:]
     var widening = 0
     var devices = DeviceTable()
     var timers = TimerQueue()

@@ -11,12 +11,13 @@ final class RequestEntry {
     /// Interned devices in scope; `nil` means every device.
     let scope: Set<Int32>?
     let region: RegionEntry?
+    let beacon: BeaconEntry?
     /// Cleared when the request is replaced or removed; timers and records of a dead entry are dropped.
     var isAlive = true
 
     init(
         request: NotificationRequest, slot: Int32, addedSequence: UInt64, addedTime: Timestamp,
-        scope: Set<Int32>?, region: RegionEntry?
+        scope: Set<Int32>?, region: RegionEntry?, beacon: BeaconEntry?
     ) {
         self.request = request
         self.slot = slot
@@ -24,6 +25,7 @@ final class RequestEntry {
         self.addedTime = addedTime
         self.scope = scope
         self.region = region
+        self.beacon = beacon
     }
 
     @inline(__always)
@@ -88,4 +90,26 @@ final class RegionEntry {
             return share <= exitOverlap ? .exit : .band
         }
     }
+}
+
+/// A beacon trigger resolved for the hot path.
+final class BeaconEntry {
+    let trigger: BeaconTrigger
+    let rules: BeaconStateMachine.Rules
+
+    init(trigger: BeaconTrigger) {
+        self.trigger = trigger
+        rules = BeaconStateMachine.Rules(
+            enterDelay: trigger.enterDelay, exitDelay: trigger.exitDelay, exitTimeout: trigger.exitTimeout)
+    }
+
+    /// The identity key the engine indexes this region under (missing major/minor = wildcard).
+    var key: BeaconKey { BeaconKey(uuid: trigger.uuid, major: trigger.major ?? -1, minor: trigger.minor ?? -1) }
+}
+
+/// A beacon region's identity for hash lookup: -1 stands for a wildcard major or minor.
+struct BeaconKey: Hashable {
+    var uuid: String
+    var major: Int
+    var minor: Int
 }

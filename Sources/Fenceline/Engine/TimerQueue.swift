@@ -7,6 +7,12 @@ struct EngineTimer: Comparable {
         case confirmation
         /// A region visit's dwell time has passed.
         case dwell
+        /// A beacon enter delay has passed.
+        case beaconEnter
+        /// A beacon region has gone unseen for its exit timeout.
+        case beaconTimeout
+        /// Beacon sightings have stopped counting for the exit delay.
+        case beaconExit
     }
 
     var due: Timestamp

@@ -16,7 +16,16 @@ enum BeaconSightingDecoder {
         }
         guard let time else { throw LineError(field: "time", message: "missing; give RFC 3339 or Unix seconds") }
         if fields.has("adv") {
-            throw LineError(field: "adv", message: "raw advertisements are not decoded by this version")
+            guard let hex = fields.string("adv"), let rssi = fields.number("rssi", required: true) else {
+                throw LineError(
+                    field: sink.issues.first?.path ?? "adv",
+                    message: sink.issues.first?.message ?? "expected a hex string")
+            }
+            guard rssi.isFinite else { throw LineError(field: "rssi", message: "must be a finite number of dBm") }
+            let decoded = try AdvertisementDecoder.decode(hex: hex)
+            return .sighting(
+                BeaconSighting(
+                    device: device, time: time, beacon: decoded.identity, rssi: rssi, txPower: decoded.txPower))
         }
         guard let beacon = FieldReader(fields.object["beacon"], path: "beacon", sink: sink) else {
             throw LineError(field: "beacon", message: sink.issues.first?.message ?? "expected an object")
@@ -30,6 +39,10 @@ enum BeaconSightingDecoder {
         guard let uuid, let major, let minor, let rssi else {
             throw LineError(field: "beacon", message: "incomplete sighting")
         }
+        guard let normalized = BeaconIdentity.normalizedUUID(uuid) else {
+            throw LineError(
+                field: "beacon.uuid", message: "\"\(uuid)\" is not a UUID such as 2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6")
+        }
         guard (0...65_535).contains(major) else {
             throw LineError(field: "beacon.major", message: "must be in 0…65535 (got \(major))")
         }
@@ -39,7 +52,7 @@ enum BeaconSightingDecoder {
         guard rssi.isFinite else { throw LineError(field: "beacon.rssi", message: "must be a finite number of dBm") }
         return .sighting(
             BeaconSighting(
-                device: device, time: time, beacon: BeaconIdentity(uuid: uuid.uppercased(), major: major, minor: minor),
+                device: device, time: time, beacon: BeaconIdentity(uuid: normalized, major: major, minor: minor),
                 rssi: rssi, txPower: txPower))
     }
 }

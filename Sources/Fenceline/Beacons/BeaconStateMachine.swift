@@ -1,0 +1,105 @@
+/// Inside/outside of one (beacon request, device) pair (SPEC §6).
+///
+/// Enters on a counting sighting (after `enterDelay`, during which every sighting of the region
+/// must count); exits when no counting sighting came for more than `exitTimeout`, or, with
+/// `exitDelay`, when sightings stopped counting for that long. Returns actions; never reads a clock.
+struct BeaconStateMachine {
+    struct Rules {
+        var enterDelay: TimeSpan
+        var exitDelay: TimeSpan?
+        var exitTimeout: TimeSpan
+    }
+
+    enum Output: Equatable {
+        case enter(since: Timestamp, time: Timestamp)
+        case exit(since: Timestamp, time: Timestamp, byTimeout: Bool)
+    }
+
+    enum TimerKind: Equatable {
+        case enter, timeout, exit
+    }
+
+    struct Timer: Equatable {
+        var kind: TimerKind
+        var due: Timestamp
+        var token: UInt64
+    }
+
+    struct Action: Equatable {
+        var output: Output?
+        var timers: [Timer] = []
+
+        static let none = Action()
+    }
+
+    private(set) var isInside = false
+    private var enterStreak: (since: Timestamp, token: UInt64)?
+    private var exitStreak: (since: Timestamp, token: UInt64)?
+    private var timeoutToken: UInt64?
+    /// The last sighting that counted (it refreshes the timeout).
+    private(set) var lastCounting: Timestamp?
+
+    /// Whether the machine holds nothing beyond "outside".
+    var isIdle: Bool { !isInside && enterStreak == nil }
+
+    /// A sighting of a beacon of the region that counts (`counts`) or not.
+    mutating func sighting(counts: Bool, at time: Timestamp, rules: Rules, token: UInt64) -> Action {
+        if counts { lastCounting = time }
+        if !isInside {
+            guard counts else {
+                enterStreak = nil
+                return .none
+            }
+            if enterStreak != nil { return .none }
+            guard rules.enterDelay > .zero else { return enter(since: time, at: time, rules: rules, token: token) }
+            enterStreak = (time, token)
+            return Action(timers: [Timer(kind: .enter, due: time.advanced(by: rules.enterDelay), token: token)])
+        }
+        if counts {
+            exitStreak = nil
+            timeoutToken = token
+            return Action(timers: [Timer(kind: .timeout, due: time.advanced(by: rules.exitTimeout), token: token)])
+        }
+        guard let exitDelay = rules.exitDelay, exitStreak == nil else { return .none }
+        guard exitDelay > .zero else {
+            return exit(since: time, at: time, byTimeout: false)
+        }
+        exitStreak = (time, token)
+        return Action(timers: [Timer(kind: .exit, due: time.advanced(by: exitDelay), token: token)])
+    }
+
+    /// A timer with `token` is due.
+    mutating func timerDue(_ kind: TimerKind, token: UInt64, at due: Timestamp, rules: Rules, nextToken: UInt64)
+        -> Action
+    {
+        switch kind {
+        case .enter:
+            guard let streak = enterStreak, streak.token == token else { return .none }
+            return enter(since: streak.since, at: due, rules: rules, token: nextToken)
+        case .timeout:
+            guard isInside, timeoutToken == token else { return .none }
+            return exit(since: lastCounting ?? due, at: due, byTimeout: true)
+        case .exit:
+            guard isInside, let streak = exitStreak, streak.token == token else { return .none }
+            return exit(since: streak.since, at: due, byTimeout: false)
+        }
+    }
+
+    private mutating func enter(since: Timestamp, at time: Timestamp, rules: Rules, token: UInt64) -> Action {
+        isInside = true
+        enterStreak = nil
+        exitStreak = nil
+        timeoutToken = token
+        // The timeout runs from the last counting sighting, but never falls before the enter itself.
+        let due = max(time, (lastCounting ?? time).advanced(by: rules.exitTimeout))
+        return Action(output: .enter(since: since, time: time), timers: [Timer(kind: .timeout, due: due, token: token)])
+    }
+
+    private mutating func exit(since: Timestamp, at time: Timestamp, byTimeout: Bool) -> Action {
+        isInside = false
+        exitStreak = nil
+        enterStreak = nil
+        timeoutToken = nil
+        return Action(output: .exit(since: since, time: time, byTimeout: byTimeout))
+    }
+}

@@ -1,0 +1,116 @@
+extension Engine {
+    /// Applies a sighting to every beacon request whose identity matches: the exact key and the
+    /// two wildcards (uuid + major, uuid alone), found by hash lookup rather than a scan.
+    func apply(_ sighting: BeaconSighting, device: Int32) {
+        // RSSI 0 and 127 mean "no reading": such a sighting does not count as seen (SPEC §6).
+        guard sighting.rssi != 0 && sighting.rssi != 127, !beaconSlots.isEmpty else { return }
+        let identity = sighting.beacon
+        for key in [
+            BeaconKey(uuid: identity.uuid, major: identity.major, minor: identity.minor),
+            BeaconKey(uuid: identity.uuid, major: identity.major, minor: -1),
+            BeaconKey(uuid: identity.uuid, major: -1, minor: -1),
+        ] {
+            guard let slots = beaconSlots[key] else { continue }
+            for slot in slots { evaluate(sighting, slot: slot, device: device) }
+        }
+    }
+
+    private func evaluate(_ sighting: BeaconSighting, slot: Int32, device: Int32) {
+        let entry = requests[Int(slot)]
+        guard entry.isAlive, let beacon = entry.beacon, entry.applies(to: device) else { return }
+        let trigger = beacon.trigger
+        let records = devices.beaconRecords[Int(device)]
+        var index = records.firstIndex { $0.slot == slot }
+        if index == nil {
+            devices.beaconRecords[Int(device)].append(DeviceTable.BeaconRecord(slot: slot))
+            index = records.count
+        }
+        var record = devices.beaconRecords[Int(device)][index!]
+        guard !record.isDone else { return }
+        let time = sighting.time
+        record.tracks.removeAll { $0.smoother.isExpired(at: time, filter: trigger.filter, window: trigger.window) }
+        var track = record.tracks.first { $0.identity == sighting.beacon } ?? .init(identity: sighting.beacon)
+        let rssi = track.smoother.add(sighting.rssi, at: time, filter: trigger.filter, window: trigger.window)
+        let distance = trigger.distanceModel.distance(rssi: rssi, txPower: sighting.txPower ?? trigger.txPower)
+        let proximity = Proximity.classify(distance: distance, previous: track.proximity)
+        track.proximity = proximity
+        if let position = record.tracks.firstIndex(where: { $0.identity == sighting.beacon }) {
+            record.tracks[position] = track
+        } else {
+            record.tracks.append(track)
+        }
+        let report = BeaconReport(identity: sighting.beacon, rssi: rssi, distance: distance, proximity: proximity)
+        let counts = proximity <= trigger.proximity
+        if counts { record.lastCounting = report }
+        record.lastReport = report
+        let action = record.machine.sighting(counts: counts, at: time, rules: beacon.rules, token: makeToken())
+        perform(action, entry: entry, device: device, record: &record)
+        storeBeacon(record, at: index!, device: device)
+    }
+
+    /// Fires a beacon timer: an enter delay, an exit timeout or an exit delay.
+    func fireBeacon(_ timer: EngineTimer) {
+        let entry = requests[Int(timer.slot)]
+        guard entry.isAlive, let beacon = entry.beacon,
+            let index = devices.beaconRecords[Int(timer.device)].firstIndex(where: { $0.slot == timer.slot })
+        else { return }
+        var record = devices.beaconRecords[Int(timer.device)][index]
+        guard !record.isDone else { return }
+        let trigger = beacon.trigger
+        record.tracks.removeAll { $0.smoother.isExpired(at: timer.due, filter: trigger.filter, window: trigger.window) }
+        let kind: BeaconStateMachine.TimerKind
+        switch timer.kind {
+        case .beaconEnter: kind = .enter
+        case .beaconTimeout: kind = .timeout
+        default: kind = .exit
+        }
+        let action = record.machine.timerDue(
+            kind, token: timer.token, at: timer.due, rules: beacon.rules, nextToken: makeToken())
+        perform(action, entry: entry, device: timer.device, record: &record)
+        storeBeacon(record, at: index, device: timer.device)
+    }
+
+    private func storeBeacon(_ record: DeviceTable.BeaconRecord, at index: Int, device: Int32) {
+        if record.machine.isIdle && record.tracks.isEmpty && !record.isDone {
+            devices.beaconRecords[Int(device)].remove(at: index)
+        } else {
+            devices.beaconRecords[Int(device)][index] = record
+        }
+    }
+
+    private func perform(
+        _ action: BeaconStateMachine.Action, entry: RequestEntry, device: Int32, record: inout DeviceTable.BeaconRecord
+    ) {
+        for timer in action.timers {
+            let kind: EngineTimer.Kind
+            switch timer.kind {
+            case .enter: kind = .beaconEnter
+            case .timeout: kind = .beaconTimeout
+            case .exit: kind = .beaconExit
+            }
+            timers.schedule(kind, due: timer.due, slot: entry.slot, device: device, token: timer.token)
+        }
+        guard let output = action.output, let trigger = entry.beacon?.trigger else { return }
+        let kind: EventKind
+        let since: Timestamp
+        let time: Timestamp
+        let report: BeaconReport?
+        switch output {
+        case .enter(let start, let at):
+            guard trigger.notifyOnEntry else { return }
+            (kind, since, time, report) = (.enter, start, at, record.lastCounting)
+        case .exit(let start, let at, let byTimeout):
+            guard trigger.notifyOnExit else { return }
+            (kind, since, time, report) = (.exit, start, at, byTimeout ? record.lastCounting : record.lastReport)
+        }
+        let name = devices.names[Int(device)]
+        let content = entry.request.content
+        events.append(
+            Event(
+                time: time, requestID: entry.request.id, device: name, trigger: .beacon, kind: kind, since: since,
+                beacon: report,
+                content: content.rendered(device: name, request: entry.request.id, event: kind.rawValue, time: time),
+                actions: content.category.flatMap { categories[$0]?.actions } ?? []))
+        if !trigger.repeats { record.isDone = true }
+    }
+}
