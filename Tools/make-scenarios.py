@@ -441,10 +441,104 @@ def write_index():
         f.write("\n".join(lines) + "\n")
 
 
+BEACON = "2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6"
+
+
+def seen(device, seconds, rssi, major=1, minor=7, uuid=BEACON, tx=None):
+    beacon = {"uuid": uuid, "major": major, "minor": minor, "rssi": rssi}
+    if tx is not None:
+        beacon["txPower"] = tx
+    return {"device": device, "time": time(seconds), "beacon": beacon}
+
+
+def beacon(identifier, title=None, **trigger):
+    request = {"id": identifier, "trigger": {"type": "beacon", "uuid": BEACON, **trigger}}
+    if title:
+        request["content"] = {"title": title}
+    return request
+
+
+def beacon_wildcards():
+    catalog = {"requests": [beacon("any-major"), beacon("floor-2", major=2), beacon("dock-7", major=2, minor=7)]}
+    readings = [seen("phone-a", 0, -60, 2, 7), seen("phone-b", 1, -60, 2, 9), seen("phone-c", 2, -60, 3, 7)]
+    write("beacon-wildcards",
+          "Beacon regions match by identity: `any-major` (uuid only) enters for all three phones, `floor-2` "
+          "(major 2, any minor) for the two hearing major 2, `dock-7` (major 2, minor 7) for one. Exits follow "
+          "30 s after each phone's last sighting (`--until`).", catalog, readings, args=["--until", time(60)])
+
+
+def beacon_timeout_boundary():
+    catalog = {"requests": [beacon("dock", exitTimeout=30)]}
+    readings = [seen("kept", 0, -60), seen("lost", 0, -60), seen("kept", 30, -60), seen("lost", 30.5, -60),
+                seen("other", 70, -60)]
+    write("beacon-timeout-boundary",
+          "Exit by timeout at the boundary: unseen for exactly `exitTimeout` (30 s) is not yet an exit, so the "
+          "phone seen again at 30 s stays inside and exits at 60 s; the one seen at 30.5 s had already exited at "
+          "30 s (the event carries the due time) and enters again.", catalog, readings)
+
+
+def beacon_smoothing_outlier():
+    catalog = {"requests": [
+        beacon("raw", proximity="near", window=0.001, exitDelay=0),
+        beacon("smoothed", proximity="near", window=10, exitDelay=0),
+    ]}
+    rssi = [-60, -61, -59, -60, -95, -60, -61, -60]
+    readings = [seen("phone", i, r) for i, r in enumerate(rssi)]
+    write("beacon-smoothing-outlier",
+          "One −95 dBm outlier among −60 dBm sightings: without smoothing (`raw`, a 1 ms window) it reads as far "
+          "and exits at once (then re-enters); the trimmed running average (`smoothed`, 10 s window) drops it "
+          "and stays near. Exits at the end come from the 30 s timeout.", catalog, readings, args=["--until", time(60)])
+
+
+def beacon_arma_precision():
+    catalog = {"requests": [beacon("arma", filter="arma", exitTimeout=5)]}
+    readings = [seen("phone", 0, -50)] + [seen("phone", i, -60) for i in range(1, 11)]
+    write("beacon-arma-precision",
+          "ARMA smoothing in double precision: a start of −50 dBm then −60 ten times gives −60 + 10·0.9¹⁰ = "
+          "−56.51 dBm, reported by the timeout exit; an integer filter would stall at −51.", catalog, readings,
+          args=["--until", time(30)])
+
+
+def beacon_raw_advertisements():
+    ibeacon = "0201061AFF4C000215" + BEACON.replace("-", "") + "0002" + "0007" + "C5"
+    eddystone = "0201060303AAFE1716AAFE00EE" + "EDD1EBEAC04E5DEFA017" + "000000000123" + "0000"
+    catalog = {"requests": [
+        beacon("ibeacon-dock", major=2, minor=7, title="iBeacon {event}"),
+        {"id": "eddystone-gate", "content": {"title": "Eddystone {event}"},
+         "trigger": {"type": "beacon", "uuid": "EDD1EBEA-0000-0000-0000-C04E5DEFA017", "minor": 291, "major": 0}},
+    ]}
+    readings = [
+        {"device": "gw-1", "time": time(0), "adv": ibeacon, "rssi": -62},
+        {"device": "gw-2", "time": time(1), "adv": eddystone, "rssi": -70},
+        {"device": "gw-2", "time": time(2), "adv": "1AFF4C000215" + BEACON.replace("-", "")[:10], "rssi": -70},
+        {"device": "gw-1", "time": time(3), "adv": "0A16AAFE10EE0367676C00", "rssi": -70},
+    ]
+    write("beacon-raw-advertisements",
+          "Raw BLE advertisements decoded by Fenceline itself: an iBeacon frame (Apple 0x004C, 02 15) and an "
+          "Eddystone-UID frame (0xFEAA, frame 0x00; namespace → UUID by elision, instance → major/minor, "
+          "txPower = ranging − 41 dBm) each enter their region; a truncated iBeacon frame and an Eddystone URL "
+          "frame are reported as bad lines.", catalog, readings, args=["--until", time(60)])
+
+
+def beacon_interleaved_devices():
+    catalog = {"requests": [beacon("shelf", proximity="near", exitTimeout=10, title="{device} at the shelf")]}
+    readings = []
+    for t in range(0, 20, 2):
+        readings.append(seen("picker-1", t, -62))
+        if t < 8:
+            readings.append(seen("picker-2", t + 0.5, -61, minor=8))
+        readings.append(seen("picker-3", t + 1, -90 if t < 10 else -60))
+    write("beacon-interleaved-devices",
+          "Three devices interleaved in one stream, each with its own state and smoothing: picker-1 stays near, "
+          "picker-2 (hearing another minor of the wildcard region) leaves and times out, picker-3 starts far and "
+          "comes near once its 20 s average rises above the boundary.", catalog, readings, args=["--until", time(60)])
+
+
 if __name__ == "__main__":
     for make in (jitter_at_edge, fast_vehicle_cross, antimeridian, boundary_and_cushions, delays_and_timers,
                  min_fixes, accuracy_modes, initial_policies, dwell, repeats_false, devices_scope, stale_readings,
                  reorder_window, until_timers, control_records, polygons_and_holes, corridor, geojson_catalog,
-                 event_ordering, csv_input, bad_lines):
+                 event_ordering, csv_input, bad_lines, beacon_wildcards, beacon_timeout_boundary,
+                 beacon_smoothing_outlier, beacon_arma_precision, beacon_raw_advertisements, beacon_interleaved_devices):
         make()
     write_index()

@@ -116,6 +116,41 @@ import Testing
         #expect(unknownCategory?.field == "request.content.category")
     }
 
+    @Test func impossibleRSSIIsBadInputButNoReadingValuesAreNot() throws {
+        let uuid = "2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6"
+        let positive = failure(#"{"device":"s","time":1,"beacon":{"uuid":"\#(uuid)","major":1,"minor":1,"rssi":42}}"#)
+        #expect(positive?.field == "beacon.rssi")
+        #expect(positive?.message.contains("impossible") == true)
+        #expect(
+            try decode(#"{"device":"s","time":1,"beacon":{"uuid":"\#(uuid)","major":1,"minor":1,"rssi":127}}"#) != nil)
+        #expect(
+            try decode(#"{"device":"s","time":1,"beacon":{"uuid":"\#(uuid)","major":1,"minor":1,"rssi":0}}"#) != nil)
+        #expect(
+            failure(#"{"device":"s","time":1,"beacon":{"uuid":"nope","major":1,"minor":1,"rssi":-60}}"#)?.field
+                == "beacon.uuid")
+        #expect(
+            failure(#"{"device":"s","time":1,"beacon":{"uuid":"\#(uuid)","major":70000,"minor":1,"rssi":-60}}"#)?.field
+                == "beacon.major")
+        let undashed = try decode(
+            #"{"device":"s","time":1,"beacon":{"uuid":"2f234454cf6d4a0fadf2f4911ba9ffa6","major":1,"minor":1,"rssi":-60}}"#
+        )
+        guard case .sighting(let sighting)? = undashed else { Issue.record("no sighting"); return }
+        #expect(sighting.beacon.uuid == uuid)
+    }
+
+    @Test func rawAdvertisementLines() throws {
+        let hex = "0201061AFF4C0002152F234454CF6D4A0FADF2F4911BA9FFA600010007C5"
+        guard case .sighting(let sighting)? = try decode(#"{"device":"gw","time":5,"adv":"\#(hex)","rssi":-70}"#) else {
+            Issue.record("no sighting")
+            return
+        }
+        #expect(sighting.beacon == BeaconIdentity(uuid: "2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6", major: 1, minor: 7))
+        #expect(sighting.txPower == -59)
+        #expect(sighting.rssi == -70)
+        #expect(failure(#"{"device":"gw","time":5,"adv":"\#(hex)"}"#)?.field == "rssi")
+        #expect(failure(#"{"device":"gw","time":5,"adv":"02","rssi":-70}"#)?.field == "adv")
+    }
+
     @Test func beaconSighting() throws {
         let reading = try decode(
             #"{"device":"phone-3","time":1772438400.25,"beacon":{"uuid":"2f234454-cf6d-4a0f-adf2-f4911ba9ffa6","major":1,"minor":7,"rssi":-67,"txPower":-59}}"#

@@ -60,6 +60,23 @@ import Testing
         #expect(events.filter { $0.request == "wayside-shrine" }.map(\.kind) == ["cross"])
     }
 
+    @Test func smoothingCutsTheFlapsOfRealBLECapturesSeveralFold() throws {
+        let events = try Self.events("ble-receivers-real")
+        let raw = events.filter { $0.request == "raw" }.count
+        let smoothed = events.filter { $0.request == "smoothed" }.count
+        // The camera ground truth has 4 real passes; smoothing cannot beat reality, but must cut
+        // the flapping of single noisy readings by a wide margin.
+        #expect(smoothed >= 4)
+        #expect(raw > 5 * smoothed)
+    }
+
+    @Test func armaConvergesInDoublePrecision() throws {
+        let folder = Fixtures.dataDirectory.appendingPathComponent("scenarios/beacon-arma-precision")
+        let expected = try String(contentsOf: folder.appendingPathComponent("expected.ndjson"), encoding: .utf8)
+        // −60 + 10·0.9¹⁰ = −56.513…, written to a tenth of a dBm.
+        #expect(expected.contains(#""rssi":-56.5,"#))
+    }
+
     @Test func reorderedInputMatchesTheSortedOne() throws {
         let events = try Self.events("reorder-window", reorderWindow: 3)
         #expect(events.map(\.kind) == ["enter", "exit", "enter", "exit"])

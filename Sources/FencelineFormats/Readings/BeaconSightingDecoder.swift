@@ -2,6 +2,19 @@ import Fenceline
 
 /// Decodes beacon sighting lines: `{"device", "time", "beacon": {uuid, major, minor, rssi, txPower}}`.
 enum BeaconSightingDecoder {
+    /// Received power is negative dBm; 0 and 127 are the "no reading" values SPEC §6 ignores, any
+    /// other positive value is impossible (a receiver glitch) and makes the line bad input.
+    static func checkRSSI(_ rssi: Double, field: String) throws(LineError) {
+        guard rssi.isFinite else { throw LineError(field: field, message: "must be a finite number of dBm") }
+        guard rssi <= 0 || rssi == 127 else {
+            throw LineError(
+                field: field,
+                message:
+                    "\(rssi) dBm is impossible for a received signal; expected a negative value (0 and 127 mean no reading)"
+            )
+        }
+    }
+
     static func decode(_ line: UnsafeBufferPointer<UInt8>) throws -> Reading {
         let value = try JSONValue.parse(line)
         let sink = IssueSink()
@@ -21,7 +34,7 @@ enum BeaconSightingDecoder {
                     field: sink.issues.first?.path ?? "adv",
                     message: sink.issues.first?.message ?? "expected a hex string")
             }
-            guard rssi.isFinite else { throw LineError(field: "rssi", message: "must be a finite number of dBm") }
+            try checkRSSI(rssi, field: "rssi")
             let decoded = try AdvertisementDecoder.decode(hex: hex)
             return .sighting(
                 BeaconSighting(
@@ -49,7 +62,7 @@ enum BeaconSightingDecoder {
         guard (0...65_535).contains(minor) else {
             throw LineError(field: "beacon.minor", message: "must be in 0…65535 (got \(minor))")
         }
-        guard rssi.isFinite else { throw LineError(field: "beacon.rssi", message: "must be a finite number of dBm") }
+        try checkRSSI(rssi, field: "beacon.rssi")
         return .sighting(
             BeaconSighting(
                 device: device, time: time, beacon: BeaconIdentity(uuid: normalized, major: major, minor: minor),
