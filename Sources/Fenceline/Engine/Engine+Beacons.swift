@@ -103,14 +103,12 @@ extension Engine {
             guard trigger.notifyOnExit else { return }
             (kind, since, time, report) = (.exit, start, at, byTimeout ? record.lastCounting : record.lastReport)
         }
-        let name = devices.names[Int(device)]
-        let content = entry.request.content
-        events.append(
-            Event(
-                time: time, requestID: entry.request.id, device: name, trigger: .beacon, kind: kind, since: since,
-                beacon: report,
-                content: content.rendered(device: name, request: entry.request.id, event: kind.rawValue, time: time),
-                actions: content.category.flatMap { categories[$0]?.actions } ?? []))
-        if !trigger.repeats { record.isDone = true }
+        let event = makeEvent(
+            kind, for: entry, device: devices.names[Int(device)], time: time, since: since, beacon: report)
+        guard deliver(event, for: entry) else { return }
+        if !trigger.repeats {
+            record.isDone = true
+            entry.finishedDevices += 1
+        }
     }
 }

@@ -44,19 +44,16 @@ extension Engine {
         let entry = requests[Int(slot)]
         guard entry.isAlive, let region = entry.region else { return }
         let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
-        let name = devices.names[Int(device)]
         if let index = devices.recordIndex(device: device, slot: slot) {
             let record = devices.records[Int(device)][index]
             if record.isDone || record.machine.isInside { return }
         }
-        events.append(
-            Event(
-                time: fix.time, requestID: entry.request.id, device: name, trigger: .region, kind: .cross,
-                position: position, distance: distance,
-                content: entry.request.content.rendered(
-                    device: name, request: entry.request.id, event: "cross", time: fix.time),
-                actions: entry.request.content.category.flatMap { categories[$0]?.actions } ?? []))
+        let event = makeEvent(
+            .cross, for: entry, device: devices.names[Int(device)], time: fix.time, position: position,
+            distance: distance)
+        guard deliver(event, for: entry) else { return }
         guard !region.trigger.repeats else { return }
+        entry.finishedDevices += 1
         if let index = devices.recordIndex(device: device, slot: slot) {
             devices.records[Int(device)][index].isDone = true
         } else {

@@ -78,6 +78,7 @@ extension Engine {
         switch timer.kind {
         case .confirmation, .dwell: fireRegion(timer)
         case .beaconEnter, .beaconTimeout, .beaconExit: fireBeacon(timer)
+        case .timing: fireTiming(timer)
         }
     }
 
@@ -130,10 +131,10 @@ extension Engine {
         case .dwell(let time):
             notify(.dwell, entry: entry, device: device, time: time, since: nil, record: &record)
         case .state(let inside, let time):
-            events.append(
+            _ = deliver(
                 regionEvent(
                     entry: entry, device: device, kind: .state, time: time, since: nil, record: record,
-                    state: inside ? .inside : .outside))
+                    state: inside ? .inside : .outside), for: entry)
         case .enter, .exit:
             break
         }
@@ -144,21 +145,21 @@ extension Engine {
         _ kind: EventKind, entry: RequestEntry, device: Int32, time: Timestamp, since: Timestamp?,
         record: inout DeviceTable.RegionRecord
     ) {
-        events.append(
-            regionEvent(entry: entry, device: device, kind: kind, time: time, since: since, record: record, state: nil))
-        if entry.region?.trigger.repeats == false { record.isDone = true }
+        let event = regionEvent(
+            entry: entry, device: device, kind: kind, time: time, since: since, record: record, state: nil)
+        guard deliver(event, for: entry) else { return }
+        if entry.region?.trigger.repeats == false {
+            record.isDone = true
+            entry.finishedDevices += 1
+        }
     }
 
     private func regionEvent(
         entry: RequestEntry, device: Int32, kind: EventKind, time: Timestamp, since: Timestamp?,
         record: DeviceTable.RegionRecord, state: RegionStatus?
     ) -> Event {
-        let name = devices.names[Int(device)]
-        let content = entry.request.content
-        return Event(
-            time: time, requestID: entry.request.id, device: name, trigger: .region, kind: kind, since: since,
-            state: state, position: record.lastPosition, distance: record.lastDistance,
-            content: content.rendered(device: name, request: entry.request.id, event: kind.rawValue, time: time),
-            actions: content.category.flatMap { categories[$0]?.actions } ?? [])
+        makeEvent(
+            kind, for: entry, device: devices.names[Int(device)], time: time, since: since, state: state,
+            position: record.lastPosition, distance: record.lastDistance)
     }
 }

@@ -30,10 +30,7 @@ extension Engine {
     }
 
     /// The ids of the pending requests, in the order they were added.
-    public var pendingRequestIDs: [String] {
-        let installed = requests.filter(\.isAlive).map(\.request.id)
-        return installed + startCatalog.map(\.id)
-    }
+    public var pendingRequestIDs: [String] { pendingRequests.map(\.id) }
 
     /// The issues of `request` with paths under `path`.
     func issues(in request: NotificationRequest, path: String) -> [CatalogIssue] {
@@ -57,13 +54,18 @@ extension Engine {
             removePendingRequests(withIdentifiers: ids)
         case .removeAllPending:
             removeAllPendingRequests()
-        case .removeDelivered, .removeAllDelivered, .tick:
+        case .removeDelivered(let ids):
+            removeDeliveredNotifications(withIdentifiers: ids)
+        case .removeAllDelivered:
+            removeAllDeliveredNotifications()
+        case .tick:
             break
         }
     }
 
     /// Makes `request` live at `time`, replacing any request with its id.
     func install(_ request: NotificationRequest, at time: Timestamp) {
+        let replaced = slotsByID[request.id] != nil
         if let old = slotsByID[request.id] {
             retire(old)
             logger.debug("replaced request", metadata: ["request": "\(request.id)"])
@@ -85,10 +87,28 @@ extension Engine {
             }
         }
         var beacon: BeaconEntry?
-        if case .beacon(let trigger) = request.trigger { beacon = BeaconEntry(trigger: trigger) }
+        var timing: TimingEntry?
+        switch request.trigger {
+        case .beacon(let trigger):
+            beacon = BeaconEntry(trigger: trigger)
+        case .timeInterval(let trigger):
+            let first = (trigger.start ?? time).advanced(by: trigger.interval)
+            timing = TimingEntry(
+                rule: .interval(first: first, every: trigger.interval), repeats: trigger.repeats, kind: .timeInterval)
+        case .calendar(let trigger):
+            guard let rule = CalendarRule(trigger) else {
+                logger.error(
+                    "unknown time zone", metadata: ["request": "\(request.id)", "timeZone": "\(trigger.timeZone)"])
+                return
+            }
+            timing = TimingEntry(rule: .calendar(rule), repeats: trigger.repeats, kind: .calendar)
+        case .region:
+            break
+        }
+        let gate = request.schedule.flatMap(ScheduleGate.init)
         let entry = RequestEntry(
             request: request, slot: slot, addedSequence: applySequence, addedTime: time, scope: scope, region: region,
-            beacon: beacon)
+            beacon: beacon, gate: gate, timing: timing)
         requests.append(entry)
         visited.append(0)
         slotsByID[request.id] = slot
@@ -99,6 +119,12 @@ extension Engine {
             if region.widensWithAccuracy { widening += 1 }
         }
         if let beacon { beaconSlots[beacon.key, default: []].append(slot) }
+        if let timing { scheduleTiming(entry, at: timing.firstDue(added: time)) }
+        if replaced {
+            delivered.replace(
+                requestID: request.id, content: request.content,
+                actions: request.content.category.flatMap { categories[$0]?.actions } ?? [])
+        }
     }
 
     /// Takes a request out: it no longer matches, and its records and timers are dropped lazily.

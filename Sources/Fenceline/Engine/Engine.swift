@@ -22,10 +22,13 @@ public final class Engine {
         /// Hold readings this long and release them in time order (`--reorder-window`); zero applies
         /// each reading as it comes.
         public var reorderWindow: TimeSpan
+        /// Delivered notifications kept per device; the oldest are dropped beyond it.
+        public var deliveredLimit: Int
 
         /// Creates a configuration.
-        public init(reorderWindow: TimeSpan = .zero) {
+        public init(reorderWindow: TimeSpan = .zero, deliveredLimit: Int = 64) {
             self.reorderWindow = reorderWindow
+            self.deliveredLimit = deliveredLimit
         }
     }
 
@@ -64,6 +67,7 @@ public final class Engine {
     var devices = DeviceTable()
     var timers = TimerQueue()
     var events = EventQueue()
+    lazy var delivered = DeliveredLedger(limit: configuration.deliveredLimit)
     var applySequence: UInt64 = 0
     var nextToken: UInt64 = 0
     var untimedControls: [ControlRecord] = []

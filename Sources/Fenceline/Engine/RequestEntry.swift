@@ -12,12 +12,25 @@ final class RequestEntry {
     let scope: Set<Int32>?
     let region: RegionEntry?
     let beacon: BeaconEntry?
+    /// When it may notify; `nil` is always.
+    let gate: ScheduleGate?
+    /// For time-interval and calendar triggers.
+    let timing: TimingEntry?
+    /// Scoped device names in order, for one notification per listed device.
+    let scopeNames: [String]?
+    /// A non-repeating time or calendar request that has fired: delivered, no longer pending.
+    var isFinished = false
+    /// The next time a time or calendar trigger is due, and the token of its live timer.
+    var nextFire: Timestamp?
+    var timerToken: UInt64 = 0
+    /// Devices a non-repeating region or beacon request has already notified.
+    var finishedDevices = 0
     /// Cleared when the request is replaced or removed; timers and records of a dead entry are dropped.
     var isAlive = true
 
     init(
         request: NotificationRequest, slot: Int32, addedSequence: UInt64, addedTime: Timestamp,
-        scope: Set<Int32>?, region: RegionEntry?, beacon: BeaconEntry?
+        scope: Set<Int32>?, region: RegionEntry?, beacon: BeaconEntry?, gate: ScheduleGate?, timing: TimingEntry?
     ) {
         self.request = request
         self.slot = slot
@@ -26,6 +39,14 @@ final class RequestEntry {
         self.scope = scope
         self.region = region
         self.beacon = beacon
+        self.gate = gate
+        self.timing = timing
+        self.scopeNames = request.devices.map { Array(Set($0)).sorted() }
+    }
+
+    /// Whether a notification of this request at `time` would be delivered (its schedule is open).
+    func mayNotify(at time: Timestamp) -> Bool {
+        gate?.isOpen(at: time) ?? true
     }
 
     @inline(__always)
@@ -112,4 +133,41 @@ struct BeaconKey: Hashable {
     var uuid: String
     var major: Int
     var minor: Int
+}
+
+/// A time-interval or calendar trigger resolved for the clock.
+final class TimingEntry {
+    enum Rule {
+        case interval(first: Timestamp, every: TimeSpan)
+        case calendar(CalendarRule)
+    }
+
+    let rule: Rule
+    let repeats: Bool
+    let kind: TriggerKind
+
+    init(rule: Rule, repeats: Bool, kind: TriggerKind) {
+        self.rule = rule
+        self.repeats = repeats
+        self.kind = kind
+    }
+
+    /// The first due time for a request added at `added` (a due time already past fires at once).
+    func firstDue(added: Timestamp) -> Timestamp? {
+        switch rule {
+        case .interval(let first, _): max(first, added)
+        case .calendar(let calendar): calendar.nextFiring(after: added)
+        }
+    }
+
+    /// The due time after one at `due`, on the interval's grid or the calendar's next match.
+    func nextDue(after due: Timestamp) -> Timestamp? {
+        switch rule {
+        case .interval(let first, let every):
+            let steps = (due.microseconds - first.microseconds).floorDividedBy(every.microseconds).quotient + 1
+            return first.advanced(by: TimeSpan(microseconds: steps * every.microseconds))
+        case .calendar(let calendar):
+            return calendar.nextFiring(after: due)
+        }
+    }
 }

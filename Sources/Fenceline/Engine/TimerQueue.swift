@@ -13,6 +13,8 @@ struct EngineTimer: Comparable {
         case beaconTimeout
         /// Beacon sightings have stopped counting for the exit delay.
         case beaconExit
+        /// A time-interval or calendar trigger is due.
+        case timing
     }
 
     var due: Timestamp

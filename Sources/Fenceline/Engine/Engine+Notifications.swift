@@ -1,0 +1,90 @@
+extension Engine {
+    /// Emits `event` unless the request's schedule is closed at its time; returns whether it was
+    /// delivered. A muted event leaves no delivered entry and uses nothing up (SPEC §7).
+    func deliver(_ event: Event, for entry: RequestEntry) -> Bool {
+        guard entry.mayNotify(at: event.time) else { return false }
+        events.append(event)
+        delivered.add(event)
+        return true
+    }
+
+    /// The request's content filled in for one event, with its category's actions.
+    func makeEvent(
+        _ kind: EventKind, for entry: RequestEntry, device: String?, time: Timestamp, since: Timestamp? = nil,
+        state: RegionStatus? = nil, position: Position? = nil, distance: Double? = nil, beacon: BeaconReport? = nil
+    ) -> Event {
+        let content = entry.request.content
+        return Event(
+            time: time, requestID: entry.request.id, device: device, trigger: entry.request.trigger.kind, kind: kind,
+            since: since, state: state, position: position, distance: distance, beacon: beacon,
+            content: content.rendered(device: device, request: entry.request.id, event: kind.rawValue, time: time),
+            actions: content.category.flatMap { categories[$0]?.actions } ?? [])
+    }
+
+    /// Fires a time-interval or calendar trigger: one notification per scoped device (or one with
+    /// no device), then the next due time; a non-repeating request is then delivered and done.
+    func fireTiming(_ timer: EngineTimer) {
+        let entry = requests[Int(timer.slot)]
+        guard entry.isAlive, let timing = entry.timing, timer.token == entry.timerToken else { return }
+        let due = timer.due
+        let devices: [String?] = entry.scopeNames ?? [nil]
+        if entry.mayNotify(at: due) {
+            for device in devices { _ = deliver(makeEvent(.fire, for: entry, device: device, time: due), for: entry) }
+            if !timing.repeats {
+                entry.isFinished = true
+                entry.nextFire = nil
+                return
+            }
+            scheduleTiming(entry, at: timing.nextDue(after: due))
+            return
+        }
+        // Muted by the schedule: a repeating trigger goes on; a one-shot one is not used up, so it
+        // fires at the next match (calendar) or when the schedule next opens (time interval).
+        if timing.repeats {
+            scheduleTiming(entry, at: timing.nextDue(after: due))
+        } else if case .calendar = timing.rule {
+            scheduleTiming(entry, at: timing.nextDue(after: due))
+        } else {
+            scheduleTiming(entry, at: entry.gate?.nextOpening(after: due))
+        }
+    }
+
+    func scheduleTiming(_ entry: RequestEntry, at due: Timestamp?) {
+        entry.nextFire = due
+        guard let due else { return }
+        entry.timerToken = makeToken()
+        timers.schedule(.timing, due: due, slot: entry.slot, device: -1, token: entry.timerToken)
+    }
+
+    // MARK: Pending and delivered (UserNotifications-style management)
+
+    /// The requests that can still fire, in the order they were added.
+    public var pendingRequests: [NotificationRequest] {
+        requests.filter { entry in
+            guard entry.isAlive, !entry.isFinished else { return false }
+            if let scope = entry.scopeNames, entry.finishedDevices >= scope.count { return false }
+            if entry.timing != nil, clock != nil, entry.nextFire == nil { return false }
+            return true
+        }.map(\.request) + startCatalog
+    }
+
+    /// The next time a pending time-interval or calendar request fires (`nil` for other triggers,
+    /// for unknown ids, and before the first reading has set the clock).
+    public func nextTriggerDate(forRequest id: String) -> Timestamp? {
+        guard let slot = slotsByID[id] else { return nil }
+        return requests[Int(slot)].nextFire
+    }
+
+    /// The delivered notifications, newest first (at most the configured number per device).
+    public var deliveredNotifications: [Event] { delivered.events }
+
+    /// Removes delivered notifications by request id; pending requests are untouched.
+    public func removeDeliveredNotifications(withIdentifiers ids: [String]) {
+        delivered.remove(requestIDs: Set(ids))
+    }
+
+    /// Removes every delivered notification.
+    public func removeAllDeliveredNotifications() {
+        delivered.removeAll()
+    }
+}
