@@ -16,7 +16,7 @@ struct FencelineCommand: AsyncParsableCommand {
             Exit codes: 0 ok, 1 scenario differences (test), 64 usage, 65 bad input \
             (an invalid catalog, or a bad line under --strict), 66 a file is missing.
             """,
-        subcommands: [Run.self, Validate.self, ScenarioTest.self],
+        subcommands: [Run.self, Validate.self, Next.self, ScenarioTest.self],
         defaultSubcommand: nil
     )
 

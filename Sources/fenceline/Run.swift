@@ -22,6 +22,7 @@ struct Run: AsyncParsableCommand {
               gunzip -c trace.ndjson.gz | fenceline run --triggers fences.json --reorder-window 5 -
               fenceline run --triggers fences.json --until 2026-03-02T18:00:00Z --strict trace.csv
               tail -f live.ndjson | fenceline run --triggers fences.json --clock wall -
+              fenceline run --triggers catalog.json --format apns --state-out state.json trace.ndjson
             """
     )
 
@@ -34,7 +35,7 @@ struct Run: AsyncParsableCommand {
         help: ArgumentHelp("Reading files, read in order; - or none reads standard input.", valueName: "readings"))
     var readings: [String] = []
 
-    @Option(help: ArgumentHelp("Output format: ndjson (SPEC §8 events) or text.", valueName: "format"))
+    @Option(help: ArgumentHelp("Output format: ndjson (SPEC §8 events), text, or apns (APNs request bodies).", valueName: "format"))
     var format: EventFormat = .ndjson
 
     @Option(help: ArgumentHelp("Read every input as this format: ndjson or csv.", valueName: "format"))
@@ -66,6 +67,12 @@ struct Run: AsyncParsableCommand {
         help: ArgumentHelp("Write events to this file instead of standard output.", valueName: "file"))
     var output: String?
 
+    @Option(help: ArgumentHelp("At the end, write the pending and delivered notifications to this file as JSON.", valueName: "file"))
+    var stateOut: String?
+
+    @Option(help: ArgumentHelp("Keep at most this many delivered notifications per device (oldest dropped).", valueName: "n"))
+    var deliveredLimit = 64
+
     @Flag(help: "Print neither catalog warnings nor the summary line.")
     var quiet = false
 
@@ -74,6 +81,7 @@ struct Run: AsyncParsableCommand {
             throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
         }
         guard maxErrors >= 0 else { throw ValidationError("--max-errors must be ≥ 0") }
+        guard deliveredLimit >= 1 else { throw ValidationError("--delivered-limit must be ≥ 1") }
     }
 
     func run() async throws {
@@ -98,6 +106,7 @@ struct Run: AsyncParsableCommand {
         options.reorderWindow = TimeSpan(seconds: reorderWindow)
         options.maximumReported = maxErrors
         options.clock = clock
+        options.deliveredLimit = deliveredLimit
         let pipeline = RunPipeline(
             catalog: decoded.catalog, catalogDecoder: decoder, options: options, encoder: format.makeEncoder(),
             logger: Logger(label: "fenceline"))
@@ -111,6 +120,11 @@ struct Run: AsyncParsableCommand {
         } catch let error as CatalogError {
             throw CommandFailure(
                 status: ExitStatus.badInput, message: error.issues.map { "\(triggers): \($0)" }.joined(separator: "\n"))
+        }
+        if let stateOut, let engine = pipeline.lastEngine {
+            let file = try OutputFile(path: stateOut)
+            file.write(StateEncoder.encode(engine))
+            file.close()
         }
         if !quiet { report(summary.line) }
         return summary

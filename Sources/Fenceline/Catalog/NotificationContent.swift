@@ -19,11 +19,14 @@ public struct NotificationContent: Hashable, Sendable {
     public var thread: String?
     /// Custom data passed through untouched.
     public var userInfo: JSONObject?
+    /// Ask for a notification service extension to modify the content (APNs `mutable-content`).
+    public var mutableContent: Bool
 
     /// Creates content; every field is optional.
     public init(
         title: String? = nil, subtitle: String? = nil, body: String? = nil, badge: Int? = nil,
-        sound: String? = nil, category: String? = nil, thread: String? = nil, userInfo: JSONObject? = nil
+        sound: String? = nil, category: String? = nil, thread: String? = nil, userInfo: JSONObject? = nil,
+        mutableContent: Bool = false
     ) {
         self.title = title
         self.subtitle = subtitle
@@ -33,6 +36,7 @@ public struct NotificationContent: Hashable, Sendable {
         self.category = category
         self.thread = thread
         self.userInfo = userInfo
+        self.mutableContent = mutableContent
     }
 
     /// Whether no field is set.

@@ -5,7 +5,7 @@ extension CatalogDecoder {
         guard let fields = FieldReader(value, path: path, sink: sink, required: false) else {
             return NotificationContent()
         }
-        fields.warnUnknown(known: ["title", "subtitle", "body", "badge", "sound", "category", "thread", "userInfo"])
+        fields.warnUnknown(known: ["title", "subtitle", "body", "badge", "sound", "category", "thread", "userInfo", "mutableContent"])
         var content = NotificationContent()
         content.title = fields.string("title")
         content.subtitle = fields.string("subtitle")
@@ -20,6 +20,7 @@ extension CatalogDecoder {
         content.sound = fields.string("sound")
         content.category = fields.string("category")
         content.thread = fields.string("thread")
+        content.mutableContent = fields.bool("mutableContent") ?? false
         if let userInfo = fields.object["userInfo"], userInfo != .null {
             if case .object(let object) = userInfo {
                 content.userInfo = object

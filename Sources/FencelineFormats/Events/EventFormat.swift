@@ -6,12 +6,15 @@ public enum EventFormat: String, Hashable, Sendable, CaseIterable {
     case ndjson
     /// Aligned columns for people.
     case text
+    /// One APNs request per line: the device, `apns-collapse-id` and the JSON payload.
+    case apns
 
     /// Creates the encoder for this format.
     public func makeEncoder() -> any EventEncoder {
         switch self {
         case .ndjson: NDJSONEventEncoder()
         case .text: TextEventEncoder()
+        case .apns: APNsEventEncoder()
         }
     }
 }

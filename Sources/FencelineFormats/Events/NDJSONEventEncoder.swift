@@ -95,6 +95,7 @@ extension JSONWriter {
         if let category = content.category { member("category"); string(category) }
         if let thread = content.thread { member("thread"); string(thread) }
         if let userInfo = content.userInfo { member("userInfo"); value(.object(userInfo)) }
+        if content.mutableContent { member("mutableContent"); raw("true") }
         raw("}")
     }
 

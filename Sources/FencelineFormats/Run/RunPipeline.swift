@@ -29,6 +29,8 @@ public final class RunPipeline {
         public var maximumReported = 20
         /// `.wall` also moves the clock with the wall clock, once a second (live input).
         public var clock = ClockMode.event
+        /// Delivered notifications kept per device.
+        public var deliveredLimit = 64
 
         /// Creates default options.
         public init() {}
@@ -58,6 +60,8 @@ public final class RunPipeline {
     let options: Options
     let encoder: any EventEncoder
     let logger: Logger
+    /// The engine of the last run, for reading its notification state afterwards.
+    public private(set) var lastEngine: Engine?
 
     /// Creates a pipeline for a decoded catalog.
     public init(
@@ -77,7 +81,10 @@ public final class RunPipeline {
     public func run(inputs: [String], write: ([UInt8]) -> Void, report: (String) -> Void) throws -> Summary {
         let readers = try inputs.map { path throws(InputError) in try LineReader(path: path) }
         let engine = try Engine(
-            catalog: catalog, configuration: Engine.Configuration(reorderWindow: options.reorderWindow), logger: logger)
+            catalog: catalog,
+            configuration: Engine.Configuration(reorderWindow: options.reorderWindow, deliveredLimit: options.deliveredLimit),
+            logger: logger)
+        lastEngine = engine
         let requests = NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)
         var summary = Summary()
         var buffer = encoder.header()

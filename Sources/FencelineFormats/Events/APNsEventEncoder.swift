@@ -1,0 +1,64 @@
+public import Fenceline
+
+/// Events as APNs requests, one JSON object per line:
+///
+/// ```json
+/// {"device":"truck-17","apns-collapse-id":"depot","payload":{"aps":{"alert":{"title":"Depot","body":"Arrived"},"badge":1,"sound":"default","category":"arrival","thread-id":"depot"},"site":4}}
+/// ```
+///
+/// `payload` is the request body Apple documents (`aps.alert.title/subtitle/body`, `badge`,
+/// `sound`, `category`, `thread-id`, `mutable-content` when the content asks for it), with the
+/// content's `userInfo` keys beside `aps` (a `userInfo` key named `aps` is left out). The collapse
+/// id is the request id, so a newer notification of a request replaces the older one on the device.
+public struct APNsEventEncoder: EventEncoder {
+    /// Creates the encoder.
+    public init() {}
+
+    public func encode(_ event: Event, into bytes: inout [UInt8]) {
+        var writer = JSONWriter()
+        swap(&writer.bytes, &bytes)
+        writer.raw("{")
+        writer.key("device", first: true)
+        if let device = event.device { writer.string(device) } else { writer.raw("null") }
+        writer.key("apns-collapse-id")
+        writer.string(event.requestID)
+        writer.key("payload")
+        writer.raw("{")
+        writer.key("aps", first: true)
+        writer.raw("{")
+        let content = event.content
+        var first = true
+        func member(_ name: StaticString) {
+            writer.key(name, first: first)
+            first = false
+        }
+        if content.title != nil || content.subtitle != nil || content.body != nil {
+            member("alert")
+            writer.raw("{")
+            var firstAlert = true
+            for (name, value) in [("title", content.title), ("subtitle", content.subtitle), ("body", content.body)] {
+                guard let value else { continue }
+                if !firstAlert { writer.raw(",") }
+                firstAlert = false
+                writer.string(name)
+                writer.raw(":")
+                writer.string(value)
+            }
+            writer.raw("}")
+        }
+        if let badge = content.badge { member("badge"); writer.raw(String(badge)) }
+        if let sound = content.sound { member("sound"); writer.string(sound) }
+        if let category = content.category { member("category"); writer.string(category) }
+        if let thread = content.thread { member("thread-id"); writer.string(thread) }
+        if content.mutableContent { member("mutable-content"); writer.raw("1") }
+        writer.raw("}")
+        for (key, value) in content.userInfo?.members ?? [] where key != "aps" {
+            writer.raw(",")
+            writer.string(key)
+            writer.raw(":")
+            writer.value(value)
+        }
+        writer.raw("}}\n")
+        swap(&writer.bytes, &bytes)
+    }
+}

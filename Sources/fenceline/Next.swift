@@ -1,0 +1,73 @@
+import ArgumentParser
+import Fenceline
+import FencelineFormats
+import Foundation
+import Logging
+
+/// `fenceline next`: each pending request's next trigger date, like `nextTriggerDate()`.
+struct Next: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print each request's next trigger date.",
+        discussion: """
+            Adds the catalog's requests at --after (default: now) and prints, for each, when it next \
+            fires: the time-interval or calendar date, or null for region and beacon requests (they \
+            fire on readings). Calendar dates follow the DST rules of SPEC §7. As NDJSON by default, \
+            or aligned text with the local time in the trigger's zone.
+
+            Examples:
+              fenceline next catalog.json --after 2026-03-07T12:00:00Z
+              fenceline next catalog.json --format text
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The catalog.", valueName: "file"))
+    var file: String
+
+    @Option(help: ArgumentHelp("The instant to look from (RFC 3339 or Unix seconds; default: now).", valueName: "time"))
+    var after: TimeArgument?
+
+    @Option(help: ArgumentHelp("ndjson or text.", valueName: "format"))
+    var format: EventFormat = .ndjson
+
+    func validate() throws {
+        guard format != .apns else { throw ValidationError("--format must be ndjson or text") }
+    }
+
+    func run() async throws {
+        let decoded = try loadCatalog(path: file, decoder: CatalogDecoder())
+        let engine = try Engine(catalog: decoded.catalog, logger: Logger(label: "fenceline"))
+        let start = after?.timestamp ?? Timestamp(seconds: Date().timeIntervalSince1970)
+        _ = engine.advance(to: start)
+        var output = ""
+        for request in decoded.catalog.requests {
+            let next = engine.nextTriggerDate(forRequest: request.id)
+            let pending = engine.pendingRequests.contains { $0.id == request.id }
+            switch format {
+            case .text:
+                var line = request.id.padding(toLength: max(14, request.id.count), withPad: " ", startingAt: 0)
+                line += "  " + request.trigger.kind.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
+                if let next {
+                    line += "  \(next.rfc3339)"
+                    if case .calendar(let calendar) = request.trigger { line += "  (\(Self.local(next, zone: calendar.timeZone)))" }
+                } else {
+                    line += pending ? "  on readings" : "  never"
+                }
+                output += line + "\n"
+            default:
+                let date = next.map { "\"\($0.rfc3339)\"" } ?? "null"
+                let escaped = request.id.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                output += #"{"request":"\#(escaped)","trigger":"\#(request.trigger.kind.rawValue)","next":\#(date)}"# + "\n"
+            }
+        }
+        OutputFile.standardOutput.write(output)
+    }
+
+    /// The instant as a local wall time in `zone`, for people.
+    static func local(_ time: Timestamp, zone: String) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: zone)
+        formatter.dateFormat = "EEE yyyy-MM-dd HH:mm:ss zzz"
+        return formatter.string(from: Date(timeIntervalSince1970: time.seconds))
+    }
+}
