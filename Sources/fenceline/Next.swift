@@ -48,15 +48,19 @@ struct Next: AsyncParsableCommand {
                 line += "  " + request.trigger.kind.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
                 if let next {
                     line += "  \(next.rfc3339)"
-                    if case .calendar(let calendar) = request.trigger { line += "  (\(Self.local(next, zone: calendar.timeZone)))" }
+                    if case .calendar(let calendar) = request.trigger {
+                        line += "  (\(Self.local(next, zone: calendar.timeZone)))"
+                    }
                 } else {
                     line += pending ? "  on readings" : "  never"
                 }
                 output += line + "\n"
             default:
                 let date = next.map { "\"\($0.rfc3339)\"" } ?? "null"
-                let escaped = request.id.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                output += #"{"request":"\#(escaped)","trigger":"\#(request.trigger.kind.rawValue)","next":\#(date)}"# + "\n"
+                let escaped = request.id.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+                    of: "\"", with: "\\\"")
+                output +=
+                    #"{"request":"\#(escaped)","trigger":"\#(request.trigger.kind.rawValue)","next":\#(date)}"# + "\n"
             }
         }
         OutputFile.standardOutput.write(output)

@@ -35,7 +35,9 @@ struct Run: AsyncParsableCommand {
         help: ArgumentHelp("Reading files, read in order; - or none reads standard input.", valueName: "readings"))
     var readings: [String] = []
 
-    @Option(help: ArgumentHelp("Output format: ndjson (SPEC §8 events), text, or apns (APNs request bodies).", valueName: "format"))
+    @Option(
+        help: ArgumentHelp(
+            "Output format: ndjson (SPEC §8 events), text, or apns (APNs request bodies).", valueName: "format"))
     var format: EventFormat = .ndjson
 
     @Option(help: ArgumentHelp("Read every input as this format: ndjson or csv.", valueName: "format"))
@@ -67,10 +69,14 @@ struct Run: AsyncParsableCommand {
         help: ArgumentHelp("Write events to this file instead of standard output.", valueName: "file"))
     var output: String?
 
-    @Option(help: ArgumentHelp("At the end, write the pending and delivered notifications to this file as JSON.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "At the end, write the pending and delivered notifications to this file as JSON.", valueName: "file"))
     var stateOut: String?
 
-    @Option(help: ArgumentHelp("Keep at most this many delivered notifications per device (oldest dropped).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep at most this many delivered notifications per device (oldest dropped).", valueName: "n"))
     var deliveredLimit = 64
 
     @Flag(help: "Print neither catalog warnings nor the summary line.")

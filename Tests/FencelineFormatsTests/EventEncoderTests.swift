@@ -1,5 +1,6 @@
 import Fenceline
 import FencelineFormats
+import Foundation
 import TestSupport
 import Testing
 
@@ -59,5 +60,44 @@ import Testing
         // Control characters in content would break the line; they print as spaces.
         #expect(line.hasSuffix("Depot: Left \"depot\"  (since 2026-03-02T08:00:10Z)\n"))
         #expect(line.filter { $0 == "\n" }.count == 1)
+    }
+}
+
+@Suite struct APNsEventEncoderTests {
+    @Test func payloadUsesTheDocumentedKeys() throws {
+        var event = EventEncoderTests.event
+        event.content.subtitle = "Arrivals"
+        event.content.sound = "default"
+        event.content.thread = "depot"
+        event.content.mutableContent = true
+        event.content.userInfo = JSONObject([
+            (key: "site", value: .number(JSONNumber(text: "4", value: 4))), (key: "aps", value: .string("ignored")),
+        ])
+        var bytes: [UInt8] = []
+        APNsEventEncoder().encode(event, into: &bytes)
+        let object = try JSONSerialization.jsonObject(with: Data(bytes)) as! [String: Any]
+        #expect(object["device"] as? String == "truck-17")
+        #expect(object["apns-collapse-id"] as? String == "depot")
+        let payload = object["payload"] as! [String: Any]
+        #expect(Set(payload.keys) == ["aps", "site"])
+        let aps = payload["aps"] as! [String: Any]
+        #expect(Set(aps.keys) == ["alert", "badge", "sound", "category", "thread-id", "mutable-content"])
+        #expect(
+            aps["alert"] as? [String: String] == ["title": "Depot", "subtitle": "Arrivals", "body": "Left \"depot\"\n"])
+        #expect(aps["badge"] as? Int == 1)
+        #expect(aps["mutable-content"] as? Int == 1)
+        #expect(aps["thread-id"] as? String == "depot")
+        #expect(payload["site"] as? Int == 4)
+    }
+
+    @Test func contentWithoutTextHasNoAlert() throws {
+        var event = EventEncoderTests.event
+        event.content = NotificationContent()
+        event.device = nil
+        var bytes: [UInt8] = []
+        APNsEventEncoder().encode(event, into: &bytes)
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == #"{"device":null,"apns-collapse-id":"depot","payload":{"aps":{}}}"# + "\n")
     }
 }

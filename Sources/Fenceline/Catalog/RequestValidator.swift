@@ -166,6 +166,15 @@ public final class RequestValidator {
             add(
                 "trigger.timeZone",
                 "unknown time zone \"\(calendar.timeZone)\"; use an IANA name such as \"America/New_York\"")
+        } else if any, ranges.allSatisfy({ $0.1.map($0.2.contains) ?? true }), let rule = CalendarRule(calendar) {
+            // Fields that are each in range can still never meet (30 February, day 3 of the second week).
+            let from = c.year.map { year in
+                Timestamp(
+                    microseconds: Int64(CivilDate(year: year, month: 1, day: 1).daysSinceEpoch - 2) * 86_400_000_000)
+            }
+            if rule.nextFiring(after: from ?? Timestamp(microseconds: 0)) == nil {
+                add("trigger.dateComponents", "these dateComponents never match a date (such as February 30)")
+            }
         }
     }
 }

@@ -82,7 +82,8 @@ public final class RunPipeline {
         let readers = try inputs.map { path throws(InputError) in try LineReader(path: path) }
         let engine = try Engine(
             catalog: catalog,
-            configuration: Engine.Configuration(reorderWindow: options.reorderWindow, deliveredLimit: options.deliveredLimit),
+            configuration: Engine.Configuration(
+                reorderWindow: options.reorderWindow, deliveredLimit: options.deliveredLimit),
             logger: logger)
         lastEngine = engine
         let requests = NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)

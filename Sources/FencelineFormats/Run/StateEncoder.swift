@@ -25,7 +25,11 @@ public enum StateEncoder {
             writer.key("trigger")
             writer.string(request.trigger.kind.rawValue)
             writer.key("next")
-            if let next = engine.nextTriggerDate(forRequest: request.id) { writer.string(next.rfc3339) } else { writer.raw("null") }
+            if let next = engine.nextTriggerDate(forRequest: request.id) {
+                writer.string(next.rfc3339)
+            } else {
+                writer.raw("null")
+            }
             if let devices = request.devices {
                 writer.key("devices")
                 writer.value(.array(devices.map(JSONValue.string)))
