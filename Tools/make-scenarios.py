@@ -534,11 +534,159 @@ def beacon_interleaved_devices():
           "comes near once its 20 s average rises above the boundary.", catalog, readings, args=["--until", time(60)])
 
 
+def tick(at):
+    return {"time": at, "op": "tick"}
+
+
+def interval(identifier, seconds, title, repeats=False, **extra):
+    return {"id": identifier, "content": {"title": title, "body": "{request} {event} at {time}"},
+            "trigger": {"type": "timeInterval", "seconds": seconds, "repeats": repeats}, **extra}
+
+
+def calendar(identifier, components, zone="America/New_York", repeats=True, title=None):
+    request = {"id": identifier, "trigger": {"type": "calendar", "timeZone": zone, "dateComponents": components,
+                                             "repeats": repeats}}
+    if title:
+        request["content"] = {"title": title}
+    return request
+
+
+def replace_by_id():
+    readings = [
+        tick(time(0)),
+        {"time": time(100), "op": "add", "request": interval("reminder", 300, "Reminder, moved")},
+        tick(time(1000)),
+    ]
+    catalog = {"requests": [interval("reminder", 300, "Reminder"), interval("ping", 120, "Ping", repeats=True)]}
+    write("replace-by-id",
+          "Re-adding a request id mid-stream replaces it and starts its trigger afresh: `reminder` (300 s from the "
+          "start) is replaced at 100 s, so it fires once at 400 s with the new content and never at 300 s; "
+          "`ping` repeats every 120 s throughout.", catalog, readings)
+
+
+def remove_pending():
+    readings = [tick(time(0)), {"time": time(200), "op": "removePending", "ids": ["tea"]}, tick(time(900))]
+    catalog = {"requests": [interval("tea", 300, "Tea is ready"), interval("coffee", 600, "Coffee is ready")]}
+    write("remove-pending",
+          "`removePending` before a request fires: `tea` (due at 300 s) is removed at 200 s and never fires; "
+          "`coffee` (600 s) still does.", catalog, readings)
+
+
+def sixty_second_rule():
+    readings = [
+        tick(time(0)),
+        {"time": time(10), "op": "add", "request": interval("too-often", 30, "Every 30 s", repeats=True)},
+        {"time": time(10), "op": "add", "request": interval("every-minute", 60, "Every minute", repeats=True)},
+        {"time": time(10), "op": "add", "request": interval("once-soon", 30, "Once in 30 s")},
+    ]
+    write("sixty-second-rule",
+          "UserNotifications' rule: a repeating time interval must be at least 60 s. The `add` of a repeating "
+          "30 s interval is an invalid request, so a bad line (reported, skipped); a repeating 60 s one fires every "
+          "minute and a one-shot 30 s one (allowed) fires once.", {"requests": []}, readings,
+          args=["--until", time(200)])
+
+
+def new_york_dst():
+    readings = [tick("2026-03-06T15:00:00Z")]
+    catalog = {"requests": [calendar("nine-am", {"hour": 9, "minute": 0}, title="Good morning, New York")]}
+    write("new-york-daily-0900-dst",
+          "A daily 09:00 America/New_York calendar trigger across both 2026 transitions: 14:00Z while EST, 13:00Z "
+          "from 8 March (EDT), 14:00Z again from 1 November. The clock runs from 6 March to 3 November via "
+          "`--until`; every firing is 09:00 local.", catalog, readings, args=["--until", "2026-11-03T00:00:00Z"])
+
+
+def spring_forward():
+    readings = [tick("2026-03-07T12:00:00Z")]
+    catalog = {"requests": [calendar("half-past-two", {"hour": 2, "minute": 30}, title="02:30 in New York")]}
+    write("new-york-0230-spring-forward",
+          "02:30 does not exist in New York on 8 March 2026 (02:00 EST jumps to 03:00 EDT): the daily 02:30 "
+          "trigger fires at the first instant after the gap, 03:00 EDT (07:00Z), once; then 02:30 EDT (06:30Z) "
+          "on 9 and 10 March.", catalog, readings, args=["--until", "2026-03-10T12:00:00Z"])
+
+
+def fall_back():
+    readings = [tick("2026-10-31T12:00:00Z")]
+    catalog = {"requests": [calendar("half-past-one", {"hour": 1, "minute": 30}, title="01:30 in New York"),
+                            calendar("on-the-half-hour", {"minute": 30}, title=":30 in New York")]}
+    write("new-york-0130-fall-back",
+          "01:30 happens twice in New York on 1 November 2026 (02:00 EDT falls back to 01:00 EST): the daily "
+          "01:30 trigger fires once, at the first occurrence (05:30Z), never at 06:30Z; an hourly :30 trigger "
+          "also skips the repeated 01:30 and goes on at 02:30 EST (07:30Z).", catalog, readings,
+          args=["--until", "2026-11-01T09:00:00Z"])
+
+
+def schedule_gates_fence():
+    office = {"timeZone": "Europe/Amsterdam", "windows": [{"days": ["mon", "tue", "wed", "thu", "fri"],
+                                                          "start": "08:00", "end": "18:00"}]}
+    night = {"timeZone": "Europe/Amsterdam", "windows": [{"days": ["mon"], "start": "22:00", "end": "06:00"}]}
+    catalog = {"requests": [
+        {**circle("office-gate", 100, hysteresis="naive", title="Office gate"), "schedule": office},
+        {**circle("night-watch", 100, hysteresis="naive", title="Night watch"), "schedule": night},
+        circle("always", 100, hysteresis="naive", title="Always"),
+    ]}
+    # 2026-03-02 is a Monday; Amsterdam is UTC+1.
+    steps = [("2026-03-02T06:30:00Z", 300), ("2026-03-02T06:40:00Z", 0), ("2026-03-02T07:30:00Z", 300),
+             ("2026-03-02T08:00:00Z", 0), ("2026-03-02T17:30:00Z", 300), ("2026-03-02T21:30:00Z", 0),
+             ("2026-03-03T04:30:00Z", 300), ("2026-03-03T05:30:00Z", 0)]
+    readings = [{"device": "guard", "time": t, "lat": offset(e)[0], "lon": offset(e)[1]} for t, e in steps]
+    write("schedule-gates-fence",
+          "Weekly windows gate notifications, not state: `office-gate` (weekdays 08:00–18:00 Amsterdam) reports "
+          "only the transitions inside office hours, `night-watch` (Monday 22:00 to Tuesday 06:00, overnight) only "
+          "those in the night, `always` every one. Muted transitions still move the state.", catalog, readings)
+
+
+def calendar_rules():
+    readings = [tick("2026-03-01T00:00:00Z")]
+    catalog = {"requests": [
+        calendar("monday-shift", {"weekday": 2, "hour": 8, "minute": 0}, zone="Europe/Amsterdam", title="Shift starts"),
+        calendar("month-end", {"day": 31, "hour": 18}, zone="UTC", title="Month end"),
+        calendar("second-sunday", {"weekday": 1, "weekdayOrdinal": 2}, zone="UTC", title="Second Sunday"),
+        calendar("once", {"year": 2026, "month": 4, "day": 1, "hour": 12}, zone="Asia/Tokyo", repeats=False,
+                 title="Once, in Tokyo"),
+    ]}
+    write("calendar-rules",
+          "Calendar fields: Mondays 08:00 Amsterdam (07:00Z in winter, 06:00Z from 29 March), 18:00 on every 31st "
+          "(only months that have one), the second Sunday at 00:00, and a one-shot 1 April 12:00 Tokyo (03:00Z) "
+          "that is then delivered and no longer pending.", catalog, readings, args=["--until", "2026-06-01T00:00:00Z"])
+
+
+def apns_output():
+    catalog = {
+        "categories": [{"id": "arrival", "options": ["customDismissAction"], "actions": [
+            {"id": "ack", "title": "Acknowledge", "options": ["foreground"]},
+            {"id": "reply", "title": "Reply", "textInput": {"button": "Send", "placeholder": "Message"}}]}],
+        "requests": [{**circle("depot", 100, hysteresis="naive"), "devices": ["truck-17"],
+                      "content": {"title": "Depot", "subtitle": "Arrivals", "body": "{device} {event} at {time}",
+                                  "badge": 1, "sound": "default", "category": "arrival", "thread": "depot",
+                                  "mutableContent": True, "userInfo": {"site": 4, "dock": "7B"}}}]}
+    readings = [fix("truck-17", 0, offset(300)), fix("truck-17", 10, offset(0)), fix("truck-17", 20, offset(300))]
+    write("apns-output",
+          "`--format apns`: each event as an APNs request body (aps.alert title/subtitle/body, badge, sound, "
+          "category, thread-id, mutable-content) with the userInfo keys beside `aps`, the device id and "
+          "`apns-collapse-id` = the request id.", catalog, readings, args=["--format", "apns"])
+
+
+def categories_in_events():
+    catalog = {
+        "categories": [{"id": "arrival", "actions": [
+            {"id": "ack", "title": "Acknowledge", "options": ["foreground"]},
+            {"id": "decline", "title": "Decline", "options": ["destructive", "authenticationRequired"]},
+            {"id": "reply", "title": "Reply", "textInput": {"button": "Send", "placeholder": "Message"}}]}],
+        "requests": [{**circle("dock", 100, hysteresis="naive"),
+                      "content": {"title": "{device} at the dock", "body": "{event} at {time}", "category": "arrival"}}]}
+    readings = [fix("van-2", 0, offset(300)), fix("van-2", 10, offset(0))]
+    write("categories-in-events",
+          "Content placeholders (`{device}`, `{event}`, `{time}`) are filled per event, and events carry their "
+          "category's actions (options, text input) so a downstream app can render the buttons.", catalog, readings)
+
+
 if __name__ == "__main__":
     for make in (jitter_at_edge, fast_vehicle_cross, antimeridian, boundary_and_cushions, delays_and_timers,
                  min_fixes, accuracy_modes, initial_policies, dwell, repeats_false, devices_scope, stale_readings,
                  reorder_window, until_timers, control_records, polygons_and_holes, corridor, geojson_catalog,
                  event_ordering, csv_input, bad_lines, beacon_wildcards, beacon_timeout_boundary,
-                 beacon_smoothing_outlier, beacon_arma_precision, beacon_raw_advertisements, beacon_interleaved_devices):
+                 beacon_smoothing_outlier, beacon_arma_precision, beacon_raw_advertisements, beacon_interleaved_devices,
+                 replace_by_id, remove_pending, sixty_second_rule, new_york_dst, spring_forward, fall_back,
+                 schedule_gates_fence, calendar_rules, apns_output, categories_in_events):
         make()
     write_index()
