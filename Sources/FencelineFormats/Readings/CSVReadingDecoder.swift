@@ -52,36 +52,21 @@ public struct CSVReadingDecoder {
             throw LineError(
                 code: .malformed, message: "expected \(columns.count) fields as in the header, found \(fields.count)")
         }
-        var device: String?
-        var time: Timestamp?
-        var lat: Double?
-        var lon: Double?
-        var accuracy: Double?
-        var speed: Double?
-        var heading: Double?
-        var altitude: Double?
+        var fix = FixFields()
         for (column, field) in zip(columns, fields) {
             switch column {
-            case .device: device = String(decoding: field, as: UTF8.self)
-            case .time: time = try Self.time(field)
-            case .lat: lat = try Self.number(field, name: "lat")
-            case .lon: lon = try Self.number(field, name: "lon")
-            case .accuracy: accuracy = try Self.number(field, name: "accuracy")
-            case .speed: speed = try Self.number(field, name: "speed")
-            case .heading: heading = try Self.number(field, name: "heading")
-            case .altitude: altitude = try Self.number(field, name: "altitude")
+            case .device: fix.device = String(decoding: field, as: UTF8.self)
+            case .time: fix.time = try Self.time(field)
+            case .lat: fix.lat = try Self.number(field, name: "lat")
+            case .lon: fix.lon = try Self.number(field, name: "lon")
+            case .accuracy: fix.accuracy = try Self.number(field, name: "accuracy")
+            case .speed: fix.speed = try Self.number(field, name: "speed")
+            case .heading: fix.heading = try Self.number(field, name: "heading")
+            case .altitude: fix.altitude = try Self.number(field, name: "altitude")
             case .ignored: break
             }
         }
-        guard let device, !device.isEmpty else { throw LineError(field: "device", message: "missing") }
-        guard let time else { throw LineError(field: "time", message: "missing") }
-        guard let lat else { throw LineError(field: "lat", message: "missing") }
-        guard let lon else { throw LineError(field: "lon", message: "missing") }
-        try NDJSONReadingDecoder.checkPosition(lat: lat, lon: lon, accuracy: accuracy)
-        return .fix(
-            Fix(
-                device: device, time: time, coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy,
-                speed: speed, heading: heading, altitude: altitude))
+        return try fix.makeReading()
     }
 
     private static func number(_ field: [UInt8], name: String) throws(LineError) -> Double? {

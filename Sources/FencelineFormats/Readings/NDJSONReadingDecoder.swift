@@ -51,14 +51,7 @@ public struct NDJSONReadingDecoder {
             throw LineError(code: .malformed, message: "expected a JSON object, found \(scanner.describeNext())")
         }
         scanner.position += 1
-        var device: String?
-        var time: Timestamp?
-        var lat: Double?
-        var lon: Double?
-        var accuracy: Double?
-        var speed: Double?
-        var heading: Double?
-        var altitude: Double?
+        var fields = FixFields()
         var isControl = false
         var isSighting = false
         scanner.skipWhitespace()
@@ -77,14 +70,14 @@ public struct NDJSONReadingDecoder {
                 let key = keyRange.map { Key(UnsafeBufferPointer(rebasing: line[$0])) } ?? .other
                 _ = keyStart
                 switch key {
-                case .device: device = try string(&scanner, field: "device")
-                case .time: time = try timestamp(&scanner)
-                case .lat: lat = try number(&scanner, field: "lat")
-                case .lon: lon = try number(&scanner, field: "lon")
-                case .accuracy: accuracy = try number(&scanner, field: "accuracy")
-                case .speed: speed = try number(&scanner, field: "speed")
-                case .heading: heading = try number(&scanner, field: "heading")
-                case .altitude: altitude = try number(&scanner, field: "altitude")
+                case .device: fields.device = try string(&scanner, field: "device")
+                case .time: fields.time = try timestamp(&scanner)
+                case .lat: fields.lat = try number(&scanner, field: "lat")
+                case .lon: fields.lon = try number(&scanner, field: "lon")
+                case .accuracy: fields.accuracy = try number(&scanner, field: "accuracy")
+                case .speed: fields.speed = try number(&scanner, field: "speed")
+                case .heading: fields.heading = try number(&scanner, field: "heading")
+                case .altitude: fields.altitude = try number(&scanner, field: "altitude")
                 case .op:
                     isControl = true
                     try scanner.skipValue()
@@ -107,28 +100,7 @@ public struct NDJSONReadingDecoder {
         guard scanner.isAtEnd else { throw scanner.error("unexpected \(scanner.describeNext()) after the object") }
         if isControl { return try decodeControl(line) }
         if isSighting { return try BeaconSightingDecoder.decode(line) }
-        guard let device else { throw LineError(field: "device", message: "missing; every reading names its device") }
-        guard !device.isEmpty else { throw LineError(field: "device", message: "must not be empty") }
-        guard let time else { throw LineError(field: "time", message: "missing; give RFC 3339 or Unix seconds") }
-        guard let lat else { throw LineError(field: "lat", message: "missing") }
-        guard let lon else { throw LineError(field: "lon", message: "missing") }
-        try Self.checkPosition(lat: lat, lon: lon, accuracy: accuracy)
-        return .fix(
-            Fix(
-                device: device, time: time, coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy,
-                speed: speed, heading: heading, altitude: altitude))
-    }
-
-    static func checkPosition(lat: Double, lon: Double, accuracy: Double?) throws(LineError) {
-        guard (-90.0...90.0).contains(lat) else {
-            throw LineError(field: "lat", message: "\(lat) is out of range [-90, 90]")
-        }
-        guard (-180.0...180.0).contains(lon) else {
-            throw LineError(field: "lon", message: "\(lon) is out of range [-180, 180] (longitudes are not normalised)")
-        }
-        if let accuracy, !(accuracy >= 0 && accuracy.isFinite) {
-            throw LineError(field: "accuracy", message: "must be a finite number of metres ≥ 0 (got \(accuracy))")
-        }
+        return try fields.makeReading()
     }
 
     private func string(_ scanner: inout JSONScanner, field: String) throws -> String {
