@@ -20,6 +20,12 @@ struct FencelineCommand: AsyncParsableCommand {
         defaultSubcommand: nil
     )
 
+    /// Without a subcommand there is nothing to do: the help goes to stderr and it is a usage error.
+    func run() async throws {
+        OutputFile.standardError.write(Self.helpMessage() + "\n")
+        throw ExitStatus.usage
+    }
+
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
         LoggingSystem.bootstrap { label in

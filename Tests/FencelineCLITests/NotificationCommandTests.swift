@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `fenceline next`, `--state-out` and `--format apns` end to end.
 @Suite(.serialized) struct NotificationCommandTests {
@@ -22,15 +22,17 @@ import TestSupport
     @Test func nextPrintsEachRequestsNextTriggerDate() throws {
         let result = try CLI.run(["next", try catalogFile().path, "--after", "2026-03-07T12:00:00Z"])
         #expect(result.status == 0)
-        #expect(result.stdout == """
-            {"request":"shift","trigger":"calendar","next":"2026-03-09T07:00:00Z"}
-            {"request":"nyc","trigger":"calendar","next":"2026-03-08T07:00:00Z"}
-            {"request":"ping","trigger":"timeInterval","next":"2026-03-07T12:05:00Z"}
-            {"request":"gate","trigger":"region","next":null}
+        #expect(
+            result.stdout == """
+                {"request":"shift","trigger":"calendar","next":"2026-03-09T07:00:00Z"}
+                {"request":"nyc","trigger":"calendar","next":"2026-03-08T07:00:00Z"}
+                {"request":"ping","trigger":"timeInterval","next":"2026-03-07T12:05:00Z"}
+                {"request":"gate","trigger":"region","next":null}
 
-            """)
+                """)
         let text = try CLI.run(["next", try catalogFile().path, "--after", "2026-03-07T12:00:00Z", "--format", "text"])
-        #expect(text.stdout.contains("nyc             calendar      2026-03-08T07:00:00Z  (Sun 2026-03-08 03:00:00 EDT)"))
+        #expect(
+            text.stdout.contains("nyc             calendar      2026-03-08T07:00:00Z  (Sun 2026-03-08 03:00:00 EDT)"))
         #expect(text.stdout.contains("gate            region        on readings"))
         #expect(try CLI.run(["next", try catalogFile().path, "--format", "apns"]).status == 64)
         #expect(try CLI.run(["next", "missing.json"]).status == 66)
@@ -40,28 +42,41 @@ import TestSupport
         let catalog = try catalogFile()
         let directory = catalog.deletingLastPathComponent()
         let readings = directory.appendingPathComponent("r.ndjson")
-        try Data("""
+        try Data(
+            """
             {"time":"2026-03-09T06:50:00Z","op":"tick"}
             {"time":"2026-03-09T07:01:00Z","op":"removeDelivered","ids":["shift"]}
             {"time":"2026-03-09T07:12:00Z","op":"tick"}
 
-            """.utf8).write(to: readings)
+            """.utf8
+        ).write(to: readings)
         let state = directory.appendingPathComponent("state.json")
-        let result = try CLI.run(["run", "--triggers", catalog.path, readings.path, "--state-out", state.path, "--quiet"])
+        let result = try CLI.run([
+            "run", "--triggers", catalog.path, readings.path, "--state-out", state.path, "--quiet",
+        ])
         #expect(result.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: state)) as! [String: Any]
         #expect(object["clock"] as? String == "2026-03-09T07:12:00Z")
         let pending = (object["pending"] as! [[String: Any]]).map { "\($0["request"]!) \($0["next"] ?? "-")" }
-        #expect(pending == ["shift 2026-03-16T07:00:00Z", "nyc 2026-03-10T06:30:00Z", "ping 2026-03-09T07:15:00Z", "gate <null>"])
+        #expect(
+            pending == [
+                "shift 2026-03-16T07:00:00Z", "nyc 2026-03-10T06:30:00Z", "ping 2026-03-09T07:15:00Z", "gate <null>",
+            ])
         let delivered = (object["delivered"] as! [[String: Any]]).map { "\($0["request"]!) \($0["time"]!)" }
         // Newest first; "shift" fired at 07:00 and was removed at 07:01.
-        #expect(delivered == ["ping 2026-03-09T07:10:00Z", "ping 2026-03-09T07:05:00Z", "ping 2026-03-09T07:00:00Z", "ping 2026-03-09T06:55:00Z"])
+        #expect(
+            delivered == [
+                "ping 2026-03-09T07:10:00Z", "ping 2026-03-09T07:05:00Z", "ping 2026-03-09T07:00:00Z",
+                "ping 2026-03-09T06:55:00Z",
+            ])
         #expect(try CLI.run(["run", "--triggers", catalog.path, readings.path, "--delivered-limit", "0"]).status == 64)
     }
 
     @Test func apnsFormatWritesRequestBodies() throws {
-        let result = try CLI.run(["run", "--triggers", "Data/scenarios/apns-output/triggers.json", "--format", "apns", "--quiet",
-                                  "Data/scenarios/apns-output/readings.ndjson"])
+        let result = try CLI.run([
+            "run", "--triggers", "Data/scenarios/apns-output/triggers.json", "--format", "apns", "--quiet",
+            "Data/scenarios/apns-output/readings.ndjson",
+        ])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 2)

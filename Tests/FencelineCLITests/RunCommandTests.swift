@@ -120,6 +120,9 @@ import Testing
     }
 
     @Test func usageErrorsExit64() throws {
+        let bare = try CLI.run([])
+        #expect(bare.status == 64)
+        #expect(bare.stderr.contains("SUBCOMMANDS"))
         #expect(try CLI.run(["run"]).status == 64)
         #expect(try CLI.run(["run", "--triggers", "x.json", "--frobnicate"]).status == 64)
         #expect(try CLI.run(["run", "--triggers", "x.json", "--format", "xml"]).status == 64)

@@ -1,6 +1,7 @@
-import Fenceline
 import TestSupport
 import Testing
+
+@testable import Fenceline
 
 /// SPEC §5 "Cross": a path between two outside fixes that passes through the fence.
 @Suite struct RegionCrossTests {
@@ -90,5 +91,54 @@ import Testing
                 F.fix(300, Coordinate(latitude: 52.38, longitude: 5.20)),
             ])
         #expect(events.map { F.label($0) } == ["cross@300"])
+    }
+}
+
+/// The planar path of a circle fence is measured by haversine along the lon/lat segment, so it is
+/// right for large circles near the poles too (found by review: a flat frame was 130 m off at 80° N).
+@Suite struct PlanarCircleCrossTests {
+    typealias F = Fixtures
+
+    @Test func meridianPathCrossesALargePolarCircleInBothModes() throws {
+        // Along a meridian the lon/lat segment and the great circle are the same line.
+        let center = Coordinate(latitude: 80, longitude: 0)
+        let requests = [
+            RegionCrossTests.crossing("planar", center: center, radius: 100_000, path: .planar),
+            RegionCrossTests.crossing("geodesic", center: center, radius: 100_000),
+        ]
+        // The segment passes 99.97 km from the centre: inside by about 30 m.
+        let events = try F.run(
+            requests,
+            [
+                F.fix(0, Coordinate(latitude: 79, longitude: 5.1842)),
+                F.fix(600, Coordinate(latitude: 81, longitude: 5.1842)),
+            ])
+        #expect(events.map(\.requestID) == ["geodesic", "planar"])
+    }
+
+    @Test func planarNearestDistanceMatchesDenseSampling() {
+        var generator = FenceGeometryTests.SplitMix(state: 11)
+        for _ in 0..<300 {
+            let center = Coordinate(
+                latitude: Double.random(in: -85...85, using: &generator),
+                longitude: Double.random(in: -180...180, using: &generator))
+            let circle = CircleShape(center: center, radius: Double.random(in: 50...200_000, using: &generator))
+            let a = Coordinate(
+                latitude: max(-89, min(89, center.latitude + Double.random(in: -3...3, using: &generator))),
+                longitude: center.longitude + Double.random(in: -5...5, using: &generator))
+            let b = Coordinate(
+                latitude: max(-89, min(89, center.latitude + Double.random(in: -3...3, using: &generator))),
+                longitude: center.longitude + Double.random(in: -5...5, using: &generator))
+            var dense = Double.infinity
+            for step in 0...20_000 {
+                let t = Double(step) / 20_000
+                let point = Coordinate(
+                    latitude: a.latitude + (b.latitude - a.latitude) * t,
+                    longitude: a.longitude + (b.longitude - a.longitude) * t)
+                dense = min(dense, point.distance(to: center))
+            }
+            // Dense sampling overestimates the minimum by at most half a step; the search must not do worse.
+            #expect(circle.nearestDistance(alongLonLatSegmentFrom: a, to: b) <= dense + 1e-6)
+        }
     }
 }

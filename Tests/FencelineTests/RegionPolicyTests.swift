@@ -97,16 +97,19 @@ import Testing
             ])
     }
 
-    @Test func timersOfOnePairDueTogetherFireInSchedulingOrder() throws {
+    @Test func exitConfirmedByItsTimerAtTheDwellDueTimeWins() throws {
         // The dwell (scheduled at the enter) and the exit confirmation (scheduled later) are both
-        // due at 30: the dwell fires first, so it is not cancelled; SPEC §4 then lists exits first.
+        // due at 30: the exit is confirmed "by then", so there is no dwell (found by review).
         let request = F.circle {
             $0.notifyOnDwell = true
             $0.dwell = TimeSpan(seconds: 30)
             $0.initial = .enter
         }
         let events = try F.run([request], [F.fix(0, east: 0), F.fix(10, east: 200)], until: F.at(40))
-        #expect(events.map { F.label($0) } == ["enter@0", "exit@30", "dwell@30"])
+        #expect(events.map { F.label($0) } == ["enter@0", "exit@30"])
+        // One microsecond later the visit has lasted its dwell: both fire.
+        let later = try F.run([request], [F.fix(0, east: 0), F.fix(10.000_001, east: 200)], until: F.at(40))
+        #expect(later.map { F.label($0) } == ["enter@0", "dwell@30", "exit@30.000001"])
     }
 
     @Test func nonRepeatingRequestFiresOncePerDevice() throws {

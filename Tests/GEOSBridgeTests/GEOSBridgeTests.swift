@@ -83,3 +83,23 @@ import Testing
         #expect(GEOSContext.version.hasPrefix("3."))
     }
 }
+
+@Suite struct GEOSSTRtreeTests {
+    @Test func queryReturnsTheItemsWhoseEnvelopesIntersect() throws {
+        let context = GEOSContext()
+        let tree = try GEOSSTRtree(context: context)
+        for item in 0..<100 {
+            let x = Double(item % 10), y = Double(item / 10)
+            tree.insert(try context.makeRectangle(minX: x, minY: y, maxX: x + 0.5, maxY: y + 0.5), item: item)
+        }
+        var found: [Int] = []
+        tree.query(try context.makePoint(x: 3.25, y: 7.25), into: &found)
+        #expect(found == [73])
+        found = []
+        tree.query(try context.makeRectangle(minX: 0, minY: 0, maxX: 1.2, maxY: 0.2), into: &found)
+        #expect(found.sorted() == [0, 1])
+        found = []
+        tree.query(try context.makePoint(x: 3.75, y: 7.75), into: &found)
+        #expect(found.isEmpty)
+    }
+}

@@ -95,7 +95,7 @@ extension Engine {
             action = record.machine.confirmationDue(
                 token: timer.token, at: timer.due, rules: region.rules, dwellToken: makeToken())
         case .dwell:
-            action = record.machine.dwellDue(token: timer.token, at: timer.due)
+            action = record.machine.dwellDue(token: timer.token, at: timer.due, rules: region.rules)
         default:
             return
         }

@@ -126,9 +126,18 @@ struct RegionStateMachine {
     }
 
     /// The dwell timer with `token` is due; it fires only if the visit it belongs to goes on.
-    mutating func dwellDue(token: UInt64, at due: Timestamp) -> Action {
+    ///
+    /// "If no exit was confirmed by then": an exit streak whose confirmation falls due at this same
+    /// instant (its delay ends now and it has its fixes) is an exit confirmed by then, so it wins
+    /// even though its timer, scheduled later, has not fired yet.
+    mutating func dwellDue(token: UInt64, at due: Timestamp, rules: Rules) -> Action {
         guard isInside, dwellToken == token else { return .none }
         dwellToken = nil
+        if case .pending(let since, let fixes, _) = streak, fixes >= rules.minFixes,
+            since.advanced(by: rules.exitDelay) <= due
+        {
+            return .none
+        }
         return Action(output: .dwell(time: due))
     }
 

@@ -26,6 +26,56 @@ struct CircleShape {
         return GeoBounds(south: south, north: north, west: center.longitude - dLon, east: center.longitude + dLon)
     }
 
+    /// The smallest haversine distance from the centre to the straight lon/lat segment from `a` to
+    /// `b` (longitudes unwrapped the short way): the `planar` crossing path of SPEC §5.
+    ///
+    /// Along a lon/lat segment the distance is not a closed form; it is sampled finely enough that
+    /// the nearest sample brackets the minimum (spacing under a quarter of the radius), then refined
+    /// by golden-section search on the bracket.
+    func nearestDistance(alongLonLatSegmentFrom a: Coordinate, to b: Coordinate) -> Double {
+        let bLongitude = unwrap(b.longitude, near: a.longitude)
+        func point(_ t: Double) -> Coordinate {
+            Coordinate(
+                latitude: a.latitude + (b.latitude - a.latitude) * t,
+                longitude: a.longitude + (bLongitude - a.longitude) * t)
+        }
+        func distance(_ t: Double) -> Double { point(t).distance(to: center) }
+        let length = a.distance(to: Coordinate(latitude: b.latitude, longitude: bLongitude))
+        let samples = Int(min(4096, max(16, (4 * length / max(radius, 1)).rounded(.up))))
+        var best = 0
+        var bestDistance = distance(0)
+        for index in 1...samples {
+            let value = distance(Double(index) / Double(samples))
+            if value < bestDistance {
+                best = index
+                bestDistance = value
+            }
+        }
+        var low = Double(max(0, best - 1)) / Double(samples)
+        var high = Double(min(samples, best + 1)) / Double(samples)
+        let ratio = (5.0.squareRoot() - 1) / 2
+        var x1 = high - ratio * (high - low)
+        var x2 = low + ratio * (high - low)
+        var f1 = distance(x1)
+        var f2 = distance(x2)
+        for _ in 0..<60 {
+            if f1 < f2 {
+                high = x2
+                x2 = x1
+                f2 = f1
+                x1 = high - ratio * (high - low)
+                f1 = distance(x1)
+            } else {
+                low = x1
+                x1 = x2
+                f1 = f2
+                x2 = low + ratio * (high - low)
+                f2 = distance(x2)
+            }
+        }
+        return min(bestDistance, f1, f2)
+    }
+
     /// The share of the accuracy disc around `point` that lies in the circle (a lens area).
     func overlapShare(point: Coordinate, accuracy: Double) -> Double {
         let distance = point.distance(to: center)

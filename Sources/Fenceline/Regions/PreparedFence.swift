@@ -124,14 +124,7 @@ struct PreparedFence {
                 return GreatCircle.distance(from: circle.center, toArcFrom: a, to: b) <= circle.radius
                     + boundaryTolerance
             case .planar:
-                let frame = LocalFrame(originLatitude: circle.center.latitude, originLongitude: circle.center.longitude)
-                let aLongitude = unwrap(a.longitude, near: circle.center.longitude)
-                let bLongitude = unwrap(b.longitude, near: aLongitude)
-                let d = PlanarMath.distanceSquared(
-                    px: 0, py: 0,
-                    ax: frame.x(longitude: aLongitude), ay: frame.y(latitude: a.latitude),
-                    bx: frame.x(longitude: bLongitude), by: frame.y(latitude: b.latitude))
-                return d.squareRoot() <= circle.radius + boundaryTolerance
+                return circle.nearestDistance(alongLonLatSegmentFrom: a, to: b) <= circle.radius + boundaryTolerance
             }
         }
         let points: [Coordinate]
