@@ -49,6 +49,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(
+            name: "fenceline-bench",
+            dependencies: [
+                "Fenceline",
+                "FencelineFormats",
+                "GEOSBridge",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tools/Bench"
+        ),
         .target(
             name: "TestSupport",
             dependencies: ["Fenceline", "FencelineFormats"],

@@ -17,10 +17,11 @@ struct DeliveredLedger {
 
     mutating func add(_ event: Event) {
         nextOrder += 1
-        var entries = byDevice[event.device, default: []]
-        entries.append(Entry(event: event, order: nextOrder))
-        if entries.count > limit { entries.removeFirst(entries.count - limit) }
-        byDevice[event.device] = entries
+        // Mutated in place: copying the list out and back would copy it on every notification.
+        byDevice[event.device, default: []].append(Entry(event: event, order: nextOrder))
+        if let count = byDevice[event.device]?.count, count > limit {
+            byDevice[event.device]!.removeFirst(count - limit)
+        }
     }
 
     /// Moves `requestID`'s entries to the top, re-rendering them with `content`.

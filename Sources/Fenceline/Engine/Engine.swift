@@ -67,7 +67,7 @@ public final class Engine {
     var devices = DeviceTable()
     var timers = TimerQueue()
     var events = EventQueue()
-    lazy var delivered = DeliveredLedger(limit: configuration.deliveredLimit)
+    var delivered: DeliveredLedger
     var applySequence: UInt64 = 0
     var nextToken: UInt64 = 0
     var untimedControls: [ControlRecord] = []
@@ -87,6 +87,7 @@ public final class Engine {
         logger: Logger = Logger(label: "fenceline.engine", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         self.configuration = configuration
+        self.delivered = DeliveredLedger(limit: configuration.deliveredLimit)
         self.logger = logger
         self.startCatalog = catalog.requests
         self.defaultHysteresis = catalog.defaultHysteresis

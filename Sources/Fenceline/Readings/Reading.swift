@@ -93,8 +93,8 @@ public struct ControlRecord: Hashable, Sendable {
 
     /// The operations of SPEC §3.3.
     public enum Operation: Hashable, Sendable {
-        /// Add a request, replacing one with the same id.
-        case add(NotificationRequest)
+        /// Add a request, replacing one with the same id (boxed: requests are large, fixes are not).
+        indirect case add(NotificationRequest)
         /// Remove pending requests by id.
         case removePending([String])
         /// Remove delivered notifications by request id.

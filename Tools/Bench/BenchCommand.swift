@@ -1,0 +1,291 @@
+import ArgumentParser
+import Fenceline
+import FencelineFormats
+import Foundation
+import Logging
+
+/// `fenceline-bench`: the performance figures of issue 5, measured side by side with a GEOS-only
+/// baseline in the same run (and shapely with `--peer shapely`), printed as a table of ratios.
+@main
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fenceline-bench",
+        abstract: "Measure Fenceline against a GEOS-only baseline on a seeded workload (run it through Tools/bench).")
+
+    @Option(help: "Folder for the generated workload (reused when present).")
+    var directory = ".build-bench/workload"
+
+    @Option(help: "The release fenceline binary to time end to end.")
+    var fenceline = ".build/release/fenceline"
+
+    @Option(help: "Devices in the reading streams.")
+    var devices = 1_000
+
+    @Option(help: "Readings per device (1 Hz).")
+    var steps = 1_000
+
+    @Option(help: "Fences of the country workload.")
+    var countryFences = 100_000
+
+    @Option(help: "Also time this peer on the same files: shapely.")
+    var peer: String?
+
+    @Option(help: "Python with shapely, for --peer shapely.")
+    var python = ".build-bench/venv/bin/python"
+
+    func run() async throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let files = try generate()
+        var table = Table()
+        var failures: [String] = []
+
+        for (name, catalogPath, readingsPath) in [
+            ("country100k", files.country, files.countryReadings), ("city10k", files.city, files.cityReadings),
+        ] {
+            let catalog = try decodeCatalog(catalogPath)
+            let count = try lineCount(readingsPath)
+            // Library: the engine alone, readings parsed beforehand; latency of every process call.
+            let load = try measureLoad(catalog)
+            let readings = try parse(readingsPath)
+            let library = try measureLibrary(catalog, readings)
+            // GEOS-only baseline, streaming from the file like the CLI (parse included).
+            let baseline = try measureBaseline(catalog, readingsPath)
+            // End to end: the CLI, minus a run that only loads the catalog.
+            let output = "\(directory)/\(name).events.ndjson"
+            let full = try Spawned.run(fenceline, ["run", "--triggers", catalogPath, readingsPath, "-o", output, "--quiet"])
+            let loadOnly = try Spawned.run(fenceline, ["run", "--triggers", catalogPath, files.empty, "-o", "/dev/null", "--quiet"])
+            guard full.status == 0, loadOnly.status == 0 else { throw ValidationError("fenceline run failed on \(name)") }
+            let streaming = Double(count) / max(1e-9, full.seconds - loadOnly.seconds)
+            table.add("\(name): end to end, fenceline run (readings/s)", rate(streaming), rate(baseline.rate),
+                      ratio(streaming / baseline.rate), name == "country100k" ? "≥ 1.5 M" : "≥ 1.0 M")
+            table.add("\(name): end to end incl. catalog load (readings/s)", rate(Double(count) / full.seconds), "", "", "")
+            table.add("\(name): library process() alone (readings/s)", rate(library.rate), "", "", "")
+            table.add("\(name): process() latency p50 / p99 / p99.9 (µs)",
+                      String(format: "%.2f / %.2f / %.2f", library.p50, library.p99, library.p999), "", "",
+                      name == "country100k" ? "≤ 0.5 / 3" : "")
+            table.add("\(name): load catalog + build index (s)", String(format: "%.2f", load), "", "", name == "country100k" ? "≤ 1.5" : "")
+            table.add("\(name): peak RSS, \(devices) devices (MB)", String(format: "%.0f", Double(full.peakKilobytes) / 1024), "", "",
+                      name == "country100k" ? "≤ 300" : "")
+            table.add("\(name): events written", String(try lineCount(output)), String(baseline.events) + " (naive)", "", "")
+
+            if try runHelp().contains("--threads") {
+                let threaded = "\(directory)/\(name).events.threads2.ndjson"
+                let two = try Spawned.run(fenceline, ["run", "--threads", "2", "--triggers", catalogPath, readingsPath, "-o", threaded, "--quiet"])
+                let twoRate = Double(count) / max(1e-9, two.seconds - loadOnly.seconds)
+                let identical = FileManager.default.contentsEqual(atPath: output, andPath: threaded)
+                if !identical { failures.append("\(name): --threads 2 output differs from 1 thread") }
+                table.add("\(name): --threads 2 vs 1 thread", rate(twoRate), rate(streaming), ratio(twoRate / streaming),
+                          "≥ 1.6×" + (identical ? ", identical ✓" : ", DIFFERS ✗"))
+            }
+            if let peer, peer == "shapely", name == "country100k" || name == "city10k" {
+                let seconds = try measureShapely(catalogPath, readingsPath)
+                table.add("\(name): shapely STRtree bulk query (readings/s)", rate(Double(count) / seconds), rate(baseline.rate),
+                          ratio(streaming / (Double(count) / seconds)) + " Fenceline/shapely", "")
+            }
+            if name == "country100k" {
+                let guardResult = try correctnessGuard(catalog, readings: Array(readings.prefix(200_000)))
+                if let problem = guardResult.problem { failures.append(problem) }
+                table.add("guard: naive events, Fenceline vs GEOS, first 200k readings", "\(guardResult.fenceline)", "\(guardResult.baseline)",
+                          guardResult.problem == nil ? "equal ✓" : "DIFFER ✗", "equal")
+            }
+        }
+        let million = try Spawned.run(fenceline, ["run", "--triggers", files.country, files.million, "-o", "/dev/null", "--quiet"])
+        table.add("country100k: peak RSS, 1,000,000 devices × 1 reading (MB)", String(format: "%.0f", Double(million.peakKilobytes) / 1024),
+                  "", "", "≤ 1024")
+        print(table.render(title: "Fenceline benchmark, \(devices) devices × \(steps) readings, release build, \(Date())"))
+        if !failures.isEmpty {
+            for failure in failures { print("FAILED: \(failure)") }
+            throw ExitCode(1)
+        }
+    }
+
+    // MARK: Workload
+
+    struct Files {
+        var country, city, countryReadings, cityReadings, million, empty: String
+    }
+
+    func generate() throws -> Files {
+        let files = Files(
+            country: "\(directory)/country\(countryFences / 1000)k.json", city: "\(directory)/city10k.json",
+            countryReadings: "\(directory)/country-\(devices)x\(steps).ndjson", cityReadings: "\(directory)/city-\(devices)x\(steps).ndjson",
+            million: "\(directory)/country-1000000x1.ndjson", empty: "\(directory)/empty.ndjson")
+        let manager = FileManager.default
+        func make(_ path: String, _ body: () throws -> Void) throws {
+            guard !manager.fileExists(atPath: path) else { return }
+            print("generating \(path)")
+            try body()
+        }
+        try make(files.country) { var w = Workload(seed: 1, area: .country); try w.writeCatalog(count: countryFences, to: files.country) }
+        try make(files.city) { var w = Workload(seed: 2, area: .city); try w.writeCatalog(count: 10_000, to: files.city) }
+        try make(files.countryReadings) {
+            var w = Workload(seed: 1, area: .country)
+            try w.writeReadings(devices: devices, steps: steps, to: files.countryReadings)
+        }
+        try make(files.cityReadings) {
+            var w = Workload(seed: 2, area: .city)
+            try w.writeReadings(devices: devices, steps: steps, to: files.cityReadings)
+        }
+        try make(files.million) {
+            var w = Workload(seed: 3, area: .country)
+            try w.writeReadings(devices: 1_000_000, steps: 1, to: files.million)
+        }
+        try make(files.empty) { try Data().write(to: URL(fileURLWithPath: files.empty)) }
+        return files
+    }
+
+    // MARK: Measurements
+
+    func decodeCatalog(_ path: String) throws -> Catalog {
+        try CatalogDecoder().decode(LineReader(path: path).readAll()).catalog
+    }
+
+    func measureLoad(_ catalog: Catalog) throws -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let engine = try Engine(catalog: catalog)
+        _ = engine.advance(to: Timestamp(rfc3339: "2026-03-02T08:00:00Z")!)
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    func parse(_ path: String) throws -> [Reading] {
+        var readings: [Reading] = []
+        let decoder = NDJSONReadingDecoder()
+        try LineReader(path: path).forEachLine { line, _ in
+            if let reading = try decoder.decode(line) { readings.append(reading) }
+            return true
+        }
+        return readings
+    }
+
+    struct LibraryResult {
+        var rate, p50, p99, p999: Double
+    }
+
+    func measureLibrary(_ catalog: Catalog, _ readings: [Reading]) throws -> LibraryResult {
+        let engine = try Engine(catalog: catalog)
+        _ = engine.process(readings[0])  // adds the catalog (not part of the per-reading cost)
+        var durations = [UInt64](repeating: 0, count: readings.count)
+        let start = DispatchTime.now().uptimeNanoseconds
+        for index in 1..<readings.count {
+            let before = DispatchTime.now().uptimeNanoseconds
+            _ = engine.process(readings[index])
+            durations[index] = DispatchTime.now().uptimeNanoseconds - before
+        }
+        let total = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        _ = engine.finish()
+        durations.removeFirst()
+        durations.sort()
+        func percentile(_ p: Double) -> Double { Double(durations[min(durations.count - 1, Int(Double(durations.count) * p))]) / 1000 }
+        return LibraryResult(rate: Double(readings.count - 1) / total, p50: percentile(0.5), p99: percentile(0.99), p999: percentile(0.999))
+    }
+
+    func measureBaseline(_ catalog: Catalog, _ path: String) throws -> (rate: Double, events: Int) {
+        let baseline = try GEOSBaseline(catalog: catalog)
+        let decoder = NDJSONReadingDecoder()
+        var count = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        try LineReader(path: path).forEachLine { line, _ in
+            if case .fix(let fix)? = try decoder.decode(line) {
+                try baseline.process(fix)
+                count += 1
+            }
+            return true
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return (Double(count) / seconds, baseline.count)
+    }
+
+    /// Fenceline with naive hysteresis and the GEOS baseline must give the same enters and exits.
+    func correctnessGuard(_ catalog: Catalog, readings: [Reading]) throws -> (fenceline: Int, baseline: Int, problem: String?) {
+        var naive = catalog
+        naive.requests = catalog.requests.map { request in
+            var copy = request
+            if case .region(var trigger) = request.trigger {
+                trigger.hysteresis = .naive
+                copy.trigger = .region(trigger)
+            }
+            return copy
+        }
+        let engine = try Engine(catalog: naive)
+        var events: [Event] = []
+        for reading in readings { events += engine.process(reading) }
+        events += engine.finish()
+        let baseline = try GEOSBaseline(catalog: naive)
+        baseline.recording = true
+        for case .fix(let fix) in readings { try baseline.process(fix) }
+        let ours = Set(events.map { GEOSBaseline.Transition(time: $0.time.microseconds, fence: Int($0.requestID.dropFirst())!, device: $0.device ?? "", enter: $0.kind == .enter) })
+        let theirs = Set(baseline.transitions.map { transition in
+            var copy = transition
+            copy.fence = Int(baseline.ids[transition.fence].dropFirst())!
+            return copy
+        })
+        guard ours == theirs else {
+            let missing = theirs.subtracting(ours).prefix(3).map { "\($0)" }
+            let extra = ours.subtracting(theirs).prefix(3).map { "\($0)" }
+            return (ours.count, theirs.count, "guard: events differ (GEOS only: \(missing), Fenceline only: \(extra))")
+        }
+        return (ours.count, theirs.count, nil)
+    }
+
+    func measureShapely(_ catalog: String, _ readings: String) throws -> Double {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("bench-shapely.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script, catalog, readings]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let seconds = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw ValidationError("the shapely peer failed")
+        }
+        return seconds
+    }
+
+    func runHelp() throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: fenceline)
+        process.arguments = ["run", "--help"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func lineCount(_ path: String) throws -> Int {
+        var count = 0
+        try LineReader(path: path).forEachLine { _, _ in
+            count += 1
+            return true
+        }
+        return count
+    }
+
+    func rate(_ value: Double) -> String {
+        value >= 1e6 ? String(format: "%.2f M", value / 1e6) : String(format: "%.0f k", value / 1e3)
+    }
+
+    func ratio(_ value: Double) -> String { String(format: "%.2f×", value) }
+}
+
+/// A plain-text table, the benchmark's only output format.
+struct Table {
+    var rows: [[String]] = []
+
+    mutating func add(_ cells: String...) { rows.append(cells) }
+
+    func render(title: String) -> String {
+        let header = ["figure", "Fenceline", "GEOS baseline", "ratio", "target"]
+        let all = [header] + rows
+        let widths = (0..<header.count).map { column in all.map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: " | ")
+        }
+        return ([title, line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "-|-")] + rows.map(line))
+            .joined(separator: "\n")
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+
+/// The benchmark workload of issue 5, generated from a seed so every run measures the same files.
+///
+/// - country100k: 100,000 fences over 270 × 310 km; city10k: 10,000 over 40 × 40 km. Half circles
+///   (radius 50–500 m), half star-shaped polygons (8–64 vertices); 70 % of centres around 50
+///   Gaussian hotspots, 30 % uniform.
+/// - Readings: devices × steps at 1 Hz, random walks (walkers 1.4 m/s, bikes 5, cars 13; heading
+///   jitter 15°), GPS noise with accuracy 3–20 m, interleaved by time as an ingest stream arrives.
+struct Workload {
+    struct Area {
+        var south: Double
+        var west: Double
+        var heightKm: Double
+        var widthKm: Double
+        var hotspotSigma: Double
+
+        var north: Double { south + heightKm * 1000 / metresPerDegree }
+        var centerLatitude: Double { (south + north) / 2 }
+        var metresPerDegreeEast: Double { metresPerDegree * cos(centerLatitude * .pi / 180) }
+        var east: Double { west + widthKm * 1000 / metresPerDegreeEast }
+
+        /// The Netherlands-sized area of country100k.
+        static let country = Area(south: 50.75, west: 3.30, heightKm: 310, widthKm: 270, hotspotSigma: 6_000)
+        /// The 40 × 40 km city of city10k.
+        static let city = Area(south: 52.20, west: 4.60, heightKm: 40, widthKm: 40, hotspotSigma: 1_500)
+    }
+
+    static let metresPerDegree = 6_371_008.8 * Double.pi / 180
+
+    var rng: SplitMix
+    let area: Area
+    var hotspots: [(Double, Double)] = []
+
+    init(seed: UInt64, area: Area) {
+        rng = SplitMix(state: seed)
+        self.area = area
+        hotspots = (0..<50).map { _ in (uniform(area.south, area.north), uniform(area.west, area.east)) }
+    }
+
+    mutating func uniform(_ low: Double, _ high: Double) -> Double {
+        low + (high - low) * Double(rng.next() >> 11) / Double(1 << 53)
+    }
+
+    mutating func gaussian() -> Double {
+        let u = max(uniform(0, 1), 1e-300)
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * uniform(0, 1))
+    }
+
+    /// A point: 70 % around a hotspot, 30 % uniform, kept inside the area.
+    mutating func place() -> (Double, Double) {
+        if uniform(0, 1) < 0.7 {
+            let spot = hotspots[Int(rng.next() % UInt64(hotspots.count))]
+            let lat = spot.0 + gaussian() * area.hotspotSigma / Workload.metresPerDegree
+            let lon = spot.1 + gaussian() * area.hotspotSigma / area.metresPerDegreeEast
+            return (min(max(lat, area.south), area.north), min(max(lon, area.west), area.east))
+        }
+        return (uniform(area.south, area.north), uniform(area.west, area.east))
+    }
+
+    /// Writes `count` fences as a catalog with default hysteresis (enter and exit notified).
+    mutating func writeCatalog(count: Int, to path: String) throws {
+        var text = "{\"requests\":[\n"
+        text.reserveCapacity(count * 400)
+        for index in 0..<count {
+            let (lat, lon) = place()
+            let radius = uniform(50, 500)
+            if index > 0 { text += ",\n" }
+            if index.isMultiple(of: 2) {
+                text += "{\"id\":\"f\(index)\",\"trigger\":{\"type\":\"region\",\"center\":{\"lat\":\(format(lat)),\"lon\":\(format(lon))},\"radius\":\(format(radius, digits: 1))}}"
+            } else {
+                let vertices = 4 + 2 * Int(rng.next() % 29)  // 8…64, even
+                let inner = radius * uniform(0.4, 0.8)
+                let turn = uniform(0, 2 * .pi)
+                var ring: [String] = []
+                for vertex in 0..<vertices {
+                    let angle = turn + 2 * .pi * Double(vertex) / Double(vertices)
+                    let r = vertex.isMultiple(of: 2) ? radius : inner
+                    let y = lat + r * sin(angle) / Workload.metresPerDegree
+                    let x = lon + r * cos(angle) / (Workload.metresPerDegree * cos(lat * .pi / 180))
+                    ring.append("[\(format(x)),\(format(y))]")
+                }
+                ring.append(ring[0])
+                text += "{\"id\":\"f\(index)\",\"trigger\":{\"type\":\"region\",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[\(ring.joined(separator: ","))]]}}}"
+            }
+        }
+        text += "\n]}\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Writes `devices` × `steps` readings at 1 Hz, interleaved by time.
+    mutating func writeReadings(devices: Int, steps: Int, to path: String) throws {
+        struct Walker {
+            var name: String
+            var phase: Int
+            var north: Double  // metres from the area's south-west corner
+            var east: Double
+            var heading: Double
+            var speed: Double
+        }
+        var walkers: [Walker] = (0..<devices).map { index in
+            let (lat, lon) = place()
+            let speed = [1.4, 5, 13][index % 3] * uniform(0.8, 1.2)
+            return Walker(
+                name: devices > 9_999 ? String(format: "dev-%07d", index) : String(format: "dev-%04d", index),
+                phase: Int(rng.next() % 1000), north: (lat - area.south) * Workload.metresPerDegree,
+                east: (lon - area.west) * area.metresPerDegreeEast, heading: uniform(0, 2 * .pi), speed: speed)
+        }
+        walkers.sort { $0.phase < $1.phase }
+        let heightMetres = area.heightKm * 1000
+        let widthMetres = area.widthKm * 1000
+        let handle = try FileHandleWriter(path: path)
+        var line = ""
+        for step in 0..<steps {
+            for index in walkers.indices {
+                var walker = walkers[index]
+                if step > 0 {
+                    walker.heading += gaussian() * 15 * .pi / 180
+                    walker.north += walker.speed * cos(walker.heading)
+                    walker.east += walker.speed * sin(walker.heading)
+                    // Bounce off the edges of the area.
+                    if walker.north < 0 || walker.north > heightMetres { walker.heading = .pi - walker.heading }
+                    if walker.east < 0 || walker.east > widthMetres { walker.heading = -walker.heading }
+                    walker.north = min(max(walker.north, 0), heightMetres)
+                    walker.east = min(max(walker.east, 0), widthMetres)
+                }
+                walkers[index] = walker
+                let accuracy = uniform(3, 20)
+                let sigma = accuracy / 1.51
+                let lat = area.south + (walker.north + gaussian() * sigma) / Workload.metresPerDegree
+                let lon = area.west + (walker.east + gaussian() * sigma) / area.metresPerDegreeEast
+                line.removeAll(keepingCapacity: true)
+                line += "{\"device\":\"\(walker.name)\",\"time\":\"\(Workload.time(step: step, milliseconds: walker.phase))\",\"lat\":\(format(lat)),\"lon\":\(format(lon)),\"accuracy\":\(format(accuracy, digits: 1))}\n"
+                try handle.write(line)
+            }
+        }
+        try handle.close()
+    }
+
+    /// 2026-03-02T08:00:00Z plus `step` seconds and `milliseconds`, as RFC 3339.
+    static func time(step: Int, milliseconds: Int) -> String {
+        let seconds = 8 * 3600 + step
+        return String(
+            format: "2026-03-%02dT%02d:%02d:%02d.%03dZ", 2 + seconds / 86_400, seconds / 3600 % 24, seconds / 60 % 60,
+            seconds % 60, milliseconds)
+    }
+
+    func format(_ value: Double, digits: Int = 7) -> String {
+        String(format: "%.\(digits)f", value)
+    }
+}
+
+/// A deterministic generator: SplitMix64.
+struct SplitMix {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Buffered writes of text to a file.
+final class FileHandleWriter {
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws {
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        guard let handle = FileHandle(forWritingAtPath: path) else {
+            throw NSError(domain: "bench", code: 1, userInfo: [NSLocalizedDescriptionKey: "cannot write \(path)"])
+        }
+        self.handle = handle
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    func write(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    private func flush() throws {
+        try handle.write(contentsOf: buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func close() throws {
+        try flush()
+        try handle.close()
+    }
+}
