@@ -47,6 +47,7 @@ import Testing
 @Suite struct ValueLayoutTests {
     /// A fix travels through the hot path by value: it must not carry a control record's request inline.
     @Test func readingsStaySmall() {
-        #expect(MemoryLayout<Reading>.size <= MemoryLayout<Fix>.size + 8, "Reading is \(MemoryLayout<Reading>.size) bytes")
+        #expect(
+            MemoryLayout<Reading>.size <= MemoryLayout<Fix>.size + 8, "Reading is \(MemoryLayout<Reading>.size) bytes")
     }
 }

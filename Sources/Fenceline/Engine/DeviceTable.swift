@@ -12,9 +12,8 @@ struct DeviceTable {
         var insideAfterLastFix: Bool
         /// A non-repeating request already notified this device.
         var isDone = false
-        /// The last accepted fix and its signed distance, reported by timer-fired events.
+        /// The last accepted fix, reported by timer-fired events (its distance is measured then).
         var lastPosition: Position
-        var lastDistance: Double
 
         /// Whether the record says nothing beyond "outside".
         var isIdle: Bool { machine.isIdle && !insideAfterLastFix && !isDone }

@@ -58,8 +58,7 @@ extension Engine {
             devices.records[Int(device)][index].isDone = true
         } else {
             var record = DeviceTable.RegionRecord(
-                slot: slot, machine: RegionStateMachine(), insideAfterLastFix: false, lastPosition: position,
-                lastDistance: distance)
+                slot: slot, machine: RegionStateMachine(), insideAfterLastFix: false, lastPosition: position)
             record.isDone = true
             devices.records[Int(device)].append(record)
         }

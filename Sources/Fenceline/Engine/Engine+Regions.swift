@@ -42,14 +42,12 @@ extension Engine {
         }
         guard entry.applies(to: device), accuracy <= region.maxAccuracy else { return }
         if let recordIndex, devices.records[Int(device)][recordIndex].isDone { return }
-        let s = region.fence.signedDistance(to: fix.coordinate)
-        let condition = region.condition(point: fix.coordinate, accuracy: accuracy, signedDistance: s)
+        let condition = region.condition(point: fix.coordinate, accuracy: accuracy)
         let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
         if let recordIndex {
             var record = devices.records[Int(device)][recordIndex]
             let action = record.machine.fix(condition, at: fix.time, rules: region.rules, token: makeToken())
             record.lastPosition = position
-            record.lastDistance = s
             record.insideAfterLastFix = record.machine.isInside
             perform(action, entry: entry, region: region, device: device, record: &record)
             store(record, at: recordIndex, device: device)
@@ -68,7 +66,7 @@ extension Engine {
                 condition, at: fix.time, policy: region.trigger.initial, rules: region.rules, token: makeToken())
         }
         var record = DeviceTable.RegionRecord(
-            slot: slot, machine: machine, insideAfterLastFix: machine.isInside, lastPosition: position, lastDistance: s)
+            slot: slot, machine: machine, insideAfterLastFix: machine.isInside, lastPosition: position)
         perform(action, entry: entry, region: region, device: device, record: &record)
         if !record.isIdle { devices.records[Int(device)].append(record) }
     }
@@ -160,6 +158,7 @@ extension Engine {
     ) -> Event {
         makeEvent(
             kind, for: entry, device: devices.names[Int(device)], time: time, since: since, state: state,
-            position: record.lastPosition, distance: record.lastDistance)
+            position: record.lastPosition,
+            distance: entry.region?.fence.signedDistance(to: record.lastPosition.coordinate))
     }
 }

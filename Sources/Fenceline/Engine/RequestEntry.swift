@@ -91,26 +91,52 @@ final class RegionEntry {
     /// Whether a fix's accuracy widens where it may enter (so index queries must widen too).
     var widensWithAccuracy: Bool { mode == .generous || mode == .overlap }
 
-    /// The SPEC §5 condition table for a fix at `point` with accuracy `a` and signed distance `s`.
+    /// The SPEC §5 condition table for a fix at `point` with accuracy `a`.
+    ///
+    /// The three distance modes are thresholds on `s`: enter when `s ≤ enterLimit`, exit when
+    /// `s > exitLimit`. The exact `s` is only computed when it matters: a circle is first measured
+    /// by a local projection (within 3 cm) and falls back to haversine only within 10 cm of a
+    /// threshold; a polygon measures only the edges within reach of a threshold.
     @inline(__always)
-    func condition(point: Coordinate, accuracy a: Double, signedDistance s: Double) -> RegionStateMachine.Condition {
-        let tolerance = boundaryTolerance
+    func condition(point: Coordinate, accuracy a: Double) -> RegionStateMachine.Condition {
+        let enterLimit: Double
+        let exitLimit: Double
         switch mode {
         case .ignore:
-            if s <= -enterCushion + tolerance { return .enter }
-            return s > exitCushion + tolerance ? .exit : .band
+            (enterLimit, exitLimit) = (-enterCushion, exitCushion)
         case .conservative:
-            if s + a <= -enterCushion + tolerance { return .enter }
-            return s - a > exitCushion + tolerance ? .exit : .band
+            (enterLimit, exitLimit) = (-enterCushion - a, exitCushion + a)
         case .generous:
-            if s - a <= -enterCushion + tolerance { return .enter }
-            return s - a > exitCushion + tolerance ? .exit : .band
+            (enterLimit, exitLimit) = (a - enterCushion, exitCushion + a)
         case .overlap:
+            let s = fence.signedDistance(to: point)
             let share = fence.overlapShare(point: point, accuracy: a, signedDistance: s)
             if share >= enterOverlap { return .enter }
             return share <= exitOverlap ? .exit : .band
         }
+        func classify(_ s: Double) -> RegionStateMachine.Condition {
+            if s <= enterLimit + boundaryTolerance { return .enter }
+            return s > exitLimit + boundaryTolerance ? .exit : .band
+        }
+        switch fence.shape {
+        case .circle(let circle):
+            if let approximate = circle.approximateDistance(to: point) {
+                let s = approximate - circle.radius
+                if s <= enterLimit - 0.1 { return .enter }
+                if s > exitLimit + 0.1 { return .exit }
+                if s > enterLimit + 0.1 && s <= exitLimit - 0.1 { return .band }
+            }
+            return classify(fence.signedDistance(to: point))
+        case .polygon(let polygon):
+            let (inside, distance) = polygon.containment(
+                of: point, measuringWithin: max(abs(enterLimit), abs(exitLimit)) + 1)
+            if distance <= boundaryTolerance { return classify(0) }
+            return classify(inside ? -distance : distance)
+        case .corridor:
+            return classify(fence.signedDistance(to: point))
+        }
     }
+
 }
 
 /// A beacon trigger resolved for the hot path.

@@ -4,6 +4,30 @@ import Foundation
 struct CircleShape {
     let center: Coordinate
     let radius: Double
+    private let sinLatitude: Double
+    private let cosLatitude: Double
+
+    init(center: Coordinate, radius: Double) {
+        self.center = center
+        self.radius = radius
+        sinLatitude = sin(center.latitude * .pi / 180)
+        cosLatitude = cos(center.latitude * .pi / 180)
+    }
+
+    /// The distance to the centre by an equirectangular projection at the two points' mean latitude
+    /// (its cosine by a second-order expansion around the centre's), within 3 cm of the haversine
+    /// distance up to 10 km away; `nil` farther out or near the poles, where only haversine will do.
+    @inline(__always)
+    func approximateDistance(to point: Coordinate) -> Double? {
+        let dLat = (point.latitude - center.latitude) * (.pi / 180)
+        let dLon = (unwrap(point.longitude, near: center.longitude) - center.longitude) * (.pi / 180)
+        let half = dLat / 2
+        let cosMean = cosLatitude * (1 - half * half / 2) - sinLatitude * half
+        let x = dLon * cosMean
+        let squared = (x * x + dLat * dLat) * (Earth.radius * Earth.radius)
+        guard squared < 1e8, cosLatitude > 0.2 else { return nil }
+        return squared.squareRoot()
+    }
 
     /// Metres from `point` to the circle's edge; negative inside.
     @inline(__always)

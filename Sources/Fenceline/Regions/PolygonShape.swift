@@ -100,6 +100,53 @@ struct PolygonShape {
         return inside ? -distance : distance
     }
 
+    /// Containment, and the distance to the nearest edge only when it is at most `limit` metres
+    /// (`.infinity` otherwise): edges whose boxes lie farther than `limit` are not measured, which
+    /// is all that threshold comparisons up to `limit` need.
+    func containment(of point: Coordinate, measuringWithin limit: Double) -> (inside: Bool, distance: Double) {
+        let y = frame.y(latitude: point.latitude)
+        var inside = false
+        var best = limit * limit
+        var found = false
+        xs.withUnsafeBufferPointer { xs in
+            ys.withUnsafeBufferPointer { ys in
+                for part in parts {
+                    let x = frame.x(longitude: unwrap(point.longitude, near: part.centerLongitude))
+                    if x < part.minX - limit || x > part.maxX + limit || y < part.minY - limit || y > part.maxY + limit
+                    {
+                        continue
+                    }
+                    let nearBox = x >= part.minX && x <= part.maxX && y >= part.minY && y <= part.maxY
+                    var crossings = false
+                    for ring in rings[part.rings] {
+                        var ax = xs[ring.lowerBound]
+                        var ay = ys[ring.lowerBound]
+                        for index in (ring.lowerBound + 1)..<ring.upperBound {
+                            let bx = xs[index]
+                            let by = ys[index]
+                            if nearBox, (ay > y) != (by > y), x < ax + (y - ay) * (bx - ax) / (by - ay) {
+                                crossings.toggle()
+                            }
+                            if x >= min(ax, bx) - limit && x <= max(ax, bx) + limit && y >= min(ay, by) - limit
+                                && y <= max(ay, by) + limit
+                            {
+                                let d = PlanarMath.distanceSquared(px: x, py: y, ax: ax, ay: ay, bx: bx, by: by)
+                                if d <= best {
+                                    best = d
+                                    found = true
+                                }
+                            }
+                            ax = bx
+                            ay = by
+                        }
+                    }
+                    if crossings { inside = true }
+                }
+            }
+        }
+        return (inside, found ? best.squareRoot() : .infinity)
+    }
+
     /// Whether the straight lon/lat segment from `a` to `b` touches the polygons (boundary included).
     func touches(from a: Coordinate, to b: Coordinate) -> Bool {
         for part in parts {
