@@ -48,7 +48,11 @@ extension Engine {
             clock = time
             let catalog = startCatalog
             startCatalog = []
+            bulkInstalling = true
             for request in catalog { install(request, at: time) }
+            bulkInstalling = false
+            index.rebuild()
+            crossIndex.rebuild()
             let pending = untimedControls
             untimedControls = []
             for control in pending {

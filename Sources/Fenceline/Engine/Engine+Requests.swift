@@ -115,6 +115,10 @@ extension Engine {
         if let region {
             index.insert(slot: slot, bounds: region.fence.bounds.expanded(byMetres: region.reach))
             if region.trigger.notifyOnCross { crossIndex.insert(slot: slot, bounds: region.fence.bounds) }
+            if !bulkInstalling {
+                index.compactIfNeeded()
+                crossIndex.compactIfNeeded()
+            }
             if region.trigger.initial == .state { stateSlots.append(slot) }
             if region.widensWithAccuracy { widening += 1 }
         }
@@ -136,6 +140,8 @@ extension Engine {
         if let region = entry.region {
             index.remove(slot: slot)
             crossIndex.remove(slot: slot)
+            index.compactIfNeeded()
+            crossIndex.compactIfNeeded()
             stateSlots.removeAll { $0 == slot }
             if region.widensWithAccuracy { widening -= 1 }
         }

@@ -61,6 +61,8 @@ public final class Engine {
     var index = SpatialIndex()
     var crossIndex = SpatialIndex()
     var stateSlots: [Int32] = []
+    /// Set while the start catalog is installed, so the index is packed once at the end.
+    var bulkInstalling = false
     /// Beacon requests by identity; a sighting looks up its exact key and the two wildcards.
     var beaconSlots: [BeaconKey: [Int32]] = [:]
     var widening = 0

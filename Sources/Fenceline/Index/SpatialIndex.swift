@@ -1,55 +1,108 @@
-/// A multi-level grid over fence bounding boxes, with insert and remove in place.
+/// A multi-level grid over fence bounding boxes, with insert and remove mid-stream.
 ///
 /// Level `l` has square cells of `baseCellDegrees · 2^l`; a box goes to the finest level whose
-/// cells are at least as large as the box, so it touches at most 2 × 2 cells there. A point query
-/// looks up one cell per occupied level. Boxes that cross ±180° are stored as their two halves.
-/// Chosen over a packed R-tree because requests come and go mid-stream (control records) and a
-/// grid takes both without rebuilding; the payload of each cell is a flat array of slots.
+/// cells are at least as large as the box, so it touches at most 2 × 2 cells there, and a point
+/// query looks at one cell per occupied level. Boxes crossing ±180° are stored as their two halves.
+///
+/// The cells live in a packed part, rebuilt in bulk: per level an open-addressing table from cell
+/// to a run of one flat member array, each member carrying its box (as floats rounded outward), so
+/// a query touches a few cache lines and no reference counts. Boxes inserted after the last build
+/// go to a small overlay; removals are tombstones. When the overlay or the tombstones grow past a
+/// fraction of the packed part, the next query rebuilds it. Chosen over a packed R-tree because
+/// requests come and go mid-stream and both kinds of change stay cheap here.
 struct SpatialIndex {
     static let levelCount = 21
     static let baseCellDegrees = 360.0 / Double(1 << 20)
 
     /// A slot with its box inline, so a query rejects neighbours without touching the fence.
-    private struct Member {
+    struct Member {
         var slot: Int32
-        var box: GeoBounds
+        var south: Float
+        var north: Float
+        var west: Float
+        var east: Float
+
+        init(slot: Int32, box: GeoBounds) {
+            self.slot = slot
+            // Rounded outward: the float box always contains the exact one.
+            south = Float(box.south).nextDown
+            north = Float(box.north).nextUp
+            west = Float(box.west).nextDown
+            east = Float(box.east).nextUp
+        }
+
+        @inline(__always)
+        func contains(latitude: Float, longitude: Float) -> Bool {
+            south <= latitude && latitude <= north && west <= longitude && longitude <= east
+        }
+
+        @inline(__always)
+        func intersects(_ box: GeoBounds) -> Bool {
+            Double(south) <= box.north && box.south <= Double(north) && Double(west) <= box.east && box.west <= Double(east)
+        }
     }
 
-    private var cells: [Int64: [Member]] = [:]
-    /// For each slot: the cell keys it occupies (empty when absent).
-    private var placements: [[Int64]] = []
-    /// For each level, its slots and each slot's bounds, for box queries wider than the level's cells.
-    private var levelSlots: [[Int32]] = Array(repeating: [], count: levelCount)
+    /// One level of the packed part: cell key → run of `members`.
+    private struct Level {
+        var keys: [Int64] = []
+        var runs: [UInt64] = []  // start << 32 | count
+        var mask = 0
+    }
+
+    private var levels: [Level] = Array(repeating: Level(), count: levelCount)
+    private var members: [Member] = []
+    private var packedLevels: UInt32 = 0
+    private var packedCount = 0
+
+    private var overlay: [Int64: [Member]] = [:]
+    private var overlayLevels: UInt32 = 0
+    private var overlayCount = 0
+
+    /// Per slot: where it is (cell keys) and its level; -1 when absent.
     private var slotLevel: [Int8] = []
-    private var slotBounds: [[GeoBounds]] = []
-    private var occupiedLevels: UInt32 = 0
+    private var slotKeys: [[Int64]] = []
+    private var slotBoxes: [[GeoBounds]] = []
+    private var inPacked: [Bool] = []
+    private var tombstones = 0
 
     /// How many slots are in the index.
     private(set) var count = 0
 
+    private static let emptyKey = Int64.min
+
     private static func cellSize(level: Int) -> Double { baseCellDegrees * Double(1 << level) }
 
+    @inline(__always)
     private static func key(level: Int, column: Int, row: Int) -> Int64 {
         Int64(level) << 56 | Int64(row) << 28 | Int64(column)
     }
 
+    @inline(__always)
     private static func column(_ longitude: Double, size: Double) -> Int {
         max(0, Int(((longitude + 180) / size).rounded(.down)))
     }
 
+    @inline(__always)
     private static func row(_ latitude: Double, size: Double) -> Int {
         max(0, Int(((latitude + 90) / size).rounded(.down)))
     }
 
-    /// Adds `slot` with `bounds` (unwrapped degrees).
+    @inline(__always)
+    private static func hash(_ key: Int64, mask: Int) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> 20) & mask
+    }
+
+    /// Adds `slot` with `bounds` (unwrapped degrees); it goes to the overlay until the next rebuild.
     mutating func insert(slot: Int32, bounds: GeoBounds) {
         let index = Int(slot)
-        if placements.count <= index {
-            placements.append(contentsOf: repeatElement([], count: index + 1 - placements.count))
-            slotLevel.append(contentsOf: repeatElement(-1, count: index + 1 - slotLevel.count))
-            slotBounds.append(contentsOf: repeatElement([], count: index + 1 - slotBounds.count))
+        if slotLevel.count <= index {
+            let grow = index + 1 - slotLevel.count
+            slotLevel.append(contentsOf: repeatElement(-1, count: grow))
+            slotKeys.append(contentsOf: repeatElement([], count: grow))
+            slotBoxes.append(contentsOf: repeatElement([], count: grow))
+            inPacked.append(contentsOf: repeatElement(false, count: grow))
         }
-        precondition(placements[index].isEmpty, "slot \(slot) is already indexed")
+        precondition(slotLevel[index] < 0, "slot \(slot) is already indexed")
         let parts = bounds.normalizedParts
         let extent = max(parts.map { $0.east - $0.west }.max() ?? 0, bounds.north - bounds.south)
         var level = 0
@@ -61,51 +114,135 @@ struct SpatialIndex {
                 for column in Self.column(part.west, size: size)...Self.column(part.east, size: size) {
                     let key = Self.key(level: level, column: column, row: row)
                     keys.append(key)
-                    cells[key, default: []].append(Member(slot: slot, box: part))
+                    overlay[key, default: []].append(Member(slot: slot, box: part))
                 }
             }
         }
-        placements[index] = keys
         slotLevel[index] = Int8(level)
-        slotBounds[index] = parts
-        levelSlots[level].append(slot)
-        occupiedLevels |= 1 << UInt32(level)
+        slotKeys[index] = keys
+        slotBoxes[index] = parts
+        inPacked[index] = false
+        overlayLevels |= 1 << UInt32(level)
+        overlayCount += 1
         count += 1
     }
 
     /// Removes `slot`; nothing happens when it is absent.
     mutating func remove(slot: Int32) {
         let index = Int(slot)
-        guard index < placements.count, !placements[index].isEmpty else { return }
-        for key in placements[index] {
-            guard var members = cells[key] else { continue }
-            members.removeAll { $0.slot == slot }
-            cells[key] = members.isEmpty ? nil : members
+        guard index < slotLevel.count, slotLevel[index] >= 0 else { return }
+        if inPacked[index] {
+            tombstones += 1
+        } else {
+            for key in slotKeys[index] {
+                overlay[key]?.removeAll { $0.slot == slot }
+                if overlay[key]?.isEmpty == true { overlay[key] = nil }
+            }
+            overlayCount -= 1
         }
-        let level = Int(slotLevel[index])
-        if let position = levelSlots[level].firstIndex(of: slot) { levelSlots[level].remove(at: position) }
-        if levelSlots[level].isEmpty { occupiedLevels &= ~(1 << UInt32(level)) }
-        placements[index] = []
-        slotBounds[index] = []
         slotLevel[index] = -1
+        slotKeys[index] = []
+        slotBoxes[index] = []
+        inPacked[index] = false
         count -= 1
+    }
+
+    /// Packs every present slot (call after bulk inserts; queries do it when the overlay has grown).
+    mutating func rebuild() {
+        var entries: [(key: Int64, member: Member)] = []
+        entries.reserveCapacity(count * 2)
+        for index in slotLevel.indices where slotLevel[index] >= 0 {
+            let level = Int(slotLevel[index])
+            let size = Self.cellSize(level: level)
+            for part in slotBoxes[index] {
+                for row in Self.row(part.south, size: size)...Self.row(part.north, size: size) {
+                    for column in Self.column(part.west, size: size)...Self.column(part.east, size: size) {
+                        entries.append((Self.key(level: level, column: column, row: row), Member(slot: Int32(index), box: part)))
+                    }
+                }
+            }
+            inPacked[index] = true
+        }
+        entries.sort { $0.key < $1.key || ($0.key == $1.key && $0.member.slot < $1.member.slot) }
+        members = entries.map(\.member)
+        levels = Array(repeating: Level(), count: Self.levelCount)
+        packedLevels = 0
+        var start = 0
+        while start < entries.count {
+            var end = start
+            while end < entries.count && entries[end].key == entries[start].key { end += 1 }
+            let key = entries[start].key
+            let level = Int(key >> 56)
+            if levels[level].keys.isEmpty {
+                let cells = Set(entries.lazy.filter { Int($0.key >> 56) == level }.map(\.key)).count
+                var capacity = 16
+                while capacity < cells * 2 { capacity <<= 1 }
+                levels[level] = Level(
+                    keys: Array(repeating: Self.emptyKey, count: capacity), runs: Array(repeating: 0, count: capacity),
+                    mask: capacity - 1)
+                packedLevels |= 1 << UInt32(level)
+            }
+            var position = Self.hash(key, mask: levels[level].mask)
+            while levels[level].keys[position] != Self.emptyKey { position = (position + 1) & levels[level].mask }
+            levels[level].keys[position] = key
+            levels[level].runs[position] = UInt64(start) << 32 | UInt64(end - start)
+            start = end
+        }
+        packedCount = count
+        overlay = [:]
+        overlayLevels = 0
+        overlayCount = 0
+        tombstones = 0
+    }
+
+    /// Rebuilds when the overlay or the tombstones have outgrown a fraction of the packed part.
+    mutating func compactIfNeeded() {
+        if overlayCount > max(256, packedCount / 8) || tombstones > max(256, packedCount / 4) { rebuild() }
     }
 
     /// Appends the slots whose boxes hold the point. A slot split at ±180° can appear twice when the
     /// point is on the seam, so callers deduplicate.
     func query(latitude: Double, longitude: Double, into result: inout [Int32]) {
-        var levels = occupiedLevels
-        while levels != 0 {
-            let level = levels.trailingZeroBitCount
-            levels &= levels - 1
+        let lat = Float(latitude)
+        let lon = Float(longitude)
+        let present = inPacked
+        members.withUnsafeBufferPointer { members in
+            var pending = packedLevels
+            while pending != 0 {
+                let level = pending.trailingZeroBitCount
+                pending &= pending - 1
+                let size = Self.cellSize(level: level)
+                let key = Self.key(level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
+                levels[level].keys.withUnsafeBufferPointer { keys in
+                    let mask = levels[level].mask
+                    var position = Self.hash(key, mask: mask)
+                    while true {
+                        let found = keys[position]
+                        if found == key {
+                            let run = levels[level].runs[position]
+                            let start = Int(run >> 32)
+                            for index in start..<(start + Int(run & 0xFFFF_FFFF)) {
+                                let member = members[index]
+                                if member.contains(latitude: lat, longitude: lon) && present[Int(member.slot)] {
+                                    result.append(member.slot)
+                                }
+                            }
+                            return
+                        }
+                        if found == Self.emptyKey { return }
+                        position = (position + 1) & mask
+                    }
+                }
+            }
+        }
+        guard overlayCount > 0 else { return }
+        var pending = overlayLevels
+        while pending != 0 {
+            let level = pending.trailingZeroBitCount
+            pending &= pending - 1
             let size = Self.cellSize(level: level)
-            let key = Self.key(
-                level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
-            guard let members = cells[key] else { continue }
-            for member in members
-            where member.box.south <= latitude && latitude <= member.box.north && member.box.west <= longitude
-                && longitude <= member.box.east
-            {
+            let key = Self.key(level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
+            for member in overlay[key] ?? [] where member.contains(latitude: lat, longitude: lon) {
                 result.append(member.slot)
             }
         }
@@ -113,43 +250,48 @@ struct SpatialIndex {
 
     /// Appends the slots whose boxes may intersect `bounds` (unwrapped degrees); may repeat slots.
     func query(bounds: GeoBounds, into result: inout [Int32]) {
-        let parts = bounds.normalizedParts
-        var levels = occupiedLevels
-        while levels != 0 {
-            let level = levels.trailingZeroBitCount
-            levels &= levels - 1
-            let size = Self.cellSize(level: level)
-            var cellCount = 0
-            for part in parts {
-                let rows = Self.row(part.north, size: size) - Self.row(part.south, size: size) + 1
-                let columns = Self.column(part.east, size: size) - Self.column(part.west, size: size) + 1
-                cellCount += rows * columns
-            }
-            if cellCount > levelSlots[level].count {
-                // Wider than the level's population: test each of its boxes instead of each cell.
-                for slot in levelSlots[level]
-                where slotBounds[Int(slot)].contains(where: { box in
-                    parts.contains {
-                        $0.south <= box.north && box.south <= $0.north && $0.west <= box.east && box.west <= $0.east
+        for part in bounds.normalizedParts {
+            for level in 0..<Self.levelCount where (packedLevels | overlayLevels) & (1 << UInt32(level)) != 0 {
+                let size = Self.cellSize(level: level)
+                let rows = Self.row(part.south, size: size)...Self.row(part.north, size: size)
+                let columns = Self.column(part.west, size: size)...Self.column(part.east, size: size)
+                if rows.count * columns.count > 4 * count + 64 {
+                    // Wider than the whole index: test every box of the level instead of every cell.
+                    for index in slotLevel.indices where Int(slotLevel[index]) == level {
+                        if slotBoxes[index].contains(where: { $0.south <= part.north && part.south <= $0.north && $0.west <= part.east && part.west <= $0.east }) {
+                            result.append(Int32(index))
+                        }
                     }
-                }) {
-                    result.append(slot)
+                    continue
                 }
-                continue
-            }
-            for part in parts {
-                for row in Self.row(part.south, size: size)...Self.row(part.north, size: size) {
-                    for column in Self.column(part.west, size: size)...Self.column(part.east, size: size) {
-                        guard let members = cells[Self.key(level: level, column: column, row: row)] else { continue }
-                        for member in members
-                        where member.box.south <= part.north && part.south <= member.box.north
-                            && member.box.west <= part.east && part.west <= member.box.east
-                        {
-                            result.append(member.slot)
+                for row in rows {
+                    for column in columns {
+                        let key = Self.key(level: level, column: column, row: row)
+                        forEachMember(at: key, level: level) { member in
+                            if member.intersects(part) { result.append(member.slot) }
                         }
                     }
                 }
             }
         }
+    }
+
+    private func forEachMember(at key: Int64, level: Int, _ body: (Member) -> Void) {
+        if packedLevels & (1 << UInt32(level)) != 0 {
+            let table = levels[level]
+            var position = Self.hash(key, mask: table.mask)
+            while table.keys[position] != Self.emptyKey {
+                if table.keys[position] == key {
+                    let run = table.runs[position]
+                    let start = Int(run >> 32)
+                    for index in start..<(start + Int(run & 0xFFFF_FFFF)) where inPacked[Int(members[index].slot)] {
+                        body(members[index])
+                    }
+                    break
+                }
+                position = (position + 1) & table.mask
+            }
+        }
+        for member in overlay[key] ?? [] { body(member) }
     }
 }
