@@ -13,7 +13,7 @@ struct TimeArgument: ExpressibleByArgument {
     init?(argument: String) {
         if let time = Timestamp(rfc3339: argument) {
             timestamp = time
-        } else if let seconds = Double(argument), seconds.isFinite {
+        } else if let seconds = Double(argument), seconds.isFinite, abs(seconds) < 9e12 {
             timestamp = Timestamp(seconds: seconds)
         } else {
             return nil

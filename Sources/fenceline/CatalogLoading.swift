@@ -8,7 +8,8 @@ func loadCatalog(path: String, decoder: CatalogDecoder) throws -> CatalogDecoder
         bytes = try LineReader(path: path).readAll()
     } catch {
         throw CommandFailure(
-            status: error.code == .fileMissing ? ExitStatus.fileMissing : ExitStatus.badInput,
+            status: error.code == .fileMissing || error.code == .unreadable
+                ? ExitStatus.fileMissing : ExitStatus.badInput,
             message: error.description)
     }
     do {

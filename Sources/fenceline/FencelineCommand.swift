@@ -14,7 +14,8 @@ struct FencelineCommand: AsyncParsableCommand {
             event time: the same input always gives the same events.
 
             Exit codes: 0 ok, 1 scenario differences (test), 64 usage, 65 bad input \
-            (an invalid catalog, or a bad line under --strict), 66 a file is missing.
+            (an invalid catalog, or a bad line under --strict), 66 a file is missing or cannot \
+            be opened, 74 output cannot be written.
             """,
         subcommands: [Run.self, Validate.self, Next.self, ScenarioTest.self],
         defaultSubcommand: nil
@@ -57,4 +58,6 @@ enum ExitStatus {
     static let usage = ExitCode(64)
     static let badInput = ExitCode(65)
     static let fileMissing = ExitCode(66)
+    /// Output could not be written (EX_IOERR).
+    static let ioError = ExitCode(74)
 }

@@ -83,7 +83,7 @@ struct Run: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
-        guard reorderWindow >= 0, reorderWindow.isFinite else {
+        guard reorderWindow >= 0, reorderWindow <= 1e9 else {
             throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
         }
         guard maxErrors >= 0 else { throw ValidationError("--max-errors must be ≥ 0") }
@@ -121,7 +121,8 @@ struct Run: AsyncParsableCommand {
             summary = try pipeline.run(inputs: readings.isEmpty ? ["-"] : readings, write: write, report: report)
         } catch let error as InputError {
             throw CommandFailure(
-                status: error.code == .fileMissing ? ExitStatus.fileMissing : ExitStatus.badInput,
+                status: error.code == .fileMissing || error.code == .unreadable
+                    ? ExitStatus.fileMissing : ExitStatus.badInput,
                 message: error.description)
         } catch let error as CatalogError {
             throw CommandFailure(

@@ -34,7 +34,13 @@ struct OutputFile {
                     if errno == EINTR { continue }
                     // A reader that went away (EPIPE) ends the output quietly, like other Unix tools.
                     if errno == EPIPE { exit(0) }
-                    return
+                    // Events that cannot be written must not pass for a good run (found by fuzzing).
+                    guard descriptor != 2 else { return }
+                    let reason = String(cString: strerror(errno))
+                    _ = "fenceline: cannot write output: \(reason)\n".withCString {
+                        Foundation.write(2, $0, strlen($0))
+                    }
+                    exit(ExitStatus.ioError.rawValue)
                 }
                 offset += written
             }

@@ -119,6 +119,16 @@ import Testing
         #expect(readings.stderr.hasPrefix("missing.ndjson: cannot open"))
     }
 
+    @Test func directoriesAndUnwritableOutputAreErrors() throws {
+        // Found by fuzzing: a directory exited 65, and a full disk lost every event with exit 0.
+        let directory = try CLI.run(["run", "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", "Data"])
+        #expect(directory.status == 66)
+        #expect(directory.stderr.hasPrefix("Data: is a directory"))
+        let full = try CLI.run(demo + ["-o", "/dev/full"])
+        #expect(full.status == 74)
+        #expect(full.stderr.contains("cannot write output: No space left on device"))
+    }
+
     @Test func usageErrorsExit64() throws {
         let bare = try CLI.run([])
         #expect(bare.status == 64)
@@ -127,6 +137,9 @@ import Testing
         #expect(try CLI.run(["run", "--triggers", "x.json", "--frobnicate"]).status == 64)
         #expect(try CLI.run(["run", "--triggers", "x.json", "--format", "xml"]).status == 64)
         #expect(try CLI.run(["run", "--triggers", "x.json", "--reorder-window", "-3"]).status == 64)
+        // Found by fuzzing: values beyond the clock's range were a crash.
+        #expect(try CLI.run(["run", "--triggers", "x.json", "--reorder-window", "1e15"]).status == 64)
+        #expect(try CLI.run(["run", "--triggers", "x.json", "--until", "1e18"]).status == 64)
     }
 
     @Test func textFormatAndOutputFile() throws {

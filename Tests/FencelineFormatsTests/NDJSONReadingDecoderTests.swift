@@ -73,6 +73,21 @@ import Testing
         #expect(error?.message.contains(reason) == true, "\(String(describing: error))")
     }
 
+    @Test func invalidTextAndOverflowingNumbersNameTheirField() {
+        // Found by fuzzing: repaired UTF-8 made different device ids equal, and ±Inf slipped through.
+        var bytes = Array(#"{"device":"a"#.utf8) + [0xFF] + Array(#"b","time":1,"lat":1,"lon":1}"#.utf8)
+        let invalid = bytes.withUnsafeMutableBufferPointer { buffer in
+            Result { () throws(LineError) in try decoder.decode(UnsafeBufferPointer(buffer)) }
+        }
+        guard case .failure(let error) = invalid else { Issue.record("decoded invalid UTF-8"); return }
+        #expect(error.field == "device")
+        #expect(error.message.contains("not valid UTF-8"))
+        #expect(failure(#"{"device":"\ud800","time":1,"lat":1,"lon":1}"#)?.message.contains("lone surrogate") == true)
+        let huge = failure(#"{"device":"a","time":1,"lat":1,"lon":1,"speed":1e400}"#)
+        #expect(huge?.field == "speed")
+        #expect(huge?.message == "number out of range")
+    }
+
     @Test(arguments: [
         #"{"device":"a","time":"2026-03-02T08:00:00Z","lat":5,"#,
         #"[1,2,3]"#,

@@ -22,7 +22,8 @@ import Testing
         index.rebuild()
         for slot in 2_000..<3_000 {
             let size = 0.01 * Double.random(in: 0.5...1, using: &generator)
-            let bounds = box(Double.random(in: 50...54, using: &generator), Double.random(in: 3...7, using: &generator), size)
+            let bounds = box(
+                Double.random(in: 50...54, using: &generator), Double.random(in: 3...7, using: &generator), size)
             boxes.append(bounds)
             index.insert(slot: Int32(slot), bounds: bounds)
         }
@@ -42,7 +43,9 @@ import Testing
             for slot in Set(found).subtracting(expected) {
                 let box = boxes[Int(slot)]
                 #expect(!slot.isMultiple(of: 3))
-                #expect(lat >= box.south - 1e-4 && lat <= box.north + 1e-4 && lon >= box.west - 1e-4 && lon <= box.east + 1e-4)
+                #expect(
+                    lat >= box.south - 1e-4 && lat <= box.north + 1e-4 && lon >= box.west - 1e-4
+                        && lon <= box.east + 1e-4)
             }
             #expect(found.count == Set(found).count)
         }

@@ -34,41 +34,84 @@ extension Engine {
     }
 
     private func evaluate(slot: Int32, device: Int32, fix: Fix, accuracy: Double) {
-        let entry = requests[Int(slot)]
         let recordIndex = devices.recordIndex(device: device, slot: slot)
-        guard entry.isAlive, let region = entry.region else {
+        let hot = self.hot[Int(slot)]
+        guard hot.isAlive, hot.isRegion else {
             if let recordIndex { devices.records[Int(device)].remove(at: recordIndex) }
             return
         }
-        guard entry.applies(to: device), accuracy <= region.maxAccuracy else { return }
-        if let recordIndex, devices.records[Int(device)][recordIndex].isDone { return }
-        let condition = region.condition(point: fix.coordinate, accuracy: accuracy)
+        if hot.isScoped && !requests[Int(slot)].applies(to: device) { return }
+        guard accuracy <= hot.maxAccuracy else { return }
+        let condition = regionCondition(slot: slot, hot: hot, point: fix.coordinate, accuracy: accuracy)
         let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
         if let recordIndex {
             var record = devices.records[Int(device)][recordIndex]
-            let action = record.machine.fix(condition, at: fix.time, rules: region.rules, token: makeToken())
+            guard !record.isDone else { return }
+            let action = record.machine.fix(condition, at: fix.time, rules: hot.rules, token: makeToken())
             record.lastPosition = position
             record.insideAfterLastFix = record.machine.isInside
-            perform(action, entry: entry, region: region, device: device, record: &record)
+            if action != .none { perform(action, slot: slot, device: device, record: &record) }
             store(record, at: recordIndex, device: device)
             return
         }
-        let known = devices.acceptedFix(device: device, bucket: region.bucket).sequence > entry.addedSequence
+        let known = devices.acceptedFix(device: device, bucket: hot.bucket).sequence > hot.addedSequence
         var machine: RegionStateMachine
         let action: RegionStateMachine.Action
         if known {
             // Known to be outside: only a fix meeting the enter condition starts anything.
             guard condition == .enter else { return }
             machine = RegionStateMachine()
-            action = machine.fix(condition, at: fix.time, rules: region.rules, token: makeToken())
+            action = machine.fix(condition, at: fix.time, rules: hot.rules, token: makeToken())
         } else {
             (machine, action) = RegionStateMachine.first(
-                condition, at: fix.time, policy: region.trigger.initial, rules: region.rules, token: makeToken())
+                condition, at: fix.time, policy: hot.initial, rules: hot.rules, token: makeToken())
         }
         var record = DeviceTable.RegionRecord(
             slot: slot, machine: machine, insideAfterLastFix: machine.isInside, lastPosition: position)
-        perform(action, entry: entry, region: region, device: device, record: &record)
+        if action != .none { perform(action, slot: slot, device: device, record: &record) }
         if !record.isIdle { devices.records[Int(device)].append(record) }
+    }
+
+    /// The SPEC §5 condition of a fix for the region in `slot`, from its flat values.
+    ///
+    /// The three distance modes are thresholds on `s` (`HotSlot.limits`), and the exact `s` is
+    /// computed only when it matters: a circle is first measured by a local projection (within
+    /// 3 cm) and by haversine only within 10 cm of a threshold; a polygon measures only the edges
+    /// within reach of a threshold.
+    @inline(__always)
+    func regionCondition(slot: Int32, hot: HotSlot, point: Coordinate, accuracy: Double) -> RegionStateMachine.Condition
+    {
+        guard let limits = hot.limits(accuracy: accuracy) else {
+            let region = requests[Int(slot)].region!
+            let s = region.fence.signedDistance(to: point)
+            let share = region.fence.overlapShare(point: point, accuracy: accuracy, signedDistance: s)
+            if share >= region.enterOverlap { return .enter }
+            return share <= region.exitOverlap ? .exit : .band
+        }
+        func classify(_ s: Double) -> RegionStateMachine.Condition {
+            if s <= limits.enter + boundaryTolerance { return .enter }
+            return s > limits.exit + boundaryTolerance ? .exit : .band
+        }
+        switch hot.shape {
+        case .circle:
+            if let approximate = hot.circle.approximateDistance(to: point) {
+                let s = approximate - hot.circle.radius
+                if s <= limits.enter - 0.1 { return .enter }
+                if s > limits.exit + 0.1 { return .exit }
+                if s > limits.enter + 0.1 && s <= limits.exit - 0.1 { return .band }
+            }
+            let s = hot.circle.signedDistance(to: point)
+            return classify(abs(s) <= boundaryTolerance ? 0 : s)
+        case .polygon:
+            // Subscripting the array borrows the shape in place (an unsafe buffer would copy it,
+            // retaining each of its arrays).
+            let (inside, distance) = polygons[hot.polygon].containment(
+                of: point, measuringWithin: max(abs(limits.enter), abs(limits.exit)) + 1)
+            if distance <= boundaryTolerance { return classify(0) }
+            return classify(inside ? -distance : distance)
+        case .other, .none:
+            return classify(requests[Int(slot)].region!.fence.signedDistance(to: point))
+        }
     }
 
     /// Fires a timer: a region streak's delay or a visit's dwell, or a beacon timer.
@@ -107,6 +150,14 @@ extension Engine {
         } else {
             devices.records[Int(device)][index] = record
         }
+    }
+
+    /// Performs an action of the region in `slot`, reading its request only now that something happens.
+    private func perform(
+        _ action: RegionStateMachine.Action, slot: Int32, device: Int32, record: inout DeviceTable.RegionRecord
+    ) {
+        let entry = requests[Int(slot)]
+        perform(action, entry: entry, region: entry.region!, device: device, record: &record)
     }
 
     private func perform(

@@ -110,6 +110,8 @@ extension Engine {
             request: request, slot: slot, addedSequence: applySequence, addedTime: time, scope: scope, region: region,
             beacon: beacon, gate: gate, timing: timing)
         requests.append(entry)
+        if case .polygon(let shape)? = region?.fence.shape { polygons.append(shape) }
+        hot.append(HotSlot(entry: entry, polygon: polygons.count - 1))
         visited.append(0)
         slotsByID[request.id] = slot
         if let region {
@@ -136,6 +138,7 @@ extension Engine {
         let entry = requests[Int(slot)]
         guard entry.isAlive else { return }
         entry.isAlive = false
+        hot[Int(slot)].isAlive = false
         slotsByID[entry.request.id] = nil
         if let region = entry.region {
             index.remove(slot: slot)

@@ -57,6 +57,10 @@ public final class Engine {
     public internal(set) var statistics = Statistics()
 
     var requests: [RequestEntry] = []
+    /// `hot[slot]`: the flat per-slot values the candidate loop reads.
+    var hot: [HotSlot] = []
+    /// The polygon fences' flat data, indexed by `HotSlot.polygon`.
+    var polygons: [PolygonShape] = []
     var slotsByID: [String: Int32] = [:]
     var index = SpatialIndex()
     var crossIndex = SpatialIndex()

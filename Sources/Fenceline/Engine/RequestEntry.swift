@@ -90,55 +90,71 @@ final class RegionEntry {
 
     /// Whether a fix's accuracy widens where it may enter (so index queries must widen too).
     var widensWithAccuracy: Bool { mode == .generous || mode == .overlap }
+}
 
-    /// The SPEC §5 condition table for a fix at `point` with accuracy `a`.
-    ///
-    /// The three distance modes are thresholds on `s`: enter when `s ≤ enterLimit`, exit when
-    /// `s > exitLimit`. The exact `s` is only computed when it matters: a circle is first measured
-    /// by a local projection (within 3 cm) and falls back to haversine only within 10 cm of a
-    /// threshold; a polygon measures only the edges within reach of a threshold.
-    @inline(__always)
-    func condition(point: Coordinate, accuracy a: Double) -> RegionStateMachine.Condition {
-        let enterLimit: Double
-        let exitLimit: Double
-        switch mode {
-        case .ignore:
-            (enterLimit, exitLimit) = (-enterCushion, exitCushion)
-        case .conservative:
-            (enterLimit, exitLimit) = (-enterCushion - a, exitCushion + a)
-        case .generous:
-            (enterLimit, exitLimit) = (a - enterCushion, exitCushion + a)
-        case .overlap:
-            let s = fence.signedDistance(to: point)
-            let share = fence.overlapShare(point: point, accuracy: a, signedDistance: s)
-            if share >= enterOverlap { return .enter }
-            return share <= exitOverlap ? .exit : .band
-        }
-        func classify(_ s: Double) -> RegionStateMachine.Condition {
-            if s <= enterLimit + boundaryTolerance { return .enter }
-            return s > exitLimit + boundaryTolerance ? .exit : .band
-        }
-        switch fence.shape {
+/// What the candidate loop reads for every slot: plain values in one flat array, so evaluating a
+/// fix against a fence touches this struct (and, for polygons, the engine's polygon array) instead
+/// of chasing the request, region and fence objects, which are read only when an event fires.
+struct HotSlot {
+    enum Shape: UInt8 {
+        case none, circle, polygon, other
+    }
+
+    var isAlive = false
+    var isScoped = false
+    var shape = Shape.none
+    var mode = AccuracyMode.ignore
+    var bucket = 0
+    var addedSequence: UInt64 = 0
+    var maxAccuracy = Double.infinity
+    var enterCushion = 0.0
+    var exitCushion = 0.0
+    var rules = RegionStateMachine.Rules(enterDelay: .zero, exitDelay: .zero, minFixes: 1, dwell: nil)
+    var initial = InitialPolicy.silent
+    /// Index into the engine's polygon array for polygon fences.
+    var polygon = 0
+    var circle = CircleShape(center: Coordinate(latitude: 0, longitude: 0), radius: 0)
+
+    init() {}
+
+    init(entry: RequestEntry, polygon: Int) {
+        isAlive = true
+        isScoped = entry.scope != nil
+        addedSequence = entry.addedSequence
+        guard let region = entry.region else { return }
+        bucket = region.bucket
+        maxAccuracy = region.maxAccuracy
+        mode = region.mode
+        enterCushion = region.enterCushion
+        exitCushion = region.exitCushion
+        rules = region.rules
+        initial = region.trigger.initial
+        self.polygon = polygon
+        switch region.fence.shape {
         case .circle(let circle):
-            if let approximate = circle.approximateDistance(to: point) {
-                let s = approximate - circle.radius
-                if s <= enterLimit - 0.1 { return .enter }
-                if s > exitLimit + 0.1 { return .exit }
-                if s > enterLimit + 0.1 && s <= exitLimit - 0.1 { return .band }
-            }
-            return classify(fence.signedDistance(to: point))
-        case .polygon(let polygon):
-            let (inside, distance) = polygon.containment(
-                of: point, measuringWithin: max(abs(enterLimit), abs(exitLimit)) + 1)
-            if distance <= boundaryTolerance { return classify(0) }
-            return classify(inside ? -distance : distance)
+            shape = .circle
+            self.circle = circle
+        case .polygon:
+            shape = .polygon
         case .corridor:
-            return classify(fence.signedDistance(to: point))
+            shape = .other
         }
     }
 
-}
+    var isRegion: Bool { shape != .none }
 
+    /// The SPEC §5 distance conditions as thresholds on `s` (enter when `s ≤ enter`, exit when
+    /// `s > exit`); `nil` in `overlap` mode, which compares shares instead.
+    @inline(__always)
+    func limits(accuracy a: Double) -> (enter: Double, exit: Double)? {
+        switch mode {
+        case .ignore: (-enterCushion, exitCushion)
+        case .conservative: (-enterCushion - a, exitCushion + a)
+        case .generous: (a - enterCushion, exitCushion + a)
+        case .overlap: nil
+        }
+    }
+}
 /// A beacon trigger resolved for the hot path.
 final class BeaconEntry {
     let trigger: BeaconTrigger

@@ -38,14 +38,21 @@ struct SpatialIndex {
 
         @inline(__always)
         func intersects(_ box: GeoBounds) -> Bool {
-            Double(south) <= box.north && box.south <= Double(north) && Double(west) <= box.east && box.west <= Double(east)
+            Double(south) <= box.north && box.south <= Double(north) && Double(west) <= box.east
+                && box.west <= Double(east)
         }
     }
 
-    /// One level of the packed part: cell key → run of `members`.
+    /// One level of the packed part: cell key → run of `members`, key and run side by side so a
+    /// probe reads one cache line.
+    private struct Cell {
+        var key: Int64
+        var start: UInt32
+        var count: UInt32
+    }
+
     private struct Level {
-        var keys: [Int64] = []
-        var runs: [UInt64] = []  // start << 32 | count
+        var cells: [Cell] = []
         var mask = 0
     }
 
@@ -157,7 +164,8 @@ struct SpatialIndex {
             for part in slotBoxes[index] {
                 for row in Self.row(part.south, size: size)...Self.row(part.north, size: size) {
                     for column in Self.column(part.west, size: size)...Self.column(part.east, size: size) {
-                        entries.append((Self.key(level: level, column: column, row: row), Member(slot: Int32(index), box: part)))
+                        entries.append(
+                            (Self.key(level: level, column: column, row: row), Member(slot: Int32(index), box: part)))
                     }
                 }
             }
@@ -173,19 +181,18 @@ struct SpatialIndex {
             while end < entries.count && entries[end].key == entries[start].key { end += 1 }
             let key = entries[start].key
             let level = Int(key >> 56)
-            if levels[level].keys.isEmpty {
+            if levels[level].cells.isEmpty {
                 let cells = Set(entries.lazy.filter { Int($0.key >> 56) == level }.map(\.key)).count
                 var capacity = 16
                 while capacity < cells * 2 { capacity <<= 1 }
                 levels[level] = Level(
-                    keys: Array(repeating: Self.emptyKey, count: capacity), runs: Array(repeating: 0, count: capacity),
+                    cells: Array(repeating: Cell(key: Self.emptyKey, start: 0, count: 0), count: capacity),
                     mask: capacity - 1)
                 packedLevels |= 1 << UInt32(level)
             }
             var position = Self.hash(key, mask: levels[level].mask)
-            while levels[level].keys[position] != Self.emptyKey { position = (position + 1) & levels[level].mask }
-            levels[level].keys[position] = key
-            levels[level].runs[position] = UInt64(start) << 32 | UInt64(end - start)
+            while levels[level].cells[position].key != Self.emptyKey { position = (position + 1) & levels[level].mask }
+            levels[level].cells[position] = Cell(key: key, start: UInt32(start), count: UInt32(end - start))
             start = end
         }
         packedCount = count
@@ -212,16 +219,16 @@ struct SpatialIndex {
                 let level = pending.trailingZeroBitCount
                 pending &= pending - 1
                 let size = Self.cellSize(level: level)
-                let key = Self.key(level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
-                levels[level].keys.withUnsafeBufferPointer { keys in
+                let key = Self.key(
+                    level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
+                levels[level].cells.withUnsafeBufferPointer { cells in
                     let mask = levels[level].mask
                     var position = Self.hash(key, mask: mask)
                     while true {
-                        let found = keys[position]
-                        if found == key {
-                            let run = levels[level].runs[position]
-                            let start = Int(run >> 32)
-                            for index in start..<(start + Int(run & 0xFFFF_FFFF)) {
+                        let cell = cells[position]
+                        if cell.key == key {
+                            let start = Int(cell.start)
+                            for index in start..<(start + Int(cell.count)) {
                                 let member = members[index]
                                 if member.contains(latitude: lat, longitude: lon) && present[Int(member.slot)] {
                                     result.append(member.slot)
@@ -229,7 +236,7 @@ struct SpatialIndex {
                             }
                             return
                         }
-                        if found == Self.emptyKey { return }
+                        if cell.key == Self.emptyKey { return }
                         position = (position + 1) & mask
                     }
                 }
@@ -241,7 +248,8 @@ struct SpatialIndex {
             let level = pending.trailingZeroBitCount
             pending &= pending - 1
             let size = Self.cellSize(level: level)
-            let key = Self.key(level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
+            let key = Self.key(
+                level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
             for member in overlay[key] ?? [] where member.contains(latitude: lat, longitude: lon) {
                 result.append(member.slot)
             }
@@ -258,7 +266,10 @@ struct SpatialIndex {
                 if rows.count * columns.count > 4 * count + 64 {
                     // Wider than the whole index: test every box of the level instead of every cell.
                     for index in slotLevel.indices where Int(slotLevel[index]) == level {
-                        if slotBoxes[index].contains(where: { $0.south <= part.north && part.south <= $0.north && $0.west <= part.east && part.west <= $0.east }) {
+                        if slotBoxes[index].contains(where: {
+                            $0.south <= part.north && part.south <= $0.north && $0.west <= part.east
+                                && part.west <= $0.east
+                        }) {
                             result.append(Int32(index))
                         }
                     }
@@ -280,11 +291,11 @@ struct SpatialIndex {
         if packedLevels & (1 << UInt32(level)) != 0 {
             let table = levels[level]
             var position = Self.hash(key, mask: table.mask)
-            while table.keys[position] != Self.emptyKey {
-                if table.keys[position] == key {
-                    let run = table.runs[position]
-                    let start = Int(run >> 32)
-                    for index in start..<(start + Int(run & 0xFFFF_FFFF)) where inPacked[Int(members[index].slot)] {
+            while table.cells[position].key != Self.emptyKey {
+                if table.cells[position].key == key {
+                    let start = Int(table.cells[position].start)
+                    for index in start..<(start + Int(table.cells[position].count))
+                    where inPacked[Int(members[index].slot)] {
                         body(members[index])
                     }
                     break

@@ -158,8 +158,12 @@ struct JSONScanner {
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                let text = String(
-                    decoding: UnsafeBufferPointer(rebasing: bytes[contentStart..<position]), as: UTF8.self)
+                // Invalid UTF-8 is refused rather than repaired: repairing would make different
+                // device ids equal (found by fuzzing).
+                guard
+                    let text = String(
+                        validating: UnsafeBufferPointer(rebasing: bytes[contentStart..<position]), as: UTF8.self)
+                else { throw error("string is not valid UTF-8", at: contentStart) }
                 position += 1
                 return text
             }
@@ -174,7 +178,10 @@ struct JSONScanner {
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                return String(decoding: scalars, as: UTF8.self)
+                guard let text = String(validating: scalars, as: UTF8.self) else {
+                    throw error("string is not valid UTF-8", at: contentStart)
+                }
+                return text
             case UInt8(ascii: "\\"):
                 position += 1
                 guard position < bytes.count else { throw error("unterminated string", at: start) }
@@ -200,7 +207,7 @@ struct JSONScanner {
                         }
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
-                    let scalar = UnicodeScalar(code) ?? "\u{FFFD}"
+                    guard let scalar = UnicodeScalar(code) else { throw error("lone surrogate in \\u escape") }
                     scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
                 default:
                     throw error("invalid escape \\\(Character(UnicodeScalar(escaped)))", at: position - 2)
@@ -259,7 +266,9 @@ struct JSONScanner {
             }
             while let byte = peek(), byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { position += 1 }
         }
-        return DecimalNumber.parse(UnsafeBufferPointer(rebasing: bytes[start..<position]))
+        let value = DecimalNumber.parse(UnsafeBufferPointer(rebasing: bytes[start..<position]))
+        guard value.isFinite else { throw error("number out of range", at: start) }
+        return value
     }
 
     /// Skips one value of any kind, checking its syntax.

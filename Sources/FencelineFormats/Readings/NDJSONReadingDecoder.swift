@@ -107,13 +107,21 @@ public struct NDJSONReadingDecoder {
         guard scanner.peek() == UInt8(ascii: "\"") else {
             throw LineError(field: field, message: "expected a string, found \(scanner.describeNext())")
         }
-        return try scanner.parseString()
+        do {
+            return try scanner.parseString()
+        } catch {
+            throw LineError(field: field, message: error.message)
+        }
     }
 
     private func number(_ scanner: inout JSONScanner, field: String) throws -> Double? {
         switch scanner.peek() {
         case UInt8(ascii: "-")?, (UInt8(ascii: "0")...UInt8(ascii: "9"))?:
-            return try scanner.parseNumber()
+            do {
+                return try scanner.parseNumber()
+            } catch {
+                throw LineError(field: field, message: error.message)
+            }
         case UInt8(ascii: "n")?:
             try scanner.skipValue()
             return nil
