@@ -15,7 +15,9 @@ public import Logging
 /// The engine never reads a wall clock: time comes from the readings and from ``advance(to:)``.
 /// Events of one instant are held until the instant closes (a later reading, ``advance(to:)`` or
 /// ``finish(until:)``) so they leave in SPEC §4 order; the same input always gives the same events.
-/// An engine and its GEOS context belong to one isolation domain.
+/// An engine and its GEOS context belong to one isolation domain. Its hot-path state is marked
+/// `@exclusivity(unchecked)`: the engine is confined (not `Sendable`) and never lends these
+/// properties out across an access, so the dynamic checks would only cost time per reading.
 public final class Engine {
     /// Settings beyond the catalog.
     public struct Configuration: Sendable {
@@ -52,38 +54,38 @@ public final class Engine {
     var defaultHysteresis: Hysteresis
 
     /// The event-time clock: the largest time applied so far; `nil` before the first.
-    public internal(set) var clock: Timestamp?
+    @exclusivity(unchecked) public internal(set) var clock: Timestamp?
     /// What the engine has seen so far.
-    public internal(set) var statistics = Statistics()
+    @exclusivity(unchecked) public internal(set) var statistics = Statistics()
 
-    var requests: [RequestEntry] = []
+    @exclusivity(unchecked) var requests: [RequestEntry] = []
     /// `hot[slot]`: the flat per-slot values the candidate loop reads.
-    var hot: [HotSlot] = []
+    @exclusivity(unchecked) var hot: [HotSlot] = []
     /// The polygon fences' flat data, indexed by `HotSlot.polygon`.
-    var polygons: [PolygonShape] = []
+    @exclusivity(unchecked) var polygons: [PolygonShape] = []
     var slotsByID: [String: Int32] = [:]
-    var index = SpatialIndex()
-    var crossIndex = SpatialIndex()
-    var stateSlots: [Int32] = []
+    @exclusivity(unchecked) var index = SpatialIndex()
+    @exclusivity(unchecked) var crossIndex = SpatialIndex()
+    @exclusivity(unchecked) var stateSlots: [Int32] = []
     /// Set while the start catalog is installed, so the index is packed once at the end.
     var bulkInstalling = false
     /// Beacon requests by identity; a sighting looks up its exact key and the two wildcards.
-    var beaconSlots: [BeaconKey: [Int32]] = [:]
-    var widening = 0
-    var devices = DeviceTable()
-    var timers = TimerQueue()
-    var events = EventQueue()
-    var delivered: DeliveredLedger
-    var applySequence: UInt64 = 0
-    var nextToken: UInt64 = 0
+    @exclusivity(unchecked) var beaconSlots: [BeaconKey: [Int32]] = [:]
+    @exclusivity(unchecked) var widening = 0
+    @exclusivity(unchecked) var devices = DeviceTable()
+    @exclusivity(unchecked) var timers = TimerQueue()
+    @exclusivity(unchecked) var events = EventQueue()
+    @exclusivity(unchecked) var delivered: DeliveredLedger
+    @exclusivity(unchecked) var applySequence: UInt64 = 0
+    @exclusivity(unchecked) var nextToken: UInt64 = 0
     var untimedControls: [ControlRecord] = []
     var held = Heap<HeldReading>()
     var heldArrivals: UInt64 = 0
     var newestSeen: Timestamp?
     /// Per-fix scratch: candidate slots, and the stamp that deduplicates them.
-    var candidates: [Int32] = []
-    var visited: [UInt32] = []
-    var visitStamp: UInt32 = 0
+    @exclusivity(unchecked) var candidates: [Int32] = []
+    @exclusivity(unchecked) var visited: [UInt32] = []
+    @exclusivity(unchecked) var visitStamp: UInt32 = 0
 
     /// Creates an engine for `catalog`. Its requests are validated now and added when the first
     /// valid reading sets the clock (SPEC §4).

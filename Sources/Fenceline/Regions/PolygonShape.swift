@@ -1,8 +1,9 @@
 import Foundation
 
 /// Polygons on flat vertex arrays in a local frame: crossing-number containment and distance to
-/// the nearest edge in one pass over the edges.
-struct PolygonShape {
+/// the nearest edge in one pass over the edges. A class: the candidate loop reads it by reference
+/// (a value would retain each of its arrays on every read).
+final class PolygonShape {
     struct Part {
         /// Where a reading's longitude is unwrapped to before testing this part.
         let centerLongitude: Double
