@@ -133,3 +133,36 @@ import Testing
         }
     }
 }
+
+/// The banded containment the hot path uses must agree with the exact full-edge computation.
+@Suite struct BandedContainmentTests {
+    @Test(arguments: [24, 400, 20_000])
+    func bandedContainmentAgreesWithTheFullScan(vertices: Int) throws {
+        var generator = FenceGeometryTests.SplitMix(state: UInt64(vertices))
+        var ring: [Coordinate] = (0..<vertices).map { index in
+            let angle = Double(index) / Double(vertices) * 2 * .pi
+            let radius = index.isMultiple(of: 2) ? 0.01 : Double.random(in: 0.002...0.009, using: &generator)
+            return Coordinate(latitude: 52.37 + radius * sin(angle), longitude: 4.89 + radius * cos(angle) * 1.6)
+        }
+        ring.append(ring[0])
+        let hole = [(-1.0, -1.0), (-1, 1), (1, 1), (1, -1), (-1, -1)].map {
+            Coordinate(latitude: 52.37 + $0.1 * 0.0008, longitude: 4.89 + $0.0 * 0.0012)
+        }
+        let shape = PolygonShape(unwrapped: [[ring, hole]])
+        // The reference is a full scan: keep vertices × points near a million in debug builds.
+        for _ in 0..<min(20_000, 1_000_000 / vertices) {
+            let point = Coordinate(
+                latitude: Double.random(in: 52.355...52.385, using: &generator),
+                longitude: Double.random(in: 4.86...4.92, using: &generator))
+            let limit = Double.random(in: 0...300, using: &generator)
+            let s = shape.signedDistance(to: point)
+            let (inside, distance) = shape.containment(of: point, measuringWithin: limit)
+            if abs(s) > 1e-6 { #expect(inside == (s < 0), "\(point)") }
+            if abs(s) <= limit - 1e-9 {
+                #expect(abs(distance - abs(s)) < 1e-9, "\(point): \(distance) vs \(s)")
+            } else if abs(s) > limit + 1e-9 {
+                #expect(distance == .infinity)
+            }
+        }
+    }
+}

@@ -41,7 +41,10 @@ final class GEOSBaseline {
             switch trigger.geometry {
             case .circle(let center, let radius):
                 let east = k * cos(center.latitude * .pi / 180)
-                fences.append(.circle(latitude: center.latitude, longitude: center.longitude, radius: radius, metresPerDegreeEast: east))
+                fences.append(
+                    .circle(
+                        latitude: center.latitude, longitude: center.longitude, radius: radius,
+                        metresPerDegreeEast: east))
                 tree.insert(
                     try context.makeRectangle(
                         minX: center.longitude - radius / east, minY: center.latitude - radius / k,
@@ -91,6 +94,8 @@ final class GEOSBaseline {
 
     private func record(_ fix: Fix, _ fence: Int, enter: Bool) {
         count += 1
-        if recording { transitions.append(Transition(time: fix.time.microseconds, fence: fence, device: fix.device, enter: enter)) }
+        if recording {
+            transitions.append(Transition(time: fix.time.microseconds, fence: fence, device: fix.device, enter: enter))
+        }
     }
 }

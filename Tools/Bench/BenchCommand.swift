@@ -33,9 +33,28 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Python with shapely, for --peer shapely.")
     var python = ".build-bench/venv/bin/python"
 
+    @Flag(help: "Only time the library's process() on both workloads (a quick check while optimising).")
+    var libraryOnly = false
+
     func run() async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let files = try generate()
+        if libraryOnly {
+            for (name, catalogPath, readingsPath) in [
+                ("country100k", files.country, files.countryReadings), ("city10k", files.city, files.cityReadings),
+            ] {
+                let parseStart = DispatchTime.now().uptimeNanoseconds
+                let readings = try parse(readingsPath)
+                let parseSeconds = Double(DispatchTime.now().uptimeNanoseconds - parseStart) / 1e9
+                print(String(format: "%@: parse only %@ lines/s", name, rate(Double(readings.count) / parseSeconds)))
+                let library = try measureLibrary(try decodeCatalog(catalogPath), readings)
+                print(
+                    String(
+                        format: "%@: %@ readings/s, p50 %.2f µs, p99 %.2f µs, p99.9 %.2f µs", name, rate(library.rate),
+                        library.p50, library.p99, library.p999))
+            }
+            return
+        }
         var table = Table()
         var failures: [String] = []
 
@@ -52,47 +71,71 @@ struct BenchCommand: AsyncParsableCommand {
             let baseline = try measureBaseline(catalog, readingsPath)
             // End to end: the CLI, minus a run that only loads the catalog.
             let output = "\(directory)/\(name).events.ndjson"
-            let full = try Spawned.run(fenceline, ["run", "--triggers", catalogPath, readingsPath, "-o", output, "--quiet"])
-            let loadOnly = try Spawned.run(fenceline, ["run", "--triggers", catalogPath, files.empty, "-o", "/dev/null", "--quiet"])
-            guard full.status == 0, loadOnly.status == 0 else { throw ValidationError("fenceline run failed on \(name)") }
+            let full = try Spawned.run(
+                fenceline, ["run", "--triggers", catalogPath, readingsPath, "-o", output, "--quiet"])
+            let loadOnly = try Spawned.run(
+                fenceline, ["run", "--triggers", catalogPath, files.empty, "-o", "/dev/null", "--quiet"])
+            guard full.status == 0, loadOnly.status == 0 else {
+                throw ValidationError("fenceline run failed on \(name)")
+            }
             let streaming = Double(count) / max(1e-9, full.seconds - loadOnly.seconds)
-            table.add("\(name): end to end, fenceline run (readings/s)", rate(streaming), rate(baseline.rate),
-                      ratio(streaming / baseline.rate), name == "country100k" ? "≥ 1.5 M" : "≥ 1.0 M")
-            table.add("\(name): end to end incl. catalog load (readings/s)", rate(Double(count) / full.seconds), "", "", "")
+            table.add(
+                "\(name): end to end, fenceline run (readings/s)", rate(streaming), rate(baseline.rate),
+                ratio(streaming / baseline.rate), name == "country100k" ? "≥ 1.5 M" : "≥ 1.0 M")
+            table.add(
+                "\(name): end to end incl. catalog load (readings/s)", rate(Double(count) / full.seconds), "", "", "")
             table.add("\(name): library process() alone (readings/s)", rate(library.rate), "", "", "")
-            table.add("\(name): process() latency p50 / p99 / p99.9 (µs)",
-                      String(format: "%.2f / %.2f / %.2f", library.p50, library.p99, library.p999), "", "",
-                      name == "country100k" ? "≤ 0.5 / 3" : "")
-            table.add("\(name): load catalog + build index (s)", String(format: "%.2f", load), "", "", name == "country100k" ? "≤ 1.5" : "")
-            table.add("\(name): peak RSS, \(devices) devices (MB)", String(format: "%.0f", Double(full.peakKilobytes) / 1024), "", "",
-                      name == "country100k" ? "≤ 300" : "")
-            table.add("\(name): events written", String(try lineCount(output)), String(baseline.events) + " (naive)", "", "")
+            table.add(
+                "\(name): process() latency p50 / p99 / p99.9 (µs)",
+                String(format: "%.2f / %.2f / %.2f", library.p50, library.p99, library.p999), "", "",
+                name == "country100k" ? "≤ 0.5 / 3" : "")
+            table.add(
+                "\(name): load catalog + build index (s)", String(format: "%.2f", load), "", "",
+                name == "country100k" ? "≤ 1.5" : "")
+            table.add(
+                "\(name): peak RSS, \(devices) devices (MB)", String(format: "%.0f", Double(full.peakKilobytes) / 1024),
+                "", "",
+                name == "country100k" ? "≤ 300" : "")
+            table.add(
+                "\(name): events written", String(try lineCount(output)), String(baseline.events) + " (naive)", "", "")
 
             if try runHelp().contains("--threads") {
                 let threaded = "\(directory)/\(name).events.threads2.ndjson"
-                let two = try Spawned.run(fenceline, ["run", "--threads", "2", "--triggers", catalogPath, readingsPath, "-o", threaded, "--quiet"])
+                let two = try Spawned.run(
+                    fenceline,
+                    ["run", "--threads", "2", "--triggers", catalogPath, readingsPath, "-o", threaded, "--quiet"])
                 let twoRate = Double(count) / max(1e-9, two.seconds - loadOnly.seconds)
                 let identical = FileManager.default.contentsEqual(atPath: output, andPath: threaded)
                 if !identical { failures.append("\(name): --threads 2 output differs from 1 thread") }
-                table.add("\(name): --threads 2 vs 1 thread", rate(twoRate), rate(streaming), ratio(twoRate / streaming),
-                          "≥ 1.6×" + (identical ? ", identical ✓" : ", DIFFERS ✗"))
+                table.add(
+                    "\(name): --threads 2 vs 1 thread", rate(twoRate), rate(streaming), ratio(twoRate / streaming),
+                    "≥ 1.6×" + (identical ? ", identical ✓" : ", DIFFERS ✗"))
             }
             if let peer, peer == "shapely", name == "country100k" || name == "city10k" {
                 let seconds = try measureShapely(catalogPath, readingsPath)
-                table.add("\(name): shapely STRtree bulk query (readings/s)", rate(Double(count) / seconds), rate(baseline.rate),
-                          ratio(streaming / (Double(count) / seconds)) + " Fenceline/shapely", "")
+                table.add(
+                    "\(name): shapely STRtree bulk query (readings/s)", rate(Double(count) / seconds),
+                    rate(baseline.rate),
+                    ratio(streaming / (Double(count) / seconds)) + " Fenceline/shapely", "")
             }
             if name == "country100k" {
                 let guardResult = try correctnessGuard(catalog, readings: Array(readings.prefix(200_000)))
                 if let problem = guardResult.problem { failures.append(problem) }
-                table.add("guard: naive events, Fenceline vs GEOS, first 200k readings", "\(guardResult.fenceline)", "\(guardResult.baseline)",
-                          guardResult.problem == nil ? "equal ✓" : "DIFFER ✗", "equal")
+                table.add(
+                    "guard: naive events, Fenceline vs GEOS, first 200k readings", "\(guardResult.fenceline)",
+                    "\(guardResult.baseline)",
+                    guardResult.problem == nil ? "equal ✓" : "DIFFER ✗", "equal")
             }
         }
-        let million = try Spawned.run(fenceline, ["run", "--triggers", files.country, files.million, "-o", "/dev/null", "--quiet"])
-        table.add("country100k: peak RSS, 1,000,000 devices × 1 reading (MB)", String(format: "%.0f", Double(million.peakKilobytes) / 1024),
-                  "", "", "≤ 1024")
-        print(table.render(title: "Fenceline benchmark, \(devices) devices × \(steps) readings, release build, \(Date())"))
+        let million = try Spawned.run(
+            fenceline, ["run", "--triggers", files.country, files.million, "-o", "/dev/null", "--quiet"])
+        table.add(
+            "country100k: peak RSS, 1,000,000 devices × 1 reading (MB)",
+            String(format: "%.0f", Double(million.peakKilobytes) / 1024),
+            "", "", "≤ 1024")
+        print(
+            table.render(title: "Fenceline benchmark, \(devices) devices × \(steps) readings, release build, \(Date())")
+        )
         if !failures.isEmpty {
             for failure in failures { print("FAILED: \(failure)") }
             throw ExitCode(1)
@@ -108,7 +151,8 @@ struct BenchCommand: AsyncParsableCommand {
     func generate() throws -> Files {
         let files = Files(
             country: "\(directory)/country\(countryFences / 1000)k.json", city: "\(directory)/city10k.json",
-            countryReadings: "\(directory)/country-\(devices)x\(steps).ndjson", cityReadings: "\(directory)/city-\(devices)x\(steps).ndjson",
+            countryReadings: "\(directory)/country-\(devices)x\(steps).ndjson",
+            cityReadings: "\(directory)/city-\(devices)x\(steps).ndjson",
             million: "\(directory)/country-1000000x1.ndjson", empty: "\(directory)/empty.ndjson")
         let manager = FileManager.default
         func make(_ path: String, _ body: () throws -> Void) throws {
@@ -116,8 +160,12 @@ struct BenchCommand: AsyncParsableCommand {
             print("generating \(path)")
             try body()
         }
-        try make(files.country) { var w = Workload(seed: 1, area: .country); try w.writeCatalog(count: countryFences, to: files.country) }
-        try make(files.city) { var w = Workload(seed: 2, area: .city); try w.writeCatalog(count: 10_000, to: files.city) }
+        try make(files.country) {
+            var w = Workload(seed: 1, area: .country); try w.writeCatalog(count: countryFences, to: files.country)
+        }
+        try make(files.city) {
+            var w = Workload(seed: 2, area: .city); try w.writeCatalog(count: 10_000, to: files.city)
+        }
         try make(files.countryReadings) {
             var w = Workload(seed: 1, area: .country)
             try w.writeReadings(devices: devices, steps: steps, to: files.countryReadings)
@@ -175,8 +223,12 @@ struct BenchCommand: AsyncParsableCommand {
         _ = engine.finish()
         durations.removeFirst()
         durations.sort()
-        func percentile(_ p: Double) -> Double { Double(durations[min(durations.count - 1, Int(Double(durations.count) * p))]) / 1000 }
-        return LibraryResult(rate: Double(readings.count - 1) / total, p50: percentile(0.5), p99: percentile(0.99), p999: percentile(0.999))
+        func percentile(_ p: Double) -> Double {
+            Double(durations[min(durations.count - 1, Int(Double(durations.count) * p))]) / 1000
+        }
+        return LibraryResult(
+            rate: Double(readings.count - 1) / total, p50: percentile(0.5), p99: percentile(0.99),
+            p999: percentile(0.999))
     }
 
     func measureBaseline(_ catalog: Catalog, _ path: String) throws -> (rate: Double, events: Int) {
@@ -196,7 +248,9 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     /// Fenceline with naive hysteresis and the GEOS baseline must give the same enters and exits.
-    func correctnessGuard(_ catalog: Catalog, readings: [Reading]) throws -> (fenceline: Int, baseline: Int, problem: String?) {
+    func correctnessGuard(_ catalog: Catalog, readings: [Reading]) throws -> (
+        fenceline: Int, baseline: Int, problem: String?
+    ) {
         var naive = catalog
         naive.requests = catalog.requests.map { request in
             var copy = request
@@ -213,12 +267,18 @@ struct BenchCommand: AsyncParsableCommand {
         let baseline = try GEOSBaseline(catalog: naive)
         baseline.recording = true
         for case .fix(let fix) in readings { try baseline.process(fix) }
-        let ours = Set(events.map { GEOSBaseline.Transition(time: $0.time.microseconds, fence: Int($0.requestID.dropFirst())!, device: $0.device ?? "", enter: $0.kind == .enter) })
-        let theirs = Set(baseline.transitions.map { transition in
-            var copy = transition
-            copy.fence = Int(baseline.ids[transition.fence].dropFirst())!
-            return copy
-        })
+        let ours = Set(
+            events.map {
+                GEOSBaseline.Transition(
+                    time: $0.time.microseconds, fence: Int($0.requestID.dropFirst())!, device: $0.device ?? "",
+                    enter: $0.kind == .enter)
+            })
+        let theirs = Set(
+            baseline.transitions.map { transition in
+                var copy = transition
+                copy.fence = Int(baseline.ids[transition.fence].dropFirst())!
+                return copy
+            })
         guard ours == theirs else {
             let missing = theirs.subtracting(ours).prefix(3).map { "\($0)" }
             let extra = ours.subtracting(theirs).prefix(3).map { "\($0)" }
@@ -238,7 +298,9 @@ struct BenchCommand: AsyncParsableCommand {
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0, let seconds = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard process.terminationStatus == 0,
+            let seconds = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             throw ValidationError("the shapely peer failed")
         }
         return seconds
@@ -285,7 +347,9 @@ struct Table {
         func line(_ cells: [String]) -> String {
             zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: " | ")
         }
-        return ([title, line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "-|-")] + rows.map(line))
+        return
+            ([title, line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "-|-")]
+            + rows.map(line))
             .joined(separator: "\n")
     }
 }

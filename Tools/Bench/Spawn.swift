@@ -17,7 +17,8 @@ struct Spawned {
         let start = DispatchTime.now().uptimeNanoseconds
         let spawned = posix_spawn(&pid, path, nil, nil, argv, environ)
         guard spawned == 0 else {
-            throw NSError(domain: "bench", code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot run \(path)"])
+            throw NSError(
+                domain: "bench", code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot run \(path)"])
         }
         var status: Int32 = 0
         var peak = 0

@@ -67,7 +67,8 @@ struct Workload {
             let radius = uniform(50, 500)
             if index > 0 { text += ",\n" }
             if index.isMultiple(of: 2) {
-                text += "{\"id\":\"f\(index)\",\"trigger\":{\"type\":\"region\",\"center\":{\"lat\":\(format(lat)),\"lon\":\(format(lon))},\"radius\":\(format(radius, digits: 1))}}"
+                text +=
+                    "{\"id\":\"f\(index)\",\"trigger\":{\"type\":\"region\",\"center\":{\"lat\":\(format(lat)),\"lon\":\(format(lon))},\"radius\":\(format(radius, digits: 1))}}"
             } else {
                 let vertices = 4 + 2 * Int(rng.next() % 29)  // 8…64, even
                 let inner = radius * uniform(0.4, 0.8)
@@ -81,7 +82,8 @@ struct Workload {
                     ring.append("[\(format(x)),\(format(y))]")
                 }
                 ring.append(ring[0])
-                text += "{\"id\":\"f\(index)\",\"trigger\":{\"type\":\"region\",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[\(ring.joined(separator: ","))]]}}}"
+                text +=
+                    "{\"id\":\"f\(index)\",\"trigger\":{\"type\":\"region\",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[\(ring.joined(separator: ","))]]}}}"
             }
         }
         text += "\n]}\n"
@@ -130,7 +132,8 @@ struct Workload {
                 let lat = area.south + (walker.north + gaussian() * sigma) / Workload.metresPerDegree
                 let lon = area.west + (walker.east + gaussian() * sigma) / area.metresPerDegreeEast
                 line.removeAll(keepingCapacity: true)
-                line += "{\"device\":\"\(walker.name)\",\"time\":\"\(Workload.time(step: step, milliseconds: walker.phase))\",\"lat\":\(format(lat)),\"lon\":\(format(lon)),\"accuracy\":\(format(accuracy, digits: 1))}\n"
+                line +=
+                    "{\"device\":\"\(walker.name)\",\"time\":\"\(Workload.time(step: step, milliseconds: walker.phase))\",\"lat\":\(format(lat)),\"lon\":\(format(lon)),\"accuracy\":\(format(accuracy, digits: 1))}\n"
                 try handle.write(line)
             }
         }

@@ -1,8 +1,11 @@
 import Foundation
 
-/// Polygons on flat vertex arrays in a local frame: crossing-number containment and distance to
-/// the nearest edge in one pass over the edges. A class: the candidate loop reads it by reference
-/// (a value would retain each of its arrays on every read).
+/// Polygons in a local frame on two contiguous arrays: vertices (x, y interleaved, ring after ring,
+/// each ring closed) and, per part, horizontal bands listing the edges that cross them.
+///
+/// Containment is a crossing-number test over the edges of the point's band only, and distances
+/// are measured only to edges in the bands within reach, so a test reads a few cache lines however
+/// large the polygon. A class: the candidate loop reads it by reference.
 final class PolygonShape {
     struct Part {
         /// Where a reading's longitude is unwrapped to before testing this part.
@@ -13,16 +16,30 @@ final class PolygonShape {
         let maxY: Double
         /// Indices into `rings`.
         let rings: Range<Int>
+        /// Band `b` of this part is band `firstBand + b` of `bands`.
+        let firstBand: Int
+        let bandCount: Int
+        let bandHeight: Double
+
+        @inline(__always)
+        func band(_ y: Double) -> Int {
+            min(bandCount - 1, max(0, Int((y - minY) / bandHeight)))
+        }
     }
 
     let frame: LocalFrame
     let bounds: GeoBounds
-    /// Vertices of every ring, each ring closed (last = first), in local metres.
-    let xs: [Double]
-    let ys: [Double]
+    /// Vertices of every ring in local metres, each ring closed (last = first).
+    let points: [SIMD2<Double>]
     /// Vertex index ranges of the rings.
     let rings: [Range<Int>]
     let parts: [Part]
+    /// The one part of a simple polygon, kept inline so the common case reads no parts array.
+    let onlyPart: Part?
+    /// `bandTotal + 1` offsets into the rest of the array, then the edges of each band, an edge
+    /// named by the index of its first vertex in `points`.
+    let bands: [Int32]
+    let bandTotal: Int
     /// The polygons in unwrapped lon/lat, kept for GEOS work (overlap, rendering).
     let polygons: [[[Coordinate]]]
 
@@ -31,69 +48,84 @@ final class PolygonShape {
         self.polygons = polygons
         bounds = GeoBounds(around: polygons.joined().joined())
         frame = LocalFrame(originLatitude: bounds.centerLatitude, originLongitude: bounds.centerLongitude)
-        var xs: [Double] = []
-        var ys: [Double] = []
+        var points: [SIMD2<Double>] = []
         var rings: [Range<Int>] = []
         var parts: [Part] = []
+        var bandLists: [[Int32]] = []
         for polygon in polygons {
             let firstRing = rings.count
-            var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+            var low = SIMD2(Double.infinity, .infinity)
+            var high = SIMD2(-Double.infinity, -.infinity)
             for ring in polygon {
-                let start = xs.count
-                for point in ring {
-                    let x = frame.x(longitude: point.longitude)
-                    let y = frame.y(latitude: point.latitude)
-                    xs.append(x)
-                    ys.append(y)
-                    minX = min(minX, x)
-                    maxX = max(maxX, x)
-                    minY = min(minY, y)
-                    maxY = max(maxY, y)
+                let start = points.count
+                for coordinate in ring {
+                    let point = SIMD2(frame.x(longitude: coordinate.longitude), frame.y(latitude: coordinate.latitude))
+                    points.append(point)
+                    low = pointwiseMin(low, point)
+                    high = pointwiseMax(high, point)
                 }
-                rings.append(start..<xs.count)
+                rings.append(start..<points.count)
+            }
+            // About four edges per band: the crossing test then reads a handful of edges, not all.
+            let edges = rings[firstRing...].reduce(0) { $0 + max(0, $1.count - 1) }
+            let bandCount = max(1, min(edges / 4, 1 << 16))
+            let bandHeight = high.y > low.y ? (high.y - low.y) / Double(bandCount) : 1
+            var members = Array(repeating: [Int32](), count: bandCount)
+            func band(_ y: Double) -> Int { min(bandCount - 1, max(0, Int((y - low.y) / bandHeight))) }
+            for ring in rings[firstRing...] {
+                for index in ring.lowerBound..<(ring.upperBound - 1) {
+                    let a = points[index].y, b = points[index + 1].y
+                    for slot in band(min(a, b))...band(max(a, b)) { members[slot].append(Int32(index)) }
+                }
             }
             let partBounds = GeoBounds(around: polygon.joined())
             parts.append(
                 Part(
-                    centerLongitude: partBounds.centerLongitude, minX: minX, minY: minY, maxX: maxX, maxY: maxY,
-                    rings: firstRing..<rings.count))
+                    centerLongitude: partBounds.centerLongitude, minX: low.x, minY: low.y, maxX: high.x, maxY: high.y,
+                    rings: firstRing..<rings.count, firstBand: bandLists.count, bandCount: bandCount,
+                    bandHeight: bandHeight))
+            bandLists.append(contentsOf: members)
         }
-        self.xs = xs
-        self.ys = ys
+        var bands: [Int32] = []
+        var offset = Int32(bandLists.count + 1)
+        for list in bandLists {
+            bands.append(offset)
+            offset += Int32(list.count)
+        }
+        bands.append(offset)
+        for list in bandLists { bands.append(contentsOf: list) }
+        self.points = points
         self.rings = rings
         self.parts = parts
+        self.onlyPart = parts.count == 1 ? parts[0] : nil
+        self.bands = bands
+        self.bandTotal = bandLists.count
     }
 
-    /// Metres from `point` to the nearest edge; negative inside, 0 on the boundary.
+    /// Metres from `point` to the nearest edge; negative inside, 0 on the boundary (a full scan,
+    /// for reported distances; the hot path uses ``containment(of:measuringWithin:)``).
     func signedDistance(to point: Coordinate) -> Double {
         let y = frame.y(latitude: point.latitude)
         var inside = false
         var best = Double.infinity
-        xs.withUnsafeBufferPointer { xs in
-            ys.withUnsafeBufferPointer { ys in
-                for part in parts {
-                    let x = frame.x(longitude: unwrap(point.longitude, near: part.centerLongitude))
-                    let dx = max(part.minX - x, 0, x - part.maxX)
-                    let dy = max(part.minY - y, 0, y - part.maxY)
-                    if dx * dx + dy * dy > best { continue }
-                    var crossings = false
-                    for ring in rings[part.rings] {
-                        var ax = xs[ring.lowerBound]
-                        var ay = ys[ring.lowerBound]
-                        for index in (ring.lowerBound + 1)..<ring.upperBound {
-                            let bx = xs[index]
-                            let by = ys[index]
-                            if (ay > y) != (by > y), x < ax + (y - ay) * (bx - ax) / (by - ay) {
-                                crossings.toggle()
-                            }
-                            let d = PlanarMath.distanceSquared(px: x, py: y, ax: ax, ay: ay, bx: bx, by: by)
-                            if d < best { best = d }
-                            ax = bx
-                            ay = by
+        points.withUnsafeBufferPointer { points in
+            for part in parts {
+                let x = frame.x(longitude: unwrap(point.longitude, near: part.centerLongitude))
+                let dx = max(part.minX - x, 0, x - part.maxX)
+                let dy = max(part.minY - y, 0, y - part.maxY)
+                if dx * dx + dy * dy > best { continue }
+                var crossings = false
+                for ring in rings[part.rings] {
+                    for index in ring.lowerBound..<(ring.upperBound - 1) {
+                        let a = points[index], b = points[index + 1]
+                        if (a.y > y) != (b.y > y), x < a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y) {
+                            crossings.toggle()
                         }
+                        let d = PlanarMath.distanceSquared(px: x, py: y, ax: a.x, ay: a.y, bx: b.x, by: b.y)
+                        if d < best { best = d }
                     }
-                    if crossings { inside = true }
                 }
+                if crossings { inside = true }
             }
         }
         let distance = best.squareRoot()
@@ -102,46 +134,58 @@ final class PolygonShape {
     }
 
     /// Containment, and the distance to the nearest edge only when it is at most `limit` metres
-    /// (`.infinity` otherwise): edges whose boxes lie farther than `limit` are not measured, which
-    /// is all that threshold comparisons up to `limit` need.
+    /// (`.infinity` otherwise): edges in bands farther than `limit` are not measured, which is all
+    /// that threshold comparisons up to `limit` need.
+    @inline(__always)
     func containment(of point: Coordinate, measuringWithin limit: Double) -> (inside: Bool, distance: Double) {
+        if let part = onlyPart { return containment(of: point, in: part, measuringWithin: limit) }
+        var inside = false
+        var distance = Double.infinity
+        for part in parts {
+            let result = containment(of: point, in: part, measuringWithin: limit)
+            inside = inside || result.inside
+            distance = min(distance, result.distance)
+        }
+        return (inside, distance)
+    }
+
+    private func containment(of point: Coordinate, in part: Part, measuringWithin limit: Double) -> (
+        inside: Bool, distance: Double
+    ) {
         let y = frame.y(latitude: point.latitude)
+        let x = frame.x(longitude: unwrap(point.longitude, near: part.centerLongitude))
+        if x < part.minX - limit || x > part.maxX + limit || y < part.minY - limit || y > part.maxY + limit {
+            return (false, .infinity)
+        }
         var inside = false
         var best = limit * limit
         var found = false
-        xs.withUnsafeBufferPointer { xs in
-            ys.withUnsafeBufferPointer { ys in
-                for part in parts {
-                    let x = frame.x(longitude: unwrap(point.longitude, near: part.centerLongitude))
-                    if x < part.minX - limit || x > part.maxX + limit || y < part.minY - limit || y > part.maxY + limit
-                    {
-                        continue
+        points.withUnsafeBufferPointer { points in
+            bands.withUnsafeBufferPointer { bands in
+                if x >= part.minX && x <= part.maxX && y >= part.minY && y <= part.maxY {
+                    // Crossing number along +x: only edges spanning y, all in y's band.
+                    let band = part.firstBand + part.band(y)
+                    for slot in Int(bands[band])..<Int(bands[band + 1]) {
+                        let index = Int(bands[slot])
+                        let a = points[index], b = points[index + 1]
+                        if (a.y > y) != (b.y > y), x < a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y) { inside.toggle() }
                     }
-                    let nearBox = x >= part.minX && x <= part.maxX && y >= part.minY && y <= part.maxY
-                    var crossings = false
-                    for ring in rings[part.rings] {
-                        var ax = xs[ring.lowerBound]
-                        var ay = ys[ring.lowerBound]
-                        for index in (ring.lowerBound + 1)..<ring.upperBound {
-                            let bx = xs[index]
-                            let by = ys[index]
-                            if nearBox, (ay > y) != (by > y), x < ax + (y - ay) * (bx - ax) / (by - ay) {
-                                crossings.toggle()
-                            }
-                            if x >= min(ax, bx) - limit && x <= max(ax, bx) + limit && y >= min(ay, by) - limit
-                                && y <= max(ay, by) + limit
-                            {
-                                let d = PlanarMath.distanceSquared(px: x, py: y, ax: ax, ay: ay, bx: bx, by: by)
-                                if d <= best {
-                                    best = d
-                                    found = true
-                                }
-                            }
-                            ax = bx
-                            ay = by
+                }
+                // Distances only to edges in the bands within reach.
+                let first = Int(bands[part.firstBand + part.band(y - limit)])
+                let last = Int(bands[part.firstBand + part.band(y + limit) + 1])
+                for slot in first..<last {
+                    let index = Int(bands[slot])
+                    let a = points[index], b = points[index + 1]
+                    if x >= min(a.x, b.x) - limit && x <= max(a.x, b.x) + limit && y >= min(a.y, b.y) - limit
+                        && y <= max(a.y, b.y) + limit
+                    {
+                        let d = PlanarMath.distanceSquared(px: x, py: y, ax: a.x, ay: a.y, bx: b.x, by: b.y)
+                        if d <= best {
+                            best = d
+                            found = true
                         }
                     }
-                    if crossings { inside = true }
                 }
             }
         }
@@ -162,9 +206,11 @@ final class PolygonShape {
             var crossings = false
             for ring in rings[part.rings] {
                 for index in (ring.lowerBound + 1)..<ring.upperBound {
-                    let px = xs[index - 1], py = ys[index - 1], qx = xs[index], qy = ys[index]
-                    if PlanarMath.segmentsIntersect(ax, ay, bx, by, px, py, qx, qy) { return true }
-                    if (py > ay) != (qy > ay), ax < px + (ay - py) * (qx - px) / (qy - py) { crossings.toggle() }
+                    let p = points[index - 1], q = points[index]
+                    if PlanarMath.segmentsIntersect(ax, ay, bx, by, p.x, p.y, q.x, q.y) { return true }
+                    if (p.y > ay) != (q.y > ay), ax < p.x + (ay - p.y) * (q.x - p.x) / (q.y - p.y) {
+                        crossings.toggle()
+                    }
                 }
             }
             if crossings { return true }
