@@ -1,4 +1,5 @@
 import Fenceline
+import Foundation
 import TestSupport
 import Testing
 
@@ -165,5 +166,44 @@ import Testing
             ])
         #expect(events.map { F.label($0) } == ["enter@1", "exit@2"])
         #expect(abs((events[0].distance ?? 0) + 5) < 0.01)
+    }
+}
+
+/// The certificate that lets tracked pairs skip polygon measurements must never change an event:
+/// `generous` mode with accuracy-free fixes has the same thresholds as `ignore` but is always
+/// measured, so the two must agree on a long jittery walk back and forth across polygon edges.
+@Suite struct CertificateDifferentialTests {
+    @Test func ignoreModeWithCertificatesMatchesAlwaysMeasuredGenerousMode() throws {
+        var generator = FenceGeometryTests.SplitMix(state: 99)
+        var ring: [Coordinate] = (0..<40).map { index in
+            let angle = Double(index) / 40 * 2 * .pi
+            let radius = index.isMultiple(of: 2) ? 0.003 : 0.0015
+            return Coordinate(latitude: 52.37 + radius * sin(angle), longitude: 4.89 + radius * cos(angle) * 1.6)
+        }
+        ring.append(ring[0])
+        func request(_ id: String, _ mode: AccuracyMode) -> NotificationRequest {
+            var hysteresis = Hysteresis.default
+            hysteresis.accuracy = mode
+            hysteresis.exitDelay = TimeSpan(seconds: 3)
+            hysteresis.enterCushion = 5
+            var trigger = RegionTrigger(geometry: .polygons([[ring]]), hysteresis: hysteresis)
+            trigger.notifyOnDwell = true
+            trigger.dwell = TimeSpan(seconds: 30)
+            return NotificationRequest(id: id, trigger: .region(trigger))
+        }
+        var readings: [Reading] = []
+        var lat = 52.37, lon = 4.89
+        for step in 0..<90_000 {
+            lat += Double.random(in: -0.00004...0.00004, using: &generator)
+            lon += Double.random(in: -0.00006...0.00006, using: &generator)
+            lat = min(max(lat, 52.365), 52.375)
+            lon = min(max(lon, 4.882), 4.898)
+            readings.append(
+                Fixtures.fix(["a", "b", "c"][step % 3], Double(step / 3), Coordinate(latitude: lat, longitude: lon)))
+        }
+        let ignore = try Fixtures.run([request("x", .ignore)], readings)
+        let generous = try Fixtures.run([request("x", .generous)], readings)
+        #expect(ignore.count > 50)
+        #expect(ignore == generous)
     }
 }

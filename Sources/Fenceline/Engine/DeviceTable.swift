@@ -14,6 +14,12 @@ struct DeviceTable {
         var isDone = false
         /// The last accepted fix, reported by timer-fired events (its distance is measured then).
         var lastPosition: Position
+        /// A certificate from the last measurement of a polygon: every fix within `safeRadius`
+        /// metres of `safeCenter` meets `safeCondition` (the signed distance changes no faster than
+        /// the position, and the measured fix was that far from every threshold). 0: none.
+        var safeCenter = Coordinate(latitude: 0, longitude: 0)
+        var safeRadius = 0.0
+        var safeCondition = RegionStateMachine.Condition.band
 
         /// Whether the record says nothing beyond "outside".
         var isIdle: Bool { machine.isIdle && !insideAfterLastFix && !isDone }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension Engine {
     /// Evaluates every region request the fix may concern: the fences whose boxes hold it, the
     /// ones the device has state for, and (for `initial: "state"`) every one it has not reported.
@@ -42,11 +44,16 @@ extension Engine {
         }
         if hot.isScoped && !requests[Int(slot)].applies(to: device) { return }
         guard accuracy <= hot.maxAccuracy else { return }
-        let condition = regionCondition(slot: slot, hot: hot, point: fix.coordinate, accuracy: accuracy)
         let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
         if let recordIndex {
             var record = devices.records[Int(device)][recordIndex]
             guard !record.isDone else { return }
+            let condition: RegionStateMachine.Condition
+            if hot.shape == .polygon && hot.mode == .ignore {
+                condition = certifiedPolygonCondition(hot: hot, point: fix.coordinate, record: &record)
+            } else {
+                condition = regionCondition(slot: slot, hot: hot, point: fix.coordinate, accuracy: accuracy)
+            }
             let action = record.machine.fix(condition, at: fix.time, rules: hot.rules, token: makeToken())
             record.lastPosition = position
             record.insideAfterLastFix = record.machine.isInside
@@ -54,6 +61,7 @@ extension Engine {
             store(record, at: recordIndex, device: device)
             return
         }
+        let condition = regionCondition(slot: slot, hot: hot, point: fix.coordinate, accuracy: accuracy)
         let known = devices.acceptedFix(device: device, bucket: hot.bucket).sequence > hot.addedSequence
         var machine: RegionStateMachine
         let action: RegionStateMachine.Action
@@ -70,6 +78,39 @@ extension Engine {
             slot: slot, machine: machine, insideAfterLastFix: machine.isInside, lastPosition: position)
         if action != .none { perform(action, slot: slot, device: device, record: &record) }
         if !record.isIdle { devices.records[Int(device)].append(record) }
+    }
+
+    /// The condition of a polygon fence (`ignore` mode) for a tracked pair, reusing the record's
+    /// certificate when the fix lies inside it and renewing it otherwise.
+    private func certifiedPolygonCondition(
+        hot: HotSlot, point: Coordinate, record: inout DeviceTable.RegionRecord
+    ) -> RegionStateMachine.Condition {
+        if record.safeRadius > 0 {
+            // A local projection, padded by a thousandth: within a few kilometres it never
+            // understates the true distance by that much.
+            let dy = (point.latitude - record.safeCenter.latitude) * Earth.metresPerDegree
+            let dx =
+                (unwrap(point.longitude, near: record.safeCenter.longitude) - record.safeCenter.longitude)
+                * Earth.metresPerDegree * cos(record.safeCenter.latitude * .pi / 180)
+            if (dx * dx + dy * dy).squareRoot() * 1.001 + 0.01 < record.safeRadius { return record.safeCondition }
+        }
+        let enter = -hot.enterCushion
+        let exit = hot.exitCushion
+        let reach = max(abs(enter), abs(exit)) + 50
+        let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
+        let s = distance <= boundaryTolerance ? 0 : (inside ? -distance : distance)
+        let condition: RegionStateMachine.Condition
+        if s <= enter + boundaryTolerance {
+            condition = .enter
+        } else {
+            condition = s > exit + boundaryTolerance ? .exit : .band
+        }
+        // How far the fix is from the nearest threshold (at least 50 m when nothing was in reach).
+        let margin = s.isFinite ? min(abs(s - enter), abs(s - exit)) : 50
+        record.safeCenter = point
+        record.safeRadius = margin > 1 ? margin - 1 : 0
+        record.safeCondition = condition
+        return condition
     }
 
     /// The SPEC §5 condition of a fix for the region in `slot`, from its flat values.
