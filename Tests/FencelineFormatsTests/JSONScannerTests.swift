@@ -46,6 +46,19 @@ import Testing
         #expect(throws: JSONSyntaxError.self) { try parse(text) }
     }
 
+    @Test func scannerNumbersAreCorrectlyRounded() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let integer = String(UInt64.random(in: 0...999_999_999, using: &generator))
+            let fraction = String(UInt64.random(in: 0...999_999_999_999, using: &generator))
+            let zeros = String(repeating: "0", count: Int.random(in: 0...3, using: &generator))
+            for text in ["\(integer).\(zeros)\(fraction)", "-0.\(zeros)\(fraction)", integer, "\(integer)e-\(zeros.count + 1)"] {
+                guard case .number(let number) = try parse(text) else { Issue.record("not a number: \(text)"); continue }
+                #expect(number.value == Double(text)!, "\(text)")
+            }
+        }
+    }
+
     @Test func fastNumberPathIsCorrectlyRounded() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20_000 {

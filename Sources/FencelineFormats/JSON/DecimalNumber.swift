@@ -6,7 +6,7 @@ import Foundation
 /// exact integer scaled by an exact power of ten, a single IEEE operation and so correctly
 /// rounded (Clinger's fast path). Anything else goes to the C library's `strtod`.
 enum DecimalNumber {
-    private static let powersOfTen: [Double] = (0...22).map { exponent in
+    static let powersOfTen: [Double] = (0...22).map { exponent in
         var value = 1.0
         for _ in 0..<exponent { value *= 10 }
         return value

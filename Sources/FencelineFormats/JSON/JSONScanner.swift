@@ -154,19 +154,22 @@ struct JSONScanner {
         let start = position
         position += 1
         let contentStart = position
+        var ascii = true
         // Fast path: no escapes.
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                // Invalid UTF-8 is refused rather than repaired: repairing would make different
-                // device ids equal (found by fuzzing).
-                guard
-                    let text = String(
-                        validating: UnsafeBufferPointer(rebasing: bytes[contentStart..<position]), as: UTF8.self)
-                else { throw error("string is not valid UTF-8", at: contentStart) }
+                let content = UnsafeBufferPointer(rebasing: bytes[contentStart..<position])
                 position += 1
+                // ASCII is valid UTF-8 as it stands. Anything else is checked, and refused rather
+                // than repaired: repairing would make different device ids equal (found by fuzzing).
+                if ascii { return String(decoding: content, as: UTF8.self) }
+                guard let text = String(validating: content, as: UTF8.self) else {
+                    throw error("string is not valid UTF-8", at: contentStart)
+                }
                 return text
             }
+            ascii = ascii && byte < 0x80
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw error("control character in string (escape it)", at: position) }
             position += 1
@@ -241,30 +244,56 @@ struct JSONScanner {
 
     /// Parses a JSON number, checking its grammar, and returns its correctly rounded value.
     mutating func parseNumber() throws(JSONSyntaxError) -> Double {
+        // One pass: the grammar is checked while the digits accumulate, and the common case (at
+        // most 15 significant digits, no exponent) is converted on the spot, exactly (Clinger's
+        // fast path); anything else goes to `DecimalNumber` and its `strtod` fallback.
         let start = position
-        if peek() == UInt8(ascii: "-") { position += 1 }
+        var negative = false
+        if peek() == UInt8(ascii: "-") {
+            negative = true
+            position += 1
+        }
         guard let first = peek(), first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else {
             throw error("expected a digit in number", at: position)
         }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fraction = 0
         if first == UInt8(ascii: "0") {
             position += 1
         } else {
-            while let byte = peek(), byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { position += 1 }
+            while position < bytes.count, bytes[position] &- 48 < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(bytes[position] &- 48)
+                digits += 1
+                position += 1
+            }
         }
         if peek() == UInt8(ascii: ".") {
             position += 1
-            guard let byte = peek(), byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
+            guard position < bytes.count, bytes[position] &- 48 < 10 else {
                 throw error("expected a digit after the decimal point")
             }
-            while let byte = peek(), byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { position += 1 }
+            while position < bytes.count, bytes[position] &- 48 < 10 {
+                let digit = UInt64(bytes[position] &- 48)
+                if mantissa != 0 || digit != 0 { digits += 1 }
+                mantissa = mantissa &* 10 &+ digit
+                fraction += 1
+                position += 1
+            }
         }
+        var exponent = false
         if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            exponent = true
             position += 1
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { position += 1 }
-            guard let byte = peek(), byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
+            guard position < bytes.count, bytes[position] &- 48 < 10 else {
                 throw error("expected a digit in the exponent")
             }
-            while let byte = peek(), byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { position += 1 }
+            while position < bytes.count, bytes[position] &- 48 < 10 { position += 1 }
+        }
+        if !exponent && digits <= 15 && fraction <= 22 {
+            let value = Double(mantissa) / DecimalNumber.powersOfTen[fraction]
+            return negative ? -value : value
         }
         let value = DecimalNumber.parse(UnsafeBufferPointer(rebasing: bytes[start..<position]))
         guard value.isFinite else { throw error("number out of range", at: start) }
