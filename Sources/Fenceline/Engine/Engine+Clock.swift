@@ -69,25 +69,11 @@ extension Engine {
 
     /// Fires, in due-time then scheduling order, every timer due before `limit` (or at it).
     func fireTimers(before limit: Timestamp, inclusive: Bool) {
+        firingTimers = true
+        defer { firingTimers = false }
         while let timer = timers.popDue(before: limit, inclusive: inclusive) {
             if let current = clock, timer.due > current { clock = timer.due }
             fire(timer)
-        }
-    }
-
-    /// Puts a reading in the reorder window and applies those whose time has come.
-    func hold(_ reading: Reading, at time: Timestamp) {
-        heldArrivals += 1
-        held.insert(HeldReading(time: time, arrival: heldArrivals, reading: reading))
-        newestSeen = max(newestSeen ?? time, time)
-        releaseHeld(
-            through: newestSeen!.advanced(by: TimeSpan(microseconds: -configuration.reorderWindow.microseconds)))
-    }
-
-    /// Applies held readings stamped at or before `limit` (all of them for `nil`), in time order.
-    func releaseHeld(through limit: Timestamp?) {
-        while let first = held.min, limit.map({ first.time <= $0 }) ?? true {
-            apply(held.removeMin().reading)
         }
     }
 }

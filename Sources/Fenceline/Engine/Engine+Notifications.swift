@@ -3,7 +3,7 @@ extension Engine {
     /// delivered. A muted event leaves no delivered entry and uses nothing up (SPEC §7).
     func deliver(_ event: Event, for entry: RequestEntry) -> Bool {
         guard entry.mayNotify(at: event.time) else { return false }
-        events.append(event)
+        events.append(event, byTimer: firingTimers)
         delivered.add(event)
         return true
     }

@@ -26,11 +26,23 @@ public final class Engine {
         public var reorderWindow: TimeSpan
         /// Delivered notifications kept per device; the oldest are dropped beyond it.
         public var deliveredLimit: Int
+        /// How events leave the engine.
+        public var eventRelease: EventRelease
+
+        /// How events leave the engine.
+        public enum EventRelease: Sendable {
+            /// Held until their instant closes, then released in SPEC §4 order and numbered.
+            case byInstant
+            /// Returned as produced, unsorted and unnumbered, by the `produce…` methods: for a
+            /// driver that merges several engines itself.
+            case asProduced
+        }
 
         /// Creates a configuration.
-        public init(reorderWindow: TimeSpan = .zero, deliveredLimit: Int = 64) {
+        public init(reorderWindow: TimeSpan = .zero, deliveredLimit: Int = 64, eventRelease: EventRelease = .byInstant) {
             self.reorderWindow = reorderWindow
             self.deliveredLimit = deliveredLimit
+            self.eventRelease = eventRelease
         }
     }
 
@@ -67,6 +79,8 @@ public final class Engine {
     @exclusivity(unchecked) var index = SpatialIndex()
     @exclusivity(unchecked) var crossIndex = SpatialIndex()
     @exclusivity(unchecked) var stateSlots: [Int32] = []
+    /// Set while timers fire, so produced events know what made them.
+    var firingTimers = false
     /// Set while the start catalog is installed, so the index is packed once at the end.
     var bulkInstalling = false
     /// Beacon requests by identity; a sighting looks up its exact key and the two wildcards.
@@ -79,9 +93,7 @@ public final class Engine {
     @exclusivity(unchecked) var applySequence: UInt64 = 0
     @exclusivity(unchecked) var nextToken: UInt64 = 0
     var untimedControls: [ControlRecord] = []
-    var held = Heap<HeldReading>()
-    var heldArrivals: UInt64 = 0
-    var newestSeen: Timestamp?
+    var reorder: ReorderBuffer
     /// Per-fix scratch: candidate slots, and the stamp that deduplicates them.
     @exclusivity(unchecked) var candidates: [Int32] = []
     @exclusivity(unchecked) var visited: [UInt32] = []
@@ -96,6 +108,8 @@ public final class Engine {
     ) throws {
         self.configuration = configuration
         self.delivered = DeliveredLedger(limit: configuration.deliveredLimit)
+        self.reorder = ReorderBuffer(window: configuration.reorderWindow)
+        self.events = EventQueue(passesThrough: configuration.eventRelease == .asProduced)
         self.logger = logger
         self.startCatalog = catalog.requests
         self.defaultHysteresis = catalog.defaultHysteresis
@@ -112,7 +126,7 @@ public final class Engine {
     /// the clock forward; timers due before its time fire first, at their due times.
     public func process(_ reading: Reading) -> [Event] {
         if configuration.reorderWindow > .zero, let time = reading.time {
-            hold(reading, at: time)
+            for due in reorder.add(reading, at: time) { apply(due) }
             return release(before: clock, inclusive: false)
         }
         apply(reading)
@@ -128,9 +142,8 @@ public final class Engine {
     public func advance(to time: Timestamp) -> [Event] {
         var target = time
         if configuration.reorderWindow > .zero {
-            newestSeen = max(newestSeen ?? time, time)
+            for due in reorder.observe(time) { apply(due) }
             target = time.advanced(by: TimeSpan(microseconds: -configuration.reorderWindow.microseconds))
-            releaseHeld(through: target)
         }
         moveClock(to: target)
         fireTimers(before: target, inclusive: true)
@@ -140,7 +153,7 @@ public final class Engine {
     /// Ends the input: applies held readings, moves the clock to `until` (default: the clock),
     /// fires every timer due at or before it and returns every remaining event.
     public func finish(until: Timestamp? = nil) -> [Event] {
-        releaseHeld(through: nil)
+        for due in reorder.release(through: nil) { apply(due) }
         let end = [clock, until].compactMap { $0 }.max()
         if let end {
             moveClock(to: end)
@@ -165,12 +178,26 @@ public final class Engine {
 @available(*, unavailable)
 extension Engine: Sendable {}
 
-/// A reading held by the reorder window, ordered by time, then arrival.
-struct HeldReading: Comparable {
-    var time: Timestamp
-    var arrival: UInt64
-    var reading: Reading
+/// An event as it was produced, for drivers that order events themselves (the sharded pipeline).
+public struct ProducedEvent: Sendable {
+    /// The event, not yet numbered.
+    public var event: Event
+    /// Whether a timer (a delay, dwell, timeout or time trigger) produced it, rather than the
+    /// reading or record being applied.
+    public var byTimer: Bool
+}
 
-    static func < (lhs: HeldReading, rhs: HeldReading) -> Bool { (lhs.time, lhs.arrival) < (rhs.time, rhs.arrival) }
-    static func == (lhs: HeldReading, rhs: HeldReading) -> Bool { lhs.time == rhs.time && lhs.arrival == rhs.arrival }
+extension Engine {
+    /// Applies one reading and returns the events it produced, timers included, as produced (for an
+    /// engine configured with `eventRelease: .asProduced`; see ``ProducedEvent``).
+    public func produce(_ reading: Reading) -> [ProducedEvent] {
+        apply(reading)
+        return events.drainProduced()
+    }
+
+    /// Ends the input like ``finish(until:)`` and returns the events it produced, as produced.
+    public func produceFinishing(until: Timestamp? = nil) -> [ProducedEvent] {
+        _ = finish(until: until)
+        return events.drainProduced()
+    }
 }

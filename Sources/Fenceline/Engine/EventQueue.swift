@@ -3,19 +3,36 @@
 /// order they were produced (so two timers of one pair keep their scheduling order).
 struct EventQueue {
     private var pending: [(event: Event, order: Int)] = []
+    /// In pass-through mode events are kept as produced for the `produce…` methods.
+    let passesThrough: Bool
+    private(set) var produced: [ProducedEvent] = []
     /// The earliest pending time: a release before it has nothing to do, so holding many events of
     /// one instant costs nothing per reading (found by fuzzing: it used to rescan them each time).
     private var earliest: Timestamp?
-    private var produced = 0
+    private var count = 0
     private(set) var released = 0
 
-    mutating func append(_ event: Event) {
-        produced += 1
-        pending.append((event, produced))
+    init(passesThrough: Bool = false) {
+        self.passesThrough = passesThrough
+    }
+
+    mutating func append(_ event: Event, byTimer: Bool) {
+        if passesThrough {
+            produced.append(ProducedEvent(event: event, byTimer: byTimer))
+            return
+        }
+        count += 1
+        pending.append((event, count))
         earliest = min(earliest ?? event.time, event.time)
     }
 
     var isEmpty: Bool { pending.isEmpty }
+
+    /// Takes the events produced since the last call (pass-through mode).
+    mutating func drainProduced() -> [ProducedEvent] {
+        defer { produced.removeAll(keepingCapacity: true) }
+        return produced
+    }
 
     /// Removes and returns, numbered, the events stamped before `limit` (or at it, when `inclusive`).
     mutating func release(before limit: Timestamp?, inclusive: Bool) -> [Event] {

@@ -1,0 +1,52 @@
+import HeapModule
+
+/// Holds readings for a time window and lets them out in time order (stable for equal times): the
+/// `--reorder-window` of SPEC §4, shared by the engine and by the sharded pipeline, which reorders
+/// once before routing readings to its shards.
+public struct ReorderBuffer {
+    /// How long a reading is held: it leaves once the newest time seen minus `window` reaches it.
+    public let window: TimeSpan
+    private var heap = Heap<Held>()
+    private var arrivals: UInt64 = 0
+    /// The largest time seen so far.
+    public private(set) var newestSeen: Timestamp?
+
+    private struct Held: Comparable {
+        var time: Timestamp
+        var arrival: UInt64
+        var reading: Reading
+
+        static func < (lhs: Held, rhs: Held) -> Bool { (lhs.time, lhs.arrival) < (rhs.time, rhs.arrival) }
+        static func == (lhs: Held, rhs: Held) -> Bool { lhs.time == rhs.time && lhs.arrival == rhs.arrival }
+    }
+
+    /// Creates an empty buffer.
+    public init(window: TimeSpan) {
+        self.window = window
+    }
+
+    /// Whether nothing is held.
+    public var isEmpty: Bool { heap.isEmpty }
+
+    /// Holds `reading` (stamped `time`) and returns, in time order, the readings whose time has come.
+    public mutating func add(_ reading: Reading, at time: Timestamp) -> [Reading] {
+        arrivals += 1
+        heap.insert(Held(time: time, arrival: arrivals, reading: reading))
+        return observe(time)
+    }
+
+    /// Notes that time has reached `time` (a live clock) and returns the readings now due.
+    public mutating func observe(_ time: Timestamp) -> [Reading] {
+        newestSeen = max(newestSeen ?? time, time)
+        return release(through: newestSeen!.advanced(by: TimeSpan(microseconds: -window.microseconds)))
+    }
+
+    /// Returns, in time order, the held readings stamped at or before `limit` (all for `nil`).
+    public mutating func release(through limit: Timestamp?) -> [Reading] {
+        var released: [Reading] = []
+        while let first = heap.min, limit.map({ first.time <= $0 }) ?? true {
+            released.append(heap.removeMin().reading)
+        }
+        return released
+    }
+}
