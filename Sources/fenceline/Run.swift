@@ -76,6 +76,12 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Engines working in parallel, devices sharded across them; the output is the same as with one.",
+            valueName: "n"))
+    var threads = 1
+
+    @Option(
+        help: ArgumentHelp(
             "Keep at most this many delivered notifications per device (oldest dropped).", valueName: "n"))
     var deliveredLimit = 64
 
@@ -88,6 +94,13 @@ struct Run: AsyncParsableCommand {
         }
         guard maxErrors >= 0 else { throw ValidationError("--max-errors must be ≥ 0") }
         guard deliveredLimit >= 1 else { throw ValidationError("--delivered-limit must be ≥ 1") }
+        guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1…64") }
+        if threads > 1 && stateOut != nil {
+            throw ValidationError(
+                "--state-out needs --threads 1: each engine keeps its own delivered list and their order cannot be merged"
+            )
+        }
+        if threads > 1 && clock == .wall { throw ValidationError("--clock wall needs --threads 1") }
     }
 
     func run() async throws {
@@ -113,6 +126,7 @@ struct Run: AsyncParsableCommand {
         options.maximumReported = maxErrors
         options.clock = clock
         options.deliveredLimit = deliveredLimit
+        options.threads = threads
         let pipeline = RunPipeline(
             catalog: decoded.catalog, catalogDecoder: decoder, options: options, encoder: format.makeEncoder(),
             logger: Logger(label: "fenceline"))

@@ -18,6 +18,7 @@ struct ScenarioTest: AsyncParsableCommand {
             Examples:
               fenceline test Data/scenarios
               fenceline test Data/scenarios/jitter-default --update
+              fenceline test Data/scenarios --threads 4
             """
     )
 
@@ -26,6 +27,17 @@ struct ScenarioTest: AsyncParsableCommand {
 
     @Flag(help: "Rewrite expected.ndjson with the current output.")
     var update = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Run each scenario with `run --threads <n>`: sharded runs must give the same events.",
+            valueName: "n"))
+    var threads: Int?
+
+    func validate() throws {
+        if let threads, !(1...64).contains(threads) { throw ValidationError("--threads must be in 1…64") }
+        if threads != nil && update { throw ValidationError("--update records with one thread; drop --threads") }
+    }
 
     func run() async throws {
         let scenarios = try directories.flatMap(Self.scenarios(in:))
@@ -36,7 +48,7 @@ struct ScenarioTest: AsyncParsableCommand {
         }
         var failed = 0
         for scenario in scenarios {
-            let outcome = try Self.run(scenario: scenario)
+            let outcome = try Self.run(scenario: scenario, threads: threads)
             let expectedPath = "\(scenario)/expected.ndjson"
             if update {
                 try Data(outcome.output).write(to: URL(fileURLWithPath: expectedPath))
@@ -79,7 +91,7 @@ struct ScenarioTest: AsyncParsableCommand {
     }
 
     /// Runs one scenario in this process and returns its output and diagnostics.
-    static func run(scenario: String) throws -> (output: [UInt8], diagnostics: [String]) {
+    static func run(scenario: String, threads: Int? = nil) throws -> (output: [UInt8], diagnostics: [String]) {
         let manager = FileManager.default
         let readings = try manager.contentsOfDirectory(atPath: scenario).filter { $0.hasPrefix("readings.") }.sorted()
         var arguments = ["--triggers", "\(scenario)/triggers.json", "--quiet"] + readings.map { "\(scenario)/\($0)" }
@@ -90,6 +102,7 @@ struct ScenarioTest: AsyncParsableCommand {
             }
             arguments += extra
         }
+        if let threads { arguments += ["--threads", String(threads)] }
         let command: Run
         do {
             command = try Run.parse(arguments)

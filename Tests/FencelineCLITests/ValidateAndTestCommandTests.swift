@@ -33,6 +33,19 @@ import Testing
         #expect(result.stdout.contains(" 0 failed"))
     }
 
+    @Test func bundledScenariosPassShardedAcrossThreads() throws {
+        for threads in ["2", "3"] {
+            let result = try CLI.run(["test", "Data/scenarios", "--threads", threads])
+            #expect(result.status == 0, "\(result.stdout)")
+            #expect(result.stdout.contains(" 0 failed"))
+        }
+        #expect(try CLI.run(["test", "Data/scenarios", "--threads", "2", "--update"]).status == 64)
+        #expect(try CLI.run(["run", "--triggers", "x.json", "--threads", "0"]).status == 64)
+        let stateOut = try CLI.run(["run", "--triggers", "x.json", "--threads", "2", "--state-out", "s.json"])
+        #expect(stateOut.status == 64)
+        #expect(stateOut.stderr.contains("--state-out needs --threads 1"))
+    }
+
     @Test func scenarioDifferencesExit1WithADiffAndUpdateRewrites() throws {
         let directory = try CLI.temporaryDirectory()
         let scenario = directory.appendingPathComponent("demo")

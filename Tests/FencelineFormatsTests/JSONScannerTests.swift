@@ -52,8 +52,12 @@ import Testing
             let integer = String(UInt64.random(in: 0...999_999_999, using: &generator))
             let fraction = String(UInt64.random(in: 0...999_999_999_999, using: &generator))
             let zeros = String(repeating: "0", count: Int.random(in: 0...3, using: &generator))
-            for text in ["\(integer).\(zeros)\(fraction)", "-0.\(zeros)\(fraction)", integer, "\(integer)e-\(zeros.count + 1)"] {
-                guard case .number(let number) = try parse(text) else { Issue.record("not a number: \(text)"); continue }
+            for text in [
+                "\(integer).\(zeros)\(fraction)", "-0.\(zeros)\(fraction)", integer, "\(integer)e-\(zeros.count + 1)",
+            ] {
+                guard case .number(let number) = try parse(text) else {
+                    Issue.record("not a number: \(text)"); continue
+                }
                 #expect(number.value == Double(text)!, "\(text)")
             }
         }

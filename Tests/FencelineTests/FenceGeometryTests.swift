@@ -7,18 +7,6 @@ import Testing
 
 /// The engine's own containment and distance on flat arrays, checked against GEOS.
 @Suite struct FenceGeometryTests {
-    /// A deterministic generator so the property test sees the same points every run.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// A star-shaped polygon (concave) with a hole, around Amsterdam.
     static func star(vertices: Int = 24) -> [[Coordinate]] {
         var generator = SplitMix(state: 7)
@@ -138,7 +126,7 @@ import Testing
 @Suite struct BandedContainmentTests {
     @Test(arguments: [24, 400, 20_000])
     func bandedContainmentAgreesWithTheFullScan(vertices: Int) throws {
-        var generator = FenceGeometryTests.SplitMix(state: UInt64(vertices))
+        var generator = SplitMix(state: UInt64(vertices))
         var ring: [Coordinate] = (0..<vertices).map { index in
             let angle = Double(index) / Double(vertices) * 2 * .pi
             let radius = index.isMultiple(of: 2) ? 0.01 : Double.random(in: 0.002...0.009, using: &generator)

@@ -174,7 +174,7 @@ import Testing
 /// measured, so the two must agree on a long jittery walk back and forth across polygon edges.
 @Suite struct CertificateDifferentialTests {
     @Test func ignoreModeWithCertificatesMatchesAlwaysMeasuredGenerousMode() throws {
-        var generator = FenceGeometryTests.SplitMix(state: 99)
+        var generator = SplitMix(state: 99)
         var ring: [Coordinate] = (0..<40).map { index in
             let angle = Double(index) / 40 * 2 * .pi
             let radius = index.isMultiple(of: 2) ? 0.003 : 0.0015

@@ -117,7 +117,7 @@ import Testing
     }
 
     @Test func planarNearestDistanceMatchesDenseSampling() {
-        var generator = FenceGeometryTests.SplitMix(state: 11)
+        var generator = SplitMix(state: 11)
         for _ in 0..<300 {
             let center = Coordinate(
                 latitude: Double.random(in: -85...85, using: &generator),

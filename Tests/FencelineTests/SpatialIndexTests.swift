@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Fenceline
@@ -8,7 +9,7 @@ import Testing
     }
 
     @Test func pointQueriesFindExactlyTheBoxesHoldingThePoint() {
-        var generator = FenceGeometryTests.SplitMix(state: 3)
+        var generator = SplitMix(state: 3)
         var index = SpatialIndex()
         var boxes: [GeoBounds] = []
         for slot in 0..<2_000 {

@@ -88,7 +88,7 @@ extension Engine {
             case .timeout: kind = .beaconTimeout
             case .exit: kind = .beaconExit
             }
-            timers.schedule(kind, due: timer.due, slot: entry.slot, device: device, token: timer.token)
+            timers.schedule(kind, due: timer.due, setAt: clock, slot: entry.slot, device: device, token: timer.token)
         }
         guard let output = action.output, let trigger = entry.beacon?.trigger else { return }
         let kind: EventKind

@@ -69,10 +69,10 @@ extension Engine {
 
     /// Fires, in due-time then scheduling order, every timer due before `limit` (or at it).
     func fireTimers(before limit: Timestamp, inclusive: Bool) {
-        firingTimers = true
-        defer { firingTimers = false }
+        defer { firingBound = nil }
         while let timer = timers.popDue(before: limit, inclusive: inclusive) {
             if let current = clock, timer.due > current { clock = timer.due }
+            firingBound = max(timer.due, timer.setAt)
             fire(timer)
         }
     }

@@ -3,7 +3,7 @@ extension Engine {
     /// delivered. A muted event leaves no delivered entry and uses nothing up (SPEC §7).
     func deliver(_ event: Event, for entry: RequestEntry) -> Bool {
         guard entry.mayNotify(at: event.time) else { return false }
-        events.append(event, byTimer: firingTimers)
+        events.append(event, timerBound: firingBound)
         delivered.add(event)
         return true
     }
@@ -53,7 +53,7 @@ extension Engine {
         entry.nextFire = due
         guard let due else { return }
         entry.timerToken = makeToken()
-        timers.schedule(.timing, due: due, slot: entry.slot, device: -1, token: entry.timerToken)
+        timers.schedule(.timing, due: due, setAt: clock, slot: entry.slot, device: -1, token: entry.timerToken)
     }
 
     // MARK: Pending and delivered (UserNotifications-style management)

@@ -206,10 +206,11 @@ extension Engine {
         record: inout DeviceTable.RegionRecord
     ) {
         if let timer = action.confirmation {
-            timers.schedule(.confirmation, due: timer.due, slot: entry.slot, device: device, token: timer.token)
+            timers.schedule(
+                .confirmation, due: timer.due, setAt: clock, slot: entry.slot, device: device, token: timer.token)
         }
         if let timer = action.dwell {
-            timers.schedule(.dwell, due: timer.due, slot: entry.slot, device: device, token: timer.token)
+            timers.schedule(.dwell, due: timer.due, setAt: clock, slot: entry.slot, device: device, token: timer.token)
         }
         guard let output = action.output else { return }
         let trigger = region.trigger

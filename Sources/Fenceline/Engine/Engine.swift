@@ -39,7 +39,8 @@ public final class Engine {
         }
 
         /// Creates a configuration.
-        public init(reorderWindow: TimeSpan = .zero, deliveredLimit: Int = 64, eventRelease: EventRelease = .byInstant) {
+        public init(reorderWindow: TimeSpan = .zero, deliveredLimit: Int = 64, eventRelease: EventRelease = .byInstant)
+        {
             self.reorderWindow = reorderWindow
             self.deliveredLimit = deliveredLimit
             self.eventRelease = eventRelease
@@ -79,8 +80,9 @@ public final class Engine {
     @exclusivity(unchecked) var index = SpatialIndex()
     @exclusivity(unchecked) var crossIndex = SpatialIndex()
     @exclusivity(unchecked) var stateSlots: [Int32] = []
-    /// Set while timers fire, so produced events know what made them.
-    var firingTimers = false
+    /// While a timer fires, the later of its due time and the clock when it was set, so produced
+    /// events know what made them (see ``ProducedEvent/timerBound``).
+    var firingBound: Timestamp?
     /// Set while the start catalog is installed, so the index is packed once at the end.
     var bulkInstalling = false
     /// Beacon requests by identity; a sighting looks up its exact key and the two wildcards.
@@ -182,9 +184,13 @@ extension Engine: Sendable {}
 public struct ProducedEvent: Sendable {
     /// The event, not yet numbered.
     public var event: Event
-    /// Whether a timer (a delay, dwell, timeout or time trigger) produced it, rather than the
-    /// reading or record being applied.
-    public var byTimer: Bool
+    /// Set when a timer (a delay, dwell, timeout or time trigger) produced it, rather than the
+    /// reading or record being applied: the later of the timer's due time and the clock when it
+    /// was set. One engine fires that timer when its clock first moves past this instant.
+    public var timerBound: Timestamp?
+
+    /// Whether a timer produced it.
+    public var byTimer: Bool { timerBound != nil }
 }
 
 extension Engine {

@@ -16,9 +16,9 @@ struct EventQueue {
         self.passesThrough = passesThrough
     }
 
-    mutating func append(_ event: Event, byTimer: Bool) {
+    mutating func append(_ event: Event, timerBound: Timestamp?) {
         if passesThrough {
-            produced.append(ProducedEvent(event: event, byTimer: byTimer))
+            produced.append(ProducedEvent(event: event, timerBound: timerBound))
             return
         }
         count += 1

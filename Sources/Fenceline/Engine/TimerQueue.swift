@@ -18,6 +18,9 @@ struct EngineTimer: Comparable {
     }
 
     var due: Timestamp
+    /// The clock when the timer was set. A timer set late (due before the clock) fires when the
+    /// clock next moves, so one engine fires it when its clock first passes the later of the two.
+    var setAt: Timestamp
     /// Scheduling order: two timers due at one instant fire in the order they were scheduled.
     var order: UInt64
     var kind: Kind
@@ -40,9 +43,13 @@ struct TimerQueue {
     private var heap = Heap<EngineTimer>()
     private var nextOrder: UInt64 = 0
 
-    mutating func schedule(_ kind: EngineTimer.Kind, due: Timestamp, slot: Int32, device: Int32, token: UInt64) {
+    mutating func schedule(
+        _ kind: EngineTimer.Kind, due: Timestamp, setAt: Timestamp?, slot: Int32, device: Int32, token: UInt64
+    ) {
         nextOrder += 1
-        heap.insert(EngineTimer(due: due, order: nextOrder, kind: kind, slot: slot, device: device, token: token))
+        heap.insert(
+            EngineTimer(
+                due: due, setAt: setAt ?? due, order: nextOrder, kind: kind, slot: slot, device: device, token: token))
     }
 
     /// Removes and returns the earliest timer if it is due before `limit` (or at it, when `inclusive`).

@@ -55,7 +55,7 @@ public enum EventKind: String, Hashable, Sendable, CaseIterable {
     case enter, exit, dwell, cross, state, fire
 
     /// The order of events of one instant (SPEC §4): exits, enters, state, dwell, cross, fires.
-    var rank: Int {
+    public var rank: Int {
         switch self {
         case .exit: 0
         case .enter: 1

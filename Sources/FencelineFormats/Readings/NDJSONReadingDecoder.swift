@@ -32,11 +32,32 @@ public struct NDJSONReadingDecoder {
     /// The reading on `line`, `nil` for a blank line.
     /// - Throws: ``LineError`` naming the field at fault.
     public func decode(_ line: UnsafeBufferPointer<UInt8>) throws(LineError) -> Reading? {
+        switch try decode(line, deferringControls: false) {
+        case .reading(let reading): reading
+        case .blank, .control: nil
+        }
+    }
+
+    /// What a line holds when control records are left for later.
+    public enum LineKind {
+        case blank
+        case reading(Reading)
+        /// A control record, not decoded: it needs the catalog (and its GEOS validation), so a
+        /// parallel parser leaves it to the thread that owns the catalog decoder.
+        case control
+    }
+
+    /// Decodes a reading line but leaves control records undecoded (safe on any thread).
+    public func decodeDeferringControls(_ line: UnsafeBufferPointer<UInt8>) throws(LineError) -> LineKind {
+        try decode(line, deferringControls: true)
+    }
+
+    private func decode(_ line: UnsafeBufferPointer<UInt8>, deferringControls: Bool) throws(LineError) -> LineKind {
         var scanner = JSONScanner(bytes: line)
         scanner.skipWhitespace()
-        if scanner.isAtEnd { return nil }
+        if scanner.isAtEnd { return .blank }
         do {
-            return try decodeFast(&scanner, line: line)
+            return try decodeFast(&scanner, line: line, deferringControls: deferringControls)
         } catch let error as JSONSyntaxError {
             throw LineError(code: .malformed, message: "malformed JSON at column \(error.offset + 1): \(error.message)")
         } catch let error as LineError {
@@ -46,7 +67,9 @@ public struct NDJSONReadingDecoder {
         }
     }
 
-    private func decodeFast(_ scanner: inout JSONScanner, line: UnsafeBufferPointer<UInt8>) throws -> Reading? {
+    private func decodeFast(
+        _ scanner: inout JSONScanner, line: UnsafeBufferPointer<UInt8>, deferringControls: Bool
+    ) throws -> LineKind {
         guard scanner.peek() == UInt8(ascii: "{") else {
             throw LineError(code: .malformed, message: "expected a JSON object, found \(scanner.describeNext())")
         }
@@ -98,9 +121,9 @@ public struct NDJSONReadingDecoder {
         }
         scanner.skipWhitespace()
         guard scanner.isAtEnd else { throw scanner.error("unexpected \(scanner.describeNext()) after the object") }
-        if isControl { return try decodeControl(line) }
-        if isSighting { return try BeaconSightingDecoder.decode(line) }
-        return try fields.makeReading()
+        if isControl { return deferringControls ? .control : .reading(try decodeControl(line)) }
+        if isSighting { return .reading(try BeaconSightingDecoder.decode(line)) }
+        return .reading(try fields.makeReading())
     }
 
     private func string(_ scanner: inout JSONScanner, field: String) throws -> String {

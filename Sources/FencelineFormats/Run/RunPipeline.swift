@@ -31,6 +31,8 @@ public final class RunPipeline {
         public var clock = ClockMode.event
         /// Delivered notifications kept per device.
         public var deliveredLimit = 64
+        /// Engines working in parallel, devices sharded across them; the output is the same.
+        public var threads = 1
 
         /// Creates default options.
         public init() {}
@@ -80,6 +82,7 @@ public final class RunPipeline {
     ///   ``CatalogError`` when the catalog is invalid.
     public func run(inputs: [String], write: ([UInt8]) -> Void, report: (String) -> Void) throws -> Summary {
         let readers = try inputs.map { path throws(InputError) in try LineReader(path: path) }
+        if options.threads > 1 { return try runSharded(readers, write: write, report: report) }
         let engine = try Engine(
             catalog: catalog,
             configuration: Engine.Configuration(

@@ -1,0 +1,173 @@
+import Dispatch
+import Fenceline
+
+extension RunPipeline {
+    /// The pipeline with `threads` engines: batches of lines are parsed in parallel, routed in
+    /// input order (bad lines, `--strict` and control records exactly as with one engine), applied
+    /// by the shards in parallel, and their events merged into the single-engine order.
+    func runSharded(_ readers: [LineReader], write: ([UInt8]) -> Void, report: (String) -> Void) throws -> Summary {
+        let threads = options.threads
+        let coordinator = try ShardedRun(
+            catalog: catalog, configuration: Engine.Configuration(deliveredLimit: options.deliveredLimit),
+            threads: threads)
+        let serial = NDJSONReadingDecoder(
+            requests: NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog))
+        var reorder = options.reorderWindow > .zero ? ReorderBuffer(window: options.reorderWindow) : nil
+        var summary = Summary()
+        var buffer = encoder.header()
+        var reported = 0
+        var sequence = 0
+        var goOn = true
+
+        func emit(_ events: [Event]) {
+            for var event in events {
+                sequence += 1
+                event.sequence = sequence
+                encoder.encode(event, into: &buffer)
+            }
+            summary.events += events.count
+            if buffer.count >= 1 << 16 {
+                write(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+
+        func reject(_ error: InputError) -> Bool {
+            summary.skipped += 1
+            if reported < options.maximumReported {
+                report(error.description)
+                reported += 1
+            }
+            if options.strict {
+                summary.strictFailure = error
+                return false
+            }
+            return true
+        }
+
+        func accept(_ reading: Reading) {
+            summary.readings += 1
+            if reorder != nil, let time = reading.time {
+                for due in reorder!.add(reading, at: time) { coordinator.route(due) }
+            } else {
+                coordinator.route(reading)
+            }
+        }
+
+        // One batch: the bytes of its lines back to back, and where each line is (start -1 marks
+        // a line too long to keep).
+        var bytes: [UInt8] = []
+        var spans: [(start: Int, end: Int, number: Int)] = []
+        let parsed = ShardedRun.ParsedBox()
+
+        for reader in readers {
+            guard goOn else { break }
+            var format = options.inputFormat ?? InputFormat.fromExtension(of: reader.name)
+            var csv: CSVReadingDecoder?
+            var csvFailed = false
+
+            func flush() {
+                let count = spans.count
+                parsed.items = Array(repeating: .blank, count: count)
+                if format == .ndjson {
+                    let chunk = (count + threads - 1) / threads
+                    bytes.withUnsafeBufferPointer { all in
+                        parsed.items.withUnsafeMutableBufferPointer { items in
+                            let work = ParseWork(all: all, items: items, spans: spans)
+                            DispatchQueue.concurrentPerform(iterations: threads) { part in
+                                let parallel = NDJSONReadingDecoder()
+                                for index in min(count, part * chunk)..<min(count, (part + 1) * chunk)
+                                where work.spans[index].start >= 0 {
+                                    let line = UnsafeBufferPointer(
+                                        rebasing: work.all[work.spans[index].start..<work.spans[index].end])
+                                    do throws(LineError) {
+                                        switch try parallel.decodeDeferringControls(line) {
+                                        case .blank: work.items[index] = .blank
+                                        case .reading(let reading): work.items[index] = .reading(reading)
+                                        case .control: work.items[index] = .control
+                                        }
+                                    } catch {
+                                        work.items[index] = .failure(error)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                bytes.withUnsafeBufferPointer { all in
+                    for index in 0..<count where goOn {
+                        let span = spans[index]
+                        guard span.start >= 0 else {
+                            goOn = reject(
+                                InputError(
+                                    code: .lineTooLong, file: reader.name, line: span.number,
+                                    message: "line longer than \(reader.maximumLineLength >> 20) MiB"))
+                            continue
+                        }
+                        let line = UnsafeBufferPointer(rebasing: all[span.start..<span.end])
+                        do throws(LineError) {
+                            if format == .csv {
+                                if csvFailed { continue }
+                                guard let decoder = csv else {
+                                    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                                    do throws(LineError) {
+                                        csv = try CSVReadingDecoder(header: line)
+                                    } catch {
+                                        csvFailed = true
+                                        goOn = reject(error.located(file: reader.name, line: span.number))
+                                    }
+                                    continue
+                                }
+                                if let reading = try decoder.decode(line) { accept(reading) }
+                                continue
+                            }
+                            switch parsed.items[index] {
+                            case .blank: continue
+                            case .reading(let reading): accept(reading)
+                            case .failure(let error): throw error
+                            case .control: if let reading = try serial.decode(line) { accept(reading) }
+                            }
+                        } catch {
+                            goOn = reject(error.located(file: reader.name, line: span.number))
+                        }
+                    }
+                }
+                emit(coordinator.runBatch(final: false, until: nil))
+                bytes.removeAll(keepingCapacity: true)
+                spans.removeAll(keepingCapacity: true)
+            }
+
+            try reader.forEachLine(oversized: { number in spans.append((-1, -1, number)) }) { line, number in
+                if format == nil { format = InputFormat.sniff(line) }
+                spans.append((bytes.count, bytes.count + line.count, number))
+                bytes.append(contentsOf: line)
+                if spans.count >= 1 << 15 {
+                    flush()
+                    return goOn
+                }
+                return true
+            }
+            if goOn || !spans.isEmpty { flush() }
+        }
+        if let held = reorder?.release(through: nil) {
+            for reading in held { coordinator.route(reading) }
+        }
+        emit(coordinator.runBatch(final: true, until: summary.strictFailure == nil ? options.until : nil))
+        buffer.append(contentsOf: encoder.footer())
+        if !buffer.isEmpty { write(buffer) }
+        summary.stale = coordinator.stale
+        if summary.skipped > reported {
+            report(
+                "fenceline: \(summary.skipped - reported) more bad lines not shown (--max-errors \(options.maximumReported))"
+            )
+        }
+        return summary
+    }
+}
+
+/// The pointers a parallel parse shares: disjoint ranges of `items` per worker, `all` read-only.
+private struct ParseWork: @unchecked Sendable {
+    let all: UnsafeBufferPointer<UInt8>
+    let items: UnsafeMutableBufferPointer<ShardedRun.Parsed>
+    let spans: [(start: Int, end: Int, number: Int)]
+}

@@ -1,0 +1,237 @@
+import Dispatch
+import Fenceline
+
+/// `--threads N`: the readings of each batch are parsed in parallel, routed by device to N engines
+/// (devices never share state), applied in parallel, and the engines' events are merged back into
+/// exactly the order one engine would have written them.
+///
+/// One engine releases an event after the first line, at or after the line that produced it, whose
+/// clock passes the event's time; a timer fires (and its events leave) at the first line whose
+/// clock passes its due time, or the clock when it was set if that is later. The coordinator keeps
+/// the global clock per line, so it knows every event's release line, and sorting by (release
+/// line, time, SPEC §4 order, production order) reproduces the single-engine stream byte for byte.
+/// Before a shard applies a line its engine is ticked to the global clock, so its devices' timers
+/// have fired exactly as in one engine. Time and calendar requests live in shard 0 only (they fire
+/// once, not once per shard); control records go to every shard; each batch ends with a tick to
+/// the global clock so every shard fires the timers one engine would have fired by then.
+final class ShardedRun {
+    /// One engine and its work for the current batch; used by one thread at a time, handed over at
+    /// the batch barriers of `concurrentPerform`.
+    final class Shard: @unchecked Sendable {
+        let engine: Engine
+        var inbox: [(line: Int, reading: Reading)] = []
+        var outbox: [(event: ProducedEvent, line: Int, order: Int)] = []
+        var produced = 0
+        /// The global clock this shard's engine has been moved to.
+        var synced: Timestamp?
+
+        init(engine: Engine) {
+            self.engine = engine
+        }
+
+        func run(tick: Timestamp?) {
+            outbox.removeAll(keepingCapacity: true)
+            for (line, reading) in inbox {
+                for event in engine.produce(reading) {
+                    produced += 1
+                    outbox.append((event, line, produced))
+                }
+            }
+            inbox.removeAll(keepingCapacity: true)
+            if let tick, synced.map({ $0 < tick }) ?? true {
+                synced = tick
+                for event in engine.produce(.control(ControlRecord(time: tick, operation: .tick))) {
+                    produced += 1
+                    outbox.append((event, Int.max, produced))
+                }
+            }
+        }
+    }
+
+    /// A parsed line of a batch.
+    enum Parsed {
+        case blank
+        case reading(Reading)
+        case control
+        case failure(LineError)
+    }
+
+    /// Lines parsed in parallel write into this, each worker its own range.
+    final class ParsedBox: @unchecked Sendable {
+        var items: [Parsed] = []
+    }
+
+    let shards: [Shard]
+    private var clockLines: [Int] = []  // the line at which the global clock took each value
+    private var clockValues: [Timestamp] = []
+    private var clock: Timestamp?
+    private var line = 0
+    private var started = false
+    private var untimed: [Reading] = []
+    /// Produced events not yet written, with the line that produced them.
+    private var pending: [(event: ProducedEvent, line: Int, order: (shard: Int, order: Int))] = []
+
+    init(catalog: Catalog, configuration: Engine.Configuration, threads: Int) throws {
+        var shards: [Shard] = []
+        for index in 0..<threads {
+            var own = catalog
+            if index > 0 {
+                own.requests = catalog.requests.filter { !Self.isTimed($0) }
+            }
+            var configuration = configuration
+            configuration.reorderWindow = .zero
+            configuration.eventRelease = .asProduced
+            shards.append(Shard(engine: try Engine(catalog: own, configuration: configuration)))
+        }
+        self.shards = shards
+    }
+
+    static func isTimed(_ request: NotificationRequest) -> Bool {
+        switch request.trigger {
+        case .timeInterval, .calendar: true
+        case .region, .beacon: false
+        }
+    }
+
+    /// FNV-1a over the device id: the same shard for a device on every run (Swift's hashing is seeded).
+    static func shard(of device: String, count: Int) -> Int {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in device.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01B3
+        }
+        return Int(hash % UInt64(count))
+    }
+
+    /// Routes one reading (after any reordering), in input order.
+    func route(_ reading: Reading) {
+        guard let time = reading.time ?? clock else {
+            untimed.append(reading)  // no clock yet: applied once the first timed line sets it
+            return
+        }
+        var reading = reading
+        if case .control(var control) = reading, control.time.map({ $0 < time }) ?? true {
+            // Applied at the global clock, which a shard's own clock may lag.
+            control.time = max(time, clock ?? time)
+            reading = .control(control)
+        }
+        if !started {
+            started = true
+            // Every shard adds its catalog at the first line's time, as one engine would.
+            for shard in shards {
+                shard.inbox.append((line, .control(ControlRecord(time: time, operation: .tick))))
+                shard.synced = time
+            }
+            let waiting = untimed
+            untimed = []
+            for record in waiting { deliver(record) }
+        }
+        if clock.map({ time > $0 }) ?? true {
+            clock = time
+            clockLines.append(line)
+            clockValues.append(time)
+        }
+        deliver(reading)
+    }
+
+    private func deliver(_ reading: Reading) {
+        line += 1
+        switch reading {
+        case .fix(let fix):
+            deliver(reading, to: shards[Self.shard(of: fix.device, count: shards.count)])
+        case .sighting(let sighting):
+            deliver(reading, to: shards[Self.shard(of: sighting.device, count: shards.count)])
+        case .control(let control):
+            if case .add(let request) = control.operation, Self.isTimed(request) {
+                deliver(reading, to: shards[0])
+            } else {
+                for shard in shards { deliver(reading, to: shard) }
+            }
+        }
+    }
+
+    /// Hands a line to a shard, first moving the shard's clock to the global one: one engine has
+    /// fired every timer due before that clock by now, and a reading older than the clock (but not
+    /// stale) must find its device's timers in that same state.
+    private func deliver(_ reading: Reading, to shard: Shard) {
+        if let clock, shard.synced.map({ $0 < clock }) ?? true {
+            shard.inbox.append((line, .control(ControlRecord(time: clock, operation: .tick))))
+            shard.synced = clock
+        }
+        shard.inbox.append((line, reading))
+    }
+
+    /// The first line whose clock is later than `time`, `nil` if none yet.
+    private func firstLine(after time: Timestamp) -> Int? {
+        var low = 0
+        var high = clockValues.count
+        while low < high {
+            let middle = (low + high) / 2
+            if clockValues[middle] > time { high = middle } else { low = middle + 1 }
+        }
+        return low < clockValues.count ? clockLines[low] : nil
+    }
+
+    /// Applies the routed readings in parallel and returns the events whose release line is known,
+    /// in the order one engine would have written them.
+    func runBatch(final: Bool, until: Timestamp?) -> [Event] {
+        let tick = final ? nil : clock
+        let shards = self.shards
+        DispatchQueue.concurrentPerform(iterations: shards.count) { index in
+            shards[index].run(tick: tick)
+        }
+        if final {
+            let end = [clock, until].compactMap { $0 }.max()
+            DispatchQueue.concurrentPerform(iterations: shards.count) { index in
+                let shard = shards[index]
+                for event in shard.engine.produceFinishing(until: end) {
+                    shard.produced += 1
+                    shard.outbox.append((event, Int.max, shard.produced))
+                }
+            }
+        }
+        for (index, shard) in shards.enumerated() {
+            for item in shard.outbox { pending.append((item.event, item.line, (index, item.order))) }
+            shard.outbox.removeAll(keepingCapacity: true)
+        }
+        // Resolve every waiting event's release line now that the clock has moved on; those still
+        // waiting for a later line stay, except at the end, when they leave with the last instant.
+        var ready: [(event: ProducedEvent, release: Int, order: (shard: Int, order: Int))] = []
+        var keep: [(event: ProducedEvent, line: Int, order: (shard: Int, order: Int))] = []
+        for item in pending {
+            if let bound = item.event.timerBound {
+                // One engine fires a timer at the first line whose clock passes its bound.
+                if let after = firstLine(after: bound) {
+                    ready.append((item.event, after, item.order))
+                } else if final {
+                    ready.append((item.event, Int.max, item.order))
+                } else {
+                    keep.append(item)
+                }
+            } else if let after = firstLine(after: item.event.event.time) {
+                ready.append((item.event, max(item.line, after), item.order))
+            } else if final {
+                ready.append((item.event, Int.max, item.order))
+            } else {
+                keep.append(item)
+            }
+        }
+        pending = keep
+        ready.sort { a, b in
+            if a.release != b.release { return a.release < b.release }
+            let x = a.event.event, y = b.event.event
+            if x.time != y.time { return x.time < y.time }
+            if x.kind.rank != y.kind.rank { return x.kind.rank < y.kind.rank }
+            if x.requestID != y.requestID { return x.requestID < y.requestID }
+            if (x.device ?? "") != (y.device ?? "") { return (x.device ?? "") < (y.device ?? "") }
+            return (a.order.shard, a.order.order) < (b.order.shard, b.order.order)
+        }
+        return ready.map(\.event.event)
+    }
+
+    /// Stale readings over all shards.
+    var stale: Int { shards.reduce(0) { $0 + $1.engine.statistics.stale } }
+}
+
+@available(*, unavailable)
+extension ShardedRun: Sendable {}

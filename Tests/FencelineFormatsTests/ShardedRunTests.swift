@@ -1,0 +1,143 @@
+import Fenceline
+import FencelineFormats
+import Foundation
+import Logging
+import TestSupport
+import Testing
+
+/// `--threads N` shards devices across engines; its output must be byte for byte the one-thread output.
+@Suite struct ShardedRunTests {
+    /// Regions of every kind, beacons, timers and a calendar rule, so every merge path is exercised.
+    static let catalog = """
+        {"requests": [
+          {"id": "gate", "trigger": {"type": "region", "center": {"lat": 52.37, "lon": 4.89}, "radius": 150,
+            "notifyOnDwell": true, "dwell": 20}},
+          {"id": "naive", "trigger": {"type": "region", "center": {"lat": 52.371, "lon": 4.892}, "radius": 120,
+            "hysteresis": "naive"}},
+          {"id": "delayed", "trigger": {"type": "region", "center": {"lat": 52.369, "lon": 4.888}, "radius": 200,
+            "hysteresis": {"enterDelay": 5, "exitDelay": 8}}},
+          {"id": "block", "trigger": {"type": "region", "geometry": {"type": "Polygon", "coordinates":
+            [[[4.886, 52.368], [4.894, 52.368], [4.894, 52.372], [4.886, 52.372], [4.886, 52.368]],
+             [[4.889, 52.3695], [4.891, 52.3695], [4.891, 52.3705], [4.889, 52.3705], [4.889, 52.3695]]]}}},
+          {"id": "line", "trigger": {"type": "region", "geometry": {"type": "LineString", "coordinates":
+            [[4.880, 52.370], [4.900, 52.370]]}, "notifyOnCross": true}},
+          {"id": "post", "trigger": {"type": "region", "center": {"lat": 52.3702, "lon": 4.8903}, "radius": 12,
+            "hysteresis": "naive", "notifyOnCross": true}},
+          {"id": "only-d3", "devices": ["d3"], "trigger": {"type": "region", "center": {"lat": 52.37, "lon": 4.89},
+            "radius": 300}},
+          {"id": "dock", "trigger": {"type": "beacon", "uuid": "2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6", "major": 1}},
+          {"id": "ping", "trigger": {"type": "timeInterval", "seconds": 60, "repeats": true}},
+          {"id": "once", "trigger": {"type": "timeInterval", "seconds": 95}},
+          {"id": "minute", "trigger": {"type": "calendar", "timeZone": "Europe/Amsterdam",
+            "dateComponents": {"second": 30}, "repeats": true}}
+        ]}
+        """
+
+    /// Many devices walking across the fences, interleaved by time, with beacon sightings, control
+    /// records (timed, untimed, old), stale readings and bad lines scattered through.
+    static func readings(seed: UInt64) -> String {
+        var generator = SplitMix(state: seed)
+        let devices = (0..<23).map { "d\($0)" }
+        var positions = devices.map { _ in
+            (Double.random(in: -400...400, using: &generator), Double.random(in: -400...400, using: &generator))
+        }
+        var lines: [String] = []
+        let start = Int(Fixtures.t0.seconds)
+        for second in 0..<240 {
+            for (index, device) in devices.enumerated() where Bool.random(using: &generator) {
+                positions[index].0 += Double.random(in: -40...40, using: &generator)
+                positions[index].1 += Double.random(in: -40...40, using: &generator)
+                positions[index].0 = max(-500, min(500, positions[index].0))
+                positions[index].1 = max(-500, min(500, positions[index].1))
+                let point = Fixtures.offset(east: positions[index].0, north: positions[index].1)
+                let accuracy = Int.random(in: 3...25, using: &generator)
+                lines.append(
+                    #"{"device":"\#(device)","time":\#(start + second),"lat":\#(point.latitude),"lon":\#(point.longitude),"accuracy":\#(accuracy)}"#
+                )
+            }
+            if second % 7 == 3 {
+                let device = devices[Int.random(in: 0..<devices.count, using: &generator)]
+                let rssi = Int.random(in: -90 ... -50, using: &generator)
+                lines.append(
+                    #"{"device":"\#(device)","time":\#(start + second),"beacon":{"uuid":"2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6","major":1,"minor":2,"rssi":\#(rssi)}}"#
+                )
+            }
+            switch second {
+            case 30:
+                lines.append(
+                    #"{"time":\#(start + second),"op":"add","request":{"id":"late","trigger":{"type":"region","center":{"lat":52.3705,"lon":4.8905},"radius":90}}}"#
+                )
+            case 50: lines.append(#"{"op":"removePending","ids":["once"]}"#)
+            case 61: lines.append(#"{"device":"d1","time":\#(start),"lat":52.37,"lon":4.89}"#)  // stale
+            case 70: lines.append(#"{"time":\#(start + 10),"op":"removeDelivered","ids":["gate"]}"#)  // old
+            case 90: lines.append("{not json")
+            case 100: lines.append(#"{"time":\#(start + second),"op":"add","request":{"id":"bad","trigger":{}}}"#)
+            case 120: lines.append(#"{"op":"removeAllDelivered"}"#)
+            case 150: lines.append(#"{"time":\#(start + second + 30),"op":"tick"}"#)
+            case 200: lines.append(#"{"op":"removeAllPending"}"#)
+            default: break
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The readings for `seed` in a temporary file.
+    static func file(seed: UInt64) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fenceline-sharded-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("readings.ndjson").path
+        try Data(readings(seed: seed).utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static func run(threads: Int, path: String, reorderWindow: Double = 0, until: Timestamp? = nil) throws -> (
+        output: String, reports: [String], summary: String
+    ) {
+        let decoder = CatalogDecoder()
+        let catalog = try decoder.decode(Array(catalog.utf8)).catalog
+        var options = RunPipeline.Options()
+        options.threads = threads
+        options.reorderWindow = TimeSpan(seconds: reorderWindow)
+        options.until = until
+        let pipeline = RunPipeline(
+            catalog: catalog, catalogDecoder: decoder, options: options, encoder: NDJSONEventEncoder(),
+            logger: Logger(label: "test"))
+        var output: [UInt8] = []
+        var reports: [String] = []
+        let summary = try pipeline.run(inputs: [path], write: { output += $0 }, report: { reports.append($0) })
+        return (String(decoding: output, as: UTF8.self), reports, summary.line)
+    }
+
+    @Test(arguments: [2, 3, 8])
+    func shardedOutputEqualsOneThread(threads: Int) throws {
+        for seed: UInt64 in [1, 2] {
+            let path = try Self.file(seed: seed)
+            let single = try Self.run(threads: 1, path: path)
+            let sharded = try Self.run(threads: threads, path: path)
+            #expect(sharded.output == single.output)
+            #expect(sharded.reports == single.reports)
+            #expect(sharded.summary == single.summary)
+            // The workload is rich enough to mean something: every kind of event shows up.
+            for kind in ["enter", "exit", "dwell", "cross"] {
+                #expect(single.output.contains(#""event":"\#(kind)""#), "no \(kind)")
+            }
+            for kind in ["timeInterval", "calendar", "beacon"] {
+                #expect(single.output.contains(#""trigger":"\#(kind)""#), "no \(kind)")
+            }
+            #expect(single.output.contains(#""request":"late""#))
+            #expect(single.output.contains(#""request":"dock""#))
+            #expect(single.reports.count == 2)
+        }
+    }
+
+    @Test func shardedOutputEqualsOneThreadWithAReorderWindowAndUntil() throws {
+        let until = Fixtures.at(600)
+        let path = try Self.file(seed: 3)
+        let single = try Self.run(threads: 1, path: path, reorderWindow: 4, until: until)
+        let sharded = try Self.run(threads: 4, path: path, reorderWindow: 4, until: until)
+        #expect(sharded.output == single.output)
+        #expect(sharded.summary == single.summary)
+        #expect(single.output.split(separator: "\n").count > 100)
+    }
+}
