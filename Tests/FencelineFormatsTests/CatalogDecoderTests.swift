@@ -168,4 +168,12 @@ import Testing
                 == .timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: 9))))
         #expect(decoded.warnings.map(\.path) == ["requests[0].trigger.repeat", "requests[1]"])
     }
+
+    @Test func aDecodedCatalogChangedAfterwardsIsValidatedAgainByTheEngine() throws {
+        var catalog = try decode(#"{"requests":[{"id":"a","# + Self.circle + "}]}").catalog
+        #expect(throws: Never.self) { try Engine(catalog: catalog) }
+        catalog.requests[0].trigger = .region(
+            RegionTrigger(geometry: .circle(center: Coordinate(latitude: 52, longitude: 4), radius: -1)))
+        #expect(throws: CatalogError.self) { try Engine(catalog: catalog) }
+    }
 }

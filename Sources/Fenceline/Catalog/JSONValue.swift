@@ -40,7 +40,7 @@ public struct JSONObject: Hashable, Sendable {
     private var storage: [Member]
 
     /// Creates an object from members in order.
-    public init(_ members: [(key: String, value: JSONValue)] = []) {
+    public init(_ members: some Collection<(key: String, value: JSONValue)> = []) {
         storage = members.map { Member(key: $0.key, value: $0.value) }
     }
 

@@ -86,6 +86,37 @@ public struct Catalog: Hashable, Sendable {
     /// The hysteresis region requests start from; also used for requests added mid-stream.
     public var defaultHysteresis: Hysteresis
 
+    /// The arrays a decoder validated, kept so the engine need not check every fence with GEOS a
+    /// second time. Holding them makes any later change to `requests` or `categories` copy into a
+    /// new buffer (copy-on-write), so comparing buffers tells, in O(1), that nothing changed.
+    private var validated: (requests: [NotificationRequest], categories: [NotificationCategory])?
+
+    /// Records that the requests, as they are now, passed validation against the categories.
+    package mutating func markValidated() {
+        validated = (requests, categories)
+    }
+
+    /// Whether ``markValidated()`` was called and nothing changed since.
+    package var isValidated: Bool {
+        guard let validated else { return false }
+        func same<T>(_ a: [T], _ b: [T]) -> Bool {
+            a.count == b.count
+                && a.withUnsafeBufferPointer { $0.baseAddress } == b.withUnsafeBufferPointer { $0.baseAddress }
+        }
+        return same(validated.requests, requests) && same(validated.categories, categories)
+    }
+
+    public static func == (lhs: Catalog, rhs: Catalog) -> Bool {
+        lhs.categories == rhs.categories && lhs.requests == rhs.requests
+            && lhs.defaultHysteresis == rhs.defaultHysteresis
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(categories)
+        hasher.combine(requests)
+        hasher.combine(defaultHysteresis)
+    }
+
     /// Creates a catalog.
     public init(
         categories: [NotificationCategory] = [], requests: [NotificationRequest] = [],

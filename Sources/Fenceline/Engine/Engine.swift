@@ -116,6 +116,7 @@ public final class Engine {
         self.startCatalog = catalog.requests
         self.defaultHysteresis = catalog.defaultHysteresis
         self.categories = Dictionary(catalog.categories.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        guard !catalog.isValidated else { return }
         let issues = catalog.requests.enumerated().flatMap { index, request in
             self.issues(in: request, path: "requests[\(index)]")
         }

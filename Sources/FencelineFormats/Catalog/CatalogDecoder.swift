@@ -83,6 +83,7 @@ public final class CatalogDecoder {
             catalog.requests.append(request)
         }
         if !sink.issues.isEmpty { throw CatalogError(issues: sink.issues) }
+        catalog.markValidated()  // every request passed the engine's own validator above
         return Decoded(catalog: catalog, warnings: sink.warnings)
     }
 

@@ -14,6 +14,10 @@ struct JSONSyntaxError: Error {
 struct JSONScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     var position: Int
+    /// Elements and members of the arrays and objects being parsed, so each container is allocated
+    /// once at its final size instead of growing element by element.
+    private var elementStack: [JSONValue] = []
+    private var memberStack: [(key: String, value: JSONValue)] = []
     /// Nesting deeper than this is refused, so hostile input cannot exhaust the stack.
     static let maximumDepth = 256
 
@@ -78,12 +82,12 @@ struct JSONScanner {
         case UInt8(ascii: "{"):
             guard depth < Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels") }
             position += 1
-            var members: [(key: String, value: JSONValue)] = []
             skipWhitespace()
             if peek() == UInt8(ascii: "}") {
                 position += 1
                 return .object(JSONObject())
             }
+            let base = memberStack.count
             while true {
                 skipWhitespace()
                 guard peek() == UInt8(ascii: "\"") else {
@@ -91,32 +95,38 @@ struct JSONScanner {
                 }
                 let key = try parseString()
                 try expect(UInt8(ascii: ":"), "':' after member name \"\(key)\"")
-                members.append((key, try parseValue(depth: depth + 1)))
+                let value = try parseValue(depth: depth + 1)
+                memberStack.append((key, value))
                 skipWhitespace()
                 if peek() == UInt8(ascii: ",") {
                     position += 1
                     continue
                 }
                 try expect(UInt8(ascii: "}"), "',' or '}' in object")
-                return .object(JSONObject(members))
+                let object = JSONObject(memberStack[base...])
+                memberStack.removeSubrange(base...)
+                return .object(object)
             }
         case UInt8(ascii: "["):
             guard depth < Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels") }
             position += 1
-            var elements: [JSONValue] = []
             skipWhitespace()
             if peek() == UInt8(ascii: "]") {
                 position += 1
                 return .array([])
             }
+            let base = elementStack.count
             while true {
-                elements.append(try parseValue(depth: depth + 1))
+                let element = try parseValue(depth: depth + 1)
+                elementStack.append(element)
                 skipWhitespace()
                 if peek() == UInt8(ascii: ",") {
                     position += 1
                     continue
                 }
                 try expect(UInt8(ascii: "]"), "',' or ']' in array")
+                let elements = Array(elementStack[base...])
+                elementStack.removeSubrange(base...)
                 return .array(elements)
             }
         case UInt8(ascii: "\""):

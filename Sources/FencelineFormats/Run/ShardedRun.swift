@@ -77,6 +77,7 @@ final class ShardedRun {
             var own = catalog
             if index > 0 {
                 own.requests = catalog.requests.filter { !Self.isTimed($0) }
+                if catalog.isValidated { own.markValidated() }  // a part of a valid catalog is valid
             }
             var configuration = configuration
             configuration.reorderWindow = .zero
