@@ -98,6 +98,51 @@ import Testing
         #expect(found.first?.message.hasPrefix("line 3, column 16:") == true, "\(found)")
     }
 
+    /// The request list is read one request at a time after a bracket-matching pass; a syntax
+    /// error anywhere in it still gets the exact place and the message of a full parse.
+    @Test(arguments: [
+        (#"{"requests":[{"id":"a"} {"id":"b"}]}"#, "line 1, column 25: expected ',' or ']' in array, found an object"),
+        (#"{"requests":[{"id":"a"]}"#, "line 1, column 23: expected ',' or '}' in object, found ']'"),
+        (#"{"requests":[{"id":"a"},"#, "line 1, column 25: expected a value, found end of input"),
+        (#"{"requests":[{"id":"a\x"}]}"#, "line 1, column 22: invalid escape \\x"),
+        (#"{"requests":[]} 7"#, "line 1, column 17: unexpected a number after the JSON value"),
+        (#"{"requests":[[[[1]]]]"#, "line 1, column 22: expected ',' or '}' in object, found end of line"),
+        ("{\"requests\":[\n  {\"id\": \"a\",\n   \"x\": tru}]}", "line 3, column 9: expected true"),
+    ])
+    func syntaxErrorsInTheRequestListAreExact(text: String, message: String) {
+        let found = issues(text)
+        #expect(found.map(\.message) == [message])
+    }
+
+    @Test func categoriesAndDefaultsMayFollowTheRequests() throws {
+        let decoded = try decode(
+            #"{"requests":[{"id":"a","content":{"category":"visit"},"# + Self.circle
+                + #"}],"categories":[{"id":"visit"}],"defaults":{"hysteresis":"naive"}}"#)
+        guard case .region(let trigger) = decoded.catalog.requests.first?.trigger else {
+            Issue.record("no region")
+            return
+        }
+        #expect(trigger.hysteresis == .naive)
+        #expect(decoded.catalog.categories.map(\.id) == ["visit"])
+    }
+
+    @Test func aRepeatedRequestListKeepsTheLastLikeAnyRepeatedMember() throws {
+        let decoded = try decode(
+            #"{"requests":[{"id":"first","# + Self.circle + #"}],"requests":[{"id":"second","# + Self.circle + "}]}")
+        #expect(decoded.catalog.requests.map(\.id) == ["second"])
+    }
+
+    @Test func featurePropertiesMayBeNull() throws {
+        let decoded = try decode(
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"pier","properties":null,"geometry":{"type":"Polygon","coordinates":[[[4,52],[5,52],[5,53],[4,52]]]}}]}"#
+        )
+        #expect(decoded.catalog.requests.map(\.id) == ["pier"])
+        #expect(
+            issues(
+                #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"pier","properties":3,"geometry":{"type":"Point","coordinates":[4.89,52.37]}}]}"#
+            ).map(\.path).contains("features[0].properties"))
+    }
+
     @Test func shapesAndDefaults() throws {
         let decoded = try decode(
             #"""

@@ -1,7 +1,7 @@
 import Fenceline
 
 extension CatalogDecoder {
-    func decodeContent(_ value: JSONValue?, path: String, sink: IssueSink) -> NotificationContent {
+    func decodeContent(_ value: JSONRef?, path: String, sink: IssueSink) -> NotificationContent {
         guard let fields = FieldReader(value, path: path, sink: sink, required: false) else {
             return NotificationContent()
         }
@@ -23,9 +23,9 @@ extension CatalogDecoder {
         content.category = fields.string("category")
         content.thread = fields.string("thread")
         content.mutableContent = fields.bool("mutableContent") ?? false
-        if let userInfo = fields.object["userInfo"], userInfo != .null {
-            if case .object(let object) = userInfo {
-                content.userInfo = object
+        if let userInfo = fields["userInfo"], !userInfo.isNull {
+            if userInfo.kind == .object {
+                content.userInfo = userInfo.objectValue
             } else {
                 sink.add(fields.at("userInfo"), "expected an object, found \(userInfo.kindName)")
             }
@@ -33,9 +33,9 @@ extension CatalogDecoder {
         return content
     }
 
-    func decodeCategories(_ value: JSONValue?, sink: IssueSink) -> [NotificationCategory] {
-        guard let value, value != .null else { return [] }
-        guard case .array(let items) = value else {
+    func decodeCategories(_ value: JSONRef?, sink: IssueSink) -> [NotificationCategory] {
+        guard let value, !value.isNull else { return [] }
+        guard let items = value.elements else {
             sink.add("categories", "expected an array, found \(value.kindName)")
             return []
         }
@@ -54,8 +54,8 @@ extension CatalogDecoder {
                     "categories[\(index)].options[\(position)]",
                     "unknown category option \"\(option)\"; expected one of \(known.sorted().joined(separator: ", "))")
             }
-            if let actions = fields.object["actions"] {
-                guard case .array(let list) = actions else {
+            if let actions = fields["actions"] {
+                guard let list = actions.elements else {
                     sink.add(fields.at("actions"), "expected an array, found \(actions.kindName)")
                     continue
                 }
@@ -76,7 +76,7 @@ extension CatalogDecoder {
                     }
                     var textInput: NotificationAction.TextInput?
                     if let input = FieldReader(
-                        actionFields.object["textInput"], path: actionFields.at("textInput"), sink: sink,
+                        actionFields["textInput"], path: actionFields.at("textInput"), sink: sink,
                         required: false)
                     {
                         input.warnUnknown(known: ["button", "placeholder"])
@@ -97,11 +97,11 @@ extension CatalogDecoder {
         return categories
     }
 
-    func decodeSchedule(_ value: JSONValue?, path: String, sink: IssueSink) -> Schedule? {
+    func decodeSchedule(_ value: JSONRef?, path: String, sink: IssueSink) -> Schedule? {
         guard let fields = FieldReader(value, path: path, sink: sink, required: false) else { return nil }
         fields.warnUnknown(known: ["timeZone", "windows"])
         var schedule = Schedule(timeZone: fields.string("timeZone") ?? "UTC", windows: [])
-        guard let windows = fields.object["windows"], case .array(let items) = windows else {
+        guard let items = fields["windows"]?.elements else {
             sink.add(fields.at("windows"), "a schedule needs \"windows\", an array of {\"days\", \"start\", \"end\"}")
             return nil
         }

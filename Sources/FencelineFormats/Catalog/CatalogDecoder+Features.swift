@@ -4,23 +4,23 @@ extension CatalogDecoder {
     /// A Feature of a FeatureCollection catalog as a region request: its geometry is the fence and
     /// its `properties` hold every request and trigger field.
     func decodeFeature(
-        _ value: JSONValue, path: String, defaults: Hysteresis, categories: Set<String>, sink: IssueSink
+        _ value: JSONRef, path: String, defaults: Hysteresis, categories: Set<String>, sink: IssueSink
     ) -> NotificationRequest? {
         sink.requestID = nil
         guard let feature = FieldReader(value, path: path, sink: sink) else { return nil }
         feature.warnUnknown(known: ["type", "id", "geometry", "properties", "bbox"])
         let before = sink.issues.count
+        let propertiesPath = feature.at("properties")
+        // GeoJSON allows `"properties": null`; anything else but an object is reported, and the
+        // Feature is still read (as if empty) so its other problems show too.
+        let value = feature["properties"]
         let properties =
-            FieldReader(
-                feature.object["properties"] ?? .object(JSONObject()), path: feature.at("properties"), sink: sink)
-            ?? FieldReader(.object(JSONObject()), path: feature.at("properties"), sink: sink)!
+            value.flatMap { $0.isNull ? nil : FieldReader($0, path: propertiesPath, sink: sink) }
+            ?? FieldReader(emptyAt: propertiesPath, sink: sink)
         var id: String?
-        for candidate in [properties.object["id"], feature.object["id"]] {
-            switch candidate {
-            case .string(let text)?: id = text
-            case .number(let number)?: id = number.text
-            default: continue
-            }
+        for candidate in [properties["id"], feature["id"]] {
+            guard let candidate, let text = candidate.string ?? candidate.numberText else { continue }
+            id = text
             break
         }
         guard let id else {
@@ -34,11 +34,11 @@ extension CatalogDecoder {
         if let type = properties.string("type"), type != "region" {
             sink.add(properties.at("type"), "a Feature is a region request; type must be \"region\" or absent")
         }
-        let content = decodeContent(properties.object["content"], path: properties.at("content"), sink: sink)
+        let content = decodeContent(properties["content"], path: properties.at("content"), sink: sink)
         let devices = properties.strings("devices")
-        let schedule = decodeSchedule(properties.object["schedule"], path: properties.at("schedule"), sink: sink)
+        let schedule = decodeSchedule(properties["schedule"], path: properties.at("schedule"), sink: sink)
         let geometry = decodeGeoJSONGeometry(
-            feature.object["geometry"], path: feature.at("geometry"), radius: properties.number("radius"),
+            feature["geometry"], path: feature.at("geometry"), radius: properties.number("radius"),
             corridor: { properties.number("corridor") }, radiusPath: properties.at("radius"), sink: sink)
         guard let geometry else { return nil }
         let trigger = decodeRegionOptions(properties, geometry: geometry, defaults: defaults, sink: sink)

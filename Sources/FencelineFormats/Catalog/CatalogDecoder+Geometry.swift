@@ -9,7 +9,7 @@ extension CatalogDecoder {
             return nil
         }
         if hasCircle {
-            guard let center = FieldReader(fields.object["center"], path: fields.at("center"), sink: sink) else {
+            guard let center = FieldReader(fields["center"], path: fields.at("center"), sink: sink) else {
                 return nil
             }
             center.warnUnknown(known: ["lat", "lon"])
@@ -23,19 +23,19 @@ extension CatalogDecoder {
             return nil
         }
         return decodeGeoJSONGeometry(
-            fields.object["geometry"], path: fields.at("geometry"), radius: fields.number("radius"),
+            fields["geometry"], path: fields.at("geometry"), radius: fields.number("radius"),
             corridor: { fields.number("corridor") }, radiusPath: fields.at("radius"), sink: sink)
     }
 
     /// A GeoJSON geometry as a fence: Polygon, MultiPolygon, LineString (with `corridor`, default
     /// 25 m) or Point (with a radius).
     func decodeGeoJSONGeometry(
-        _ value: JSONValue?, path: String, radius: Double?, corridor: () -> Double?, radiusPath: String, sink: IssueSink
+        _ value: JSONRef?, path: String, radius: Double?, corridor: () -> Double?, radiusPath: String, sink: IssueSink
     ) -> RegionGeometry? {
         guard let geometry = FieldReader(value, path: path, sink: sink) else { return nil }
         geometry.warnUnknown(known: ["type", "coordinates", "bbox", "crs"])
         guard let type = geometry.string("type", required: true) else { return nil }
-        let coordinates = geometry.object["coordinates"]
+        let coordinates = geometry["coordinates"]
         let coordinatesPath = geometry.at("coordinates")
         guard coordinates != nil else {
             sink.add(coordinatesPath, "missing field \"coordinates\"")
@@ -52,7 +52,7 @@ extension CatalogDecoder {
         case "Polygon":
             return rings(coordinates, path: coordinatesPath, sink: sink).map { .polygons([$0]) }
         case "MultiPolygon":
-            guard case .array(let polygons)? = coordinates else {
+            guard let polygons = coordinates?.elements else {
                 sink.add(coordinatesPath, "expected an array of polygons")
                 return nil
             }
@@ -73,8 +73,8 @@ extension CatalogDecoder {
         }
     }
 
-    private func rings(_ value: JSONValue?, path: String, sink: IssueSink) -> [[Coordinate]]? {
-        guard case .array(let items)? = value else {
+    private func rings(_ value: JSONRef?, path: String, sink: IssueSink) -> [[Coordinate]]? {
+        guard let items = value?.elements else {
             sink.add(path, "expected an array of rings")
             return nil
         }
@@ -86,27 +86,41 @@ extension CatalogDecoder {
         return rings
     }
 
-    private func positions(_ value: JSONValue?, path: String, sink: IssueSink) -> [Coordinate]? {
-        guard case .array(let items)? = value else {
+    /// A ring or path; the hot loop of a big catalog, so it reads the tape directly and builds a
+    /// position's path only for a message.
+    private func positions(_ value: JSONRef?, path: String, sink: IssueSink) -> [Coordinate]? {
+        guard let items = value?.elements else {
             sink.add(path, "expected an array of [lon, lat] positions")
             return nil
         }
         var result: [Coordinate] = []
         result.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            guard let point = position(item, path: "\(path)[\(index)]", sink: sink) else { return nil }
+            guard let point = position(item) else {
+                sink.add("\(path)[\(index)]", "expected a position [lon, lat]")
+                return nil
+            }
             result.append(point)
         }
         return result
     }
 
-    private func position(_ value: JSONValue?, path: String, sink: IssueSink) -> Coordinate? {
-        guard case .array(let items)? = value, items.count >= 2, case .number(let lon) = items[0],
-            case .number(let lat) = items[1]
-        else {
+    private func position(_ value: JSONRef?, path: String, sink: IssueSink) -> Coordinate? {
+        guard let value, let point = position(value) else {
             sink.add(path, "expected a position [lon, lat]")
             return nil
         }
-        return Coordinate(latitude: lat.value, longitude: lon.value)
+        return point
+    }
+
+    /// `[lon, lat]` or `[lon, lat, altitude…]`.
+    private func position(_ value: JSONRef) -> Coordinate? {
+        let nodes = value.tape.nodes
+        let node = nodes[value.index]
+        guard node.kind == .array, node.count >= 2 else { return nil }
+        let lon = nodes[value.index + 1]
+        let lat = nodes[value.index + 2]
+        guard lon.kind == .number, lat.kind == .number else { return nil }
+        return Coordinate(latitude: lat.number, longitude: lon.number)
     }
 }

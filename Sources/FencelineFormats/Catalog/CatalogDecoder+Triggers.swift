@@ -6,7 +6,7 @@ extension CatalogDecoder {
         "notifyOnCross", "crossing", "initial", "repeats", "hysteresis",
     ]
 
-    func decodeTrigger(_ value: JSONValue?, path: String, defaults: Hysteresis, sink: IssueSink) -> Trigger? {
+    func decodeTrigger(_ value: JSONRef?, path: String, defaults: Hysteresis, sink: IssueSink) -> Trigger? {
         guard let fields = FieldReader(value, path: path, sink: sink) else { return nil }
         guard let type = fields.string("type", required: true) else { return nil }
         switch type {
@@ -31,7 +31,7 @@ extension CatalogDecoder {
             fields.warnUnknown(known: ["type", "dateComponents", "timeZone", "repeats"])
             guard
                 let components = FieldReader(
-                    fields.object["dateComponents"], path: fields.at("dateComponents"), sink: sink)
+                    fields["dateComponents"], path: fields.at("dateComponents"), sink: sink)
             else {
                 return nil
             }
@@ -69,13 +69,13 @@ extension CatalogDecoder {
         trigger.initial = fields.choice("initial", as: InitialPolicy.self) ?? .silent
         trigger.repeats = fields.bool("repeats") ?? true
         trigger.hysteresis = decodeHysteresis(
-            fields.object["hysteresis"], path: fields.at("hysteresis"), base: defaults, sink: sink)
+            fields["hysteresis"], path: fields.at("hysteresis"), base: defaults, sink: sink)
         return trigger
     }
 
     /// A preset name, or an object refining its `preset` (or, without one, `base`).
-    func decodeHysteresis(_ value: JSONValue?, path: String, base: Hysteresis, sink: IssueSink) -> Hysteresis {
-        guard let value, value != .null else { return base }
+    func decodeHysteresis(_ value: JSONRef?, path: String, base: Hysteresis, sink: IssueSink) -> Hysteresis {
+        guard let value, !value.isNull else { return base }
         func preset(_ name: String, at presetPath: String) -> Hysteresis? {
             guard let preset = Hysteresis.Preset(rawValue: name) else {
                 sink.add(
@@ -84,7 +84,7 @@ extension CatalogDecoder {
             }
             return Hysteresis(preset: preset)
         }
-        if case .string(let name) = value { return preset(name, at: path) ?? base }
+        if let name = value.string { return preset(name, at: path) ?? base }
         guard let fields = FieldReader(value, path: path, sink: sink) else { return base }
         fields.warnUnknown(known: [
             "preset", "enterCushion", "exitCushion", "enterDelay", "exitDelay", "minFixes", "accuracy", "maxAccuracy",
@@ -113,13 +113,14 @@ extension CatalogDecoder {
             uuid: uuid.uppercased(), major: fields.integer("major"), minor: fields.integer("minor"))
         trigger.proximity = fields.choice("proximity", as: Proximity.self) ?? .far
         trigger.window = fields.seconds("window") ?? trigger.window
-        switch fields.object["filter"] {
-        case nil, .null?, .string("average")?:
+        let filterValue = fields["filter"]
+        switch (filterValue?.kind, filterValue?.string) {
+        case (nil, _), (.null?, _), (.string?, "average"):
             trigger.filter = .average
-        case .string("arma")?:
+        case (.string?, "arma"):
             trigger.filter = .arma(coefficient: 0.1)
-        case .object?:
-            if let filter = FieldReader(fields.object["filter"], path: fields.at("filter"), sink: sink) {
+        case (.object?, _):
+            if let filter = FieldReader(filterValue, path: fields.at("filter"), sink: sink) {
                 filter.warnUnknown(known: ["type", "c"])
                 if filter.string("type") == "arma" {
                     trigger.filter = .arma(coefficient: filter.number("c") ?? 0.1)
@@ -127,15 +128,15 @@ extension CatalogDecoder {
                     sink.add(filter.at("type"), "expected \"arma\" (the only filter with a setting)")
                 }
             }
-        case let other?:
+        default:
             sink.add(
                 fields.at("filter"),
-                "unknown filter \(other == .null ? "null" : "value"); expected \"average\", \"arma\" or {\"type\": \"arma\", \"c\": 0.1}"
+                "unknown filter value; expected \"average\", \"arma\" or {\"type\": \"arma\", \"c\": 0.1}"
             )
         }
         trigger.txPower = fields.number("txPower") ?? trigger.txPower
         if let model = FieldReader(
-            fields.object["distanceModel"], path: fields.at("distanceModel"), sink: sink, required: false)
+            fields["distanceModel"], path: fields.at("distanceModel"), sink: sink, required: false)
         {
             model.warnUnknown(known: ["c1", "c2", "c3"])
             if let c1 = model.number("c1", required: true), let c2 = model.number("c2", required: true),

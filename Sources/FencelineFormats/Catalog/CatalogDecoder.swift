@@ -22,24 +22,37 @@ public final class CatalogDecoder {
     /// Decodes a catalog file's bytes.
     /// - Throws: ``CatalogError`` with every issue (a syntax error is one issue with its line and column).
     public func decode(_ bytes: [UInt8]) throws(CatalogError) -> Decoded {
-        let root: JSONValue
-        do {
-            root = try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try JSONValue.parse(buffer) }
-        } catch {
-            let (line, column) = Self.lineAndColumn(of: error.offset, in: bytes)
-            throw CatalogError(issues: [
-                CatalogIssue(requestID: nil, path: "", message: "line \(line), column \(column): \(error.message)")
-            ])
+        let result = bytes.withUnsafeBufferPointer { buffer -> Result<Decoded, CatalogError> in
+            do throws(JSONSyntaxError) {
+                return try decodeDocument(buffer)
+            } catch {
+                let (line, column) = Self.lineAndColumn(of: error.offset, in: bytes)
+                return .failure(
+                    CatalogError(issues: [
+                        CatalogIssue(
+                            requestID: nil, path: "", message: "line \(line), column \(column): \(error.message)")
+                    ]))
+            }
         }
+        return try result.get()
+    }
+
+    /// The top-level object goes on a tape except its request list, which is only matched for
+    /// brackets at first; once `categories` and `defaults` are known (they may come after it), the
+    /// list is parsed and decoded one request at a time on a reused tape, so memory stays that of
+    /// one request however large the catalog.
+    private func decodeDocument(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> Result<
+        Decoded, CatalogError
+    > {
+        let shapeError = CatalogError(issues: [
+            CatalogIssue(
+                requestID: nil, path: "",
+                message: "a catalog is a JSON object with \"requests\", or a GeoJSON FeatureCollection")
+        ])
+        let document = try JSONTape.parse(bytes, deferringListsNamed: ["requests", "features"])
         let sink = IssueSink()
         var catalog = Catalog()
-        guard let top = FieldReader(root, path: "", sink: sink) else {
-            throw CatalogError(issues: [
-                CatalogIssue(
-                    requestID: nil, path: "",
-                    message: "a catalog is a JSON object with \"requests\", or a GeoJSON FeatureCollection")
-            ])
-        }
+        guard let top = FieldReader(document.root, path: "", sink: sink) else { return .failure(shapeError) }
         let isFeatureCollection = top.string("type") == "FeatureCollection"
         if isFeatureCollection {
             top.warnUnknown(known: ["type", "features", "categories", "defaults", "name", "crs", "bbox"])
@@ -49,24 +62,28 @@ public final class CatalogDecoder {
             }
             top.warnUnknown(known: ["categories", "requests", "defaults"])
         }
-        catalog.categories = decodeCategories(top.object["categories"], sink: sink)
-        if let defaults = FieldReader(top.object["defaults"], path: "defaults", sink: sink, required: false) {
+        catalog.categories = decodeCategories(top["categories"], sink: sink)
+        if let defaults = FieldReader(top["defaults"], path: "defaults", sink: sink, required: false) {
             defaults.warnUnknown(known: ["hysteresis"])
             catalog.defaultHysteresis = decodeHysteresis(
-                defaults.object["hysteresis"], path: "defaults.hysteresis", base: .default, sink: sink)
+                defaults["hysteresis"], path: "defaults.hysteresis", base: .default, sink: sink)
         }
         let categories = Set(catalog.categories.map(\.id))
         let key = isFeatureCollection ? "features" : "requests"
-        guard let list = top.object[key] else {
+        guard let list = top[key] else {
             sink.add(key, "missing field \"\(key)\"")
-            throw CatalogError(issues: sink.issues)
+            return .failure(CatalogError(issues: sink.issues))
         }
-        guard case .array(let items) = list else {
+        guard list.kind == .array else {
             sink.add(key, "expected an array, found \(list.kindName)")
-            throw CatalogError(issues: sink.issues)
+            return .failure(CatalogError(issues: sink.issues))
         }
         var seen: Set<String> = []
-        for (index, item) in items.enumerated() {
+        var elements = JSONTape.DeferredElements(list)
+        let tape = JSONTape(bytes: bytes)
+        var index = 0
+        while let item = try elements.next(on: tape) {
+            defer { index += 1 }
             let path = "\(key)[\(index)]"
             let request =
                 isFeatureCollection
@@ -82,14 +99,14 @@ public final class CatalogDecoder {
             }
             catalog.requests.append(request)
         }
-        if !sink.issues.isEmpty { throw CatalogError(issues: sink.issues) }
+        if !sink.issues.isEmpty { return .failure(CatalogError(issues: sink.issues)) }
         catalog.markValidated()  // every request passed the engine's own validator above
-        return Decoded(catalog: catalog, warnings: sink.warnings)
+        return .success(Decoded(catalog: catalog, warnings: sink.warnings))
     }
 
     /// Decodes and validates one request in the catalog layout (an `add` control record).
-    public func decodeRequest(
-        _ value: JSONValue, path: String, defaults: Hysteresis, categories: Set<String>
+    func decodeRequest(
+        _ value: JSONRef, path: String, defaults: Hysteresis, categories: Set<String>
     ) -> Result<NotificationRequest, CatalogError> {
         let sink = IssueSink()
         guard let request = decodeRequest(value, path: path, defaults: defaults, categories: categories, sink: sink),
@@ -99,7 +116,7 @@ public final class CatalogDecoder {
     }
 
     func decodeRequest(
-        _ value: JSONValue, path: String, defaults: Hysteresis, categories: Set<String>, sink: IssueSink
+        _ value: JSONRef, path: String, defaults: Hysteresis, categories: Set<String>, sink: IssueSink
     ) -> NotificationRequest? {
         sink.requestID = nil
         guard let fields = FieldReader(value, path: path, sink: sink) else { return nil }
@@ -107,11 +124,11 @@ public final class CatalogDecoder {
         let id = fields.string("id", required: true)
         sink.requestID = id
         fields.warnUnknown(known: ["id", "content", "trigger", "devices", "schedule"])
-        let content = decodeContent(fields.object["content"], path: fields.at("content"), sink: sink)
+        let content = decodeContent(fields["content"], path: fields.at("content"), sink: sink)
         let devices = fields.strings("devices")
-        let schedule = decodeSchedule(fields.object["schedule"], path: fields.at("schedule"), sink: sink)
+        let schedule = decodeSchedule(fields["schedule"], path: fields.at("schedule"), sink: sink)
         let trigger = decodeTrigger(
-            fields.object["trigger"], path: fields.at("trigger"), defaults: defaults, sink: sink)
+            fields["trigger"], path: fields.at("trigger"), defaults: defaults, sink: sink)
         guard let id, let trigger, sink.issues.count == before else { return nil }
         let request = NotificationRequest(
             id: id, content: content, trigger: trigger, devices: devices, schedule: schedule)

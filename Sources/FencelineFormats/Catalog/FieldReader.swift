@@ -17,41 +17,54 @@ final class IssueSink {
 
 /// Typed access to one JSON object's members, reporting wrong types at their paths.
 struct FieldReader {
-    let object: JSONObject
+    /// The object, or `nil` for an absent one read as empty.
+    let object: JSONRef?
     let path: String
     let sink: IssueSink
 
-    init?(_ value: JSONValue?, path: String, sink: IssueSink, required: Bool = true) {
+    init?(_ value: JSONRef?, path: String, sink: IssueSink, required: Bool = true) {
         guard let value else {
             if required { sink.add(path, "missing object") }
             return nil
         }
-        guard case .object(let object) = value else {
+        guard value.kind == .object else {
             sink.add(path, "expected an object, found \(value.kindName)")
             return nil
         }
-        self.object = object
+        self.object = value
+        self.path = path
+        self.sink = sink
+    }
+
+    /// An absent object read as `{}`.
+    init(emptyAt path: String, sink: IssueSink) {
+        self.object = nil
         self.path = path
         self.sink = sink
     }
 
     func at(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
-    func has(_ key: String) -> Bool { object[key] != nil }
+    /// The value of the member named `key`, if present.
+    subscript(key: String) -> JSONRef? { object?[member: key] }
+
+    func has(_ key: String) -> Bool { self[key] != nil }
 
     /// Warns about members this object does not know (a likely typo).
     func warnUnknown(known: Set<String>) {
-        for key in object.keys where !known.contains(key) {
-            sink.warn(at(key), "unknown field \"\(key)\" is ignored")
+        guard let members = object?.members else { return }
+        for (name, _) in members {
+            let key = name.text
+            if !known.contains(key) { sink.warn(at(key), "unknown field \"\(key)\" is ignored") }
         }
     }
 
     func string(_ key: String, required: Bool = false) -> String? {
-        guard let value = object[key], value != .null else {
+        guard let value = self[key], !value.isNull else {
             if required { sink.add(at(key), "missing field \"\(key)\"") }
             return nil
         }
-        guard case .string(let text) = value else {
+        guard let text = value.string else {
             sink.add(at(key), "expected a string, found \(value.kindName)")
             return nil
         }
@@ -59,15 +72,15 @@ struct FieldReader {
     }
 
     func number(_ key: String, required: Bool = false) -> Double? {
-        guard let value = object[key], value != .null else {
+        guard let value = self[key], !value.isNull else {
             if required { sink.add(at(key), "missing field \"\(key)\"") }
             return nil
         }
-        guard case .number(let number) = value else {
+        guard let number = value.number else {
             sink.add(at(key), "expected a number, found \(value.kindName)")
             return nil
         }
-        return number.value
+        return number
     }
 
     func integer(_ key: String, required: Bool = false) -> Int? {
@@ -89,8 +102,8 @@ struct FieldReader {
     }
 
     func bool(_ key: String) -> Bool? {
-        guard let value = object[key], value != .null else { return nil }
-        guard case .bool(let flag) = value else {
+        guard let value = self[key], !value.isNull else { return nil }
+        guard let flag = value.bool else {
             sink.add(at(key), "expected true or false, found \(value.kindName)")
             return nil
         }
@@ -98,14 +111,14 @@ struct FieldReader {
     }
 
     func strings(_ key: String) -> [String]? {
-        guard let value = object[key], value != .null else { return nil }
-        guard case .array(let items) = value else {
+        guard let value = self[key], !value.isNull else { return nil }
+        guard let items = value.elements else {
             sink.add(at(key), "expected an array of strings, found \(value.kindName)")
             return nil
         }
         var result: [String] = []
         for (index, item) in items.enumerated() {
-            guard case .string(let text) = item else {
+            guard let text = item.string else {
                 sink.add("\(at(key))[\(index)]", "expected a string, found \(item.kindName)")
                 continue
             }
@@ -127,33 +140,20 @@ struct FieldReader {
 
     /// A time as RFC 3339 text or Unix seconds.
     func timestamp(_ key: String) -> Timestamp? {
-        guard let value = object[key], value != .null else { return nil }
-        switch value {
-        case .string(let text):
+        guard let value = self[key], !value.isNull else { return nil }
+        if let text = value.string {
             guard let time = Timestamp(rfc3339: text) else {
                 sink.add(at(key), "expected an RFC 3339 time such as 2026-03-02T08:00:00Z, found \"\(text)\"")
                 return nil
             }
             return time
-        case .number(let number) where number.value.isFinite:
-            return Timestamp(seconds: number.value)
+        }
+        switch value.number {
+        case let number? where number.isFinite:
+            return Timestamp(seconds: number)
         default:
             sink.add(at(key), "expected an RFC 3339 time or Unix seconds, found \(value.kindName)")
             return nil
-        }
-    }
-}
-
-extension JSONValue {
-    /// How the value's kind reads in a message.
-    var kindName: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
         }
     }
 }

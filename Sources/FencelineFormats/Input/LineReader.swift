@@ -49,7 +49,24 @@ public final class LineReader {
 
     /// Reads the whole input into memory (for catalogs).
     public func readAll() throws(InputError) -> [UInt8] {
-        var result: [UInt8] = []
+        // A regular file is read straight into an array of its size; what is left (a pipe, or a
+        // file that grew meanwhile) goes through a chunk.
+        var failure: Int32 = 0
+        var result = [UInt8](unsafeUninitializedCapacity: (size ?? 0) + 1) { buffer, initialized in
+            while initialized < buffer.count {
+                let count = read(descriptor, buffer.baseAddress! + initialized, buffer.count - initialized)
+                if count < 0 && errno == EINTR { continue }
+                if count < 0 { failure = errno }
+                if count <= 0 { break }
+                initialized += count
+            }
+        }
+        bytesRead += result.count
+        if failure != 0 {
+            throw InputError(
+                code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(failure)))")
+        }
+        guard result.count == (size ?? 0) + 1 else { return result }  // end of input reached
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }

@@ -150,7 +150,7 @@ struct JSONScanner {
         }
     }
 
-    private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
+    mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
         let count = word.utf8CodeUnitCount
         guard position + count <= bytes.count else { throw error("expected \(word), found end of input") }
         for index in 0..<count where bytes[position + index] != word.utf8Start[index] {

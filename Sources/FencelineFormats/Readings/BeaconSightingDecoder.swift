@@ -16,9 +16,9 @@ enum BeaconSightingDecoder {
     }
 
     static func decode(_ line: UnsafeBufferPointer<UInt8>) throws -> Reading {
-        let value = try JSONValue.parse(line)
+        let tape = try JSONTape.parse(line)
         let sink = IssueSink()
-        guard let fields = FieldReader(value, path: "", sink: sink) else {
+        guard let fields = FieldReader(tape.root, path: "", sink: sink) else {
             throw LineError(code: .malformed, message: "expected an object")
         }
         let device = fields.string("device", required: true)
@@ -40,7 +40,7 @@ enum BeaconSightingDecoder {
                 BeaconSighting(
                     device: device, time: time, beacon: decoded.identity, rssi: rssi, txPower: decoded.txPower))
         }
-        guard let beacon = FieldReader(fields.object["beacon"], path: "beacon", sink: sink) else {
+        guard let beacon = FieldReader(fields["beacon"], path: "beacon", sink: sink) else {
             throw LineError(field: "beacon", message: sink.issues.first?.message ?? "expected an object")
         }
         let uuid = beacon.string("uuid", required: true)

@@ -182,9 +182,9 @@ public struct NDJSONReadingDecoder {
     }
 
     private func decodeControl(_ line: UnsafeBufferPointer<UInt8>) throws -> Reading {
-        let value = try JSONValue.parse(line)
+        let tape = try JSONTape.parse(line)
         let sink = IssueSink()
-        guard let fields = FieldReader(value, path: "", sink: sink), let op = fields.string("op") else {
+        guard let fields = FieldReader(tape.root, path: "", sink: sink), let op = fields.string("op") else {
             throw LineError(field: "op", message: "expected a string naming the operation")
         }
         let time = fields.timestamp("time")
@@ -193,7 +193,7 @@ public struct NDJSONReadingDecoder {
         switch op {
         case "add":
             guard let requests else { throw LineError(field: "op", message: "add records need a catalog context") }
-            guard let request = fields.object["request"] else {
+            guard let request = fields["request"] else {
                 throw LineError(field: "request", message: "missing; add needs a request")
             }
             switch requests.decoder.decodeRequest(

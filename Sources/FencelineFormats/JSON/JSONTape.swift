@@ -1,0 +1,425 @@
+import Fenceline
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A JSON document parsed into one flat array of nodes in document order (a "tape"), for the
+/// catalog decoders.
+///
+/// A tree of `JSONValue`s costs an allocation per array and object: a 100k-fence catalog made
+/// millions of them, and most of its load time and peak memory went there. On the tape a
+/// container is one node followed by its children, strings and number texts stay in the input
+/// bytes until asked for, and the tape is reused from one request to the next. The bytes must
+/// outlive the tape and every ``JSONRef`` into it.
+final class JSONTape {
+    enum Kind: UInt8 {
+        case null, `false`, `true`, number, string, array, object
+    }
+
+    struct Node {
+        var kind: Kind
+        /// A string that has escapes or non-ASCII bytes, so it must be decoded (not just copied);
+        /// an array whose elements are not on the tape (see ``DeferredElements``).
+        var needsDecoding = false
+        /// Elements of an array, members of an object.
+        var count: UInt32 = 0
+        /// Byte offset of the value's first byte (a string's opening quote).
+        var start: Int
+        /// Containers: the index of the node after the subtree. Strings and numbers: the byte
+        /// offset just past the value.
+        var end: Int
+        var number = 0.0
+    }
+
+    private(set) var bytes: UnsafeBufferPointer<UInt8>
+    // Unchecked: the tape is used by one thread, and dynamic exclusivity checks on every node
+    // append and read cost more than the parse itself.
+    @exclusivity(unchecked) private(set) var nodes: [Node] = []
+    private var deferred: Set<String> = []
+
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// The first value parsed.
+    var root: JSONRef { JSONRef(tape: self, index: 0) }
+
+    /// Parses a whole document (a UTF-8 byte-order mark is tolerated) into a new tape.
+    ///
+    /// An array that is the value of a top-level member named in `deferred` is only matched for
+    /// brackets: it gets one node without elements, read later with ``DeferredElements``.
+    static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>, deferringListsNamed deferred: Set<String> = []
+    ) throws(JSONSyntaxError) -> JSONTape {
+        let tape = JSONTape(bytes: bytes)
+        tape.deferred = deferred
+        defer { tape.deferred = [] }
+        var scanner = JSONScanner(bytes: bytes)
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { scanner.position = 3 }
+        try tape.parseValue(&scanner, depth: 0)
+        scanner.skipWhitespace()
+        guard scanner.isAtEnd else { throw scanner.error("unexpected \(scanner.describeNext()) after the JSON value") }
+        return tape
+    }
+
+    /// Forgets every node and parses one value at the scanner's position (after whitespace).
+    func reset(parsing scanner: inout JSONScanner) throws(JSONSyntaxError) -> JSONRef {
+        nodes.removeAll(keepingCapacity: true)
+        bytes = scanner.bytes
+        try parseValue(&scanner, depth: 0)
+        return root
+    }
+
+    private func parseValue(_ scanner: inout JSONScanner, depth: Int) throws(JSONSyntaxError) {
+        scanner.skipWhitespace()
+        guard let byte = scanner.peek() else { throw scanner.error("expected a value, found end of input") }
+        let start = scanner.position
+        switch byte {
+        case UInt8(ascii: "{"):
+            guard depth < JSONScanner.maximumDepth else {
+                throw scanner.error("nesting deeper than \(JSONScanner.maximumDepth) levels")
+            }
+            scanner.position += 1
+            let index = nodes.count
+            nodes.append(Node(kind: .object, start: start, end: 0))
+            var count: UInt32 = 0
+            scanner.skipWhitespace()
+            if scanner.peek() == UInt8(ascii: "}") {
+                scanner.position += 1
+            } else {
+                while true {
+                    scanner.skipWhitespace()
+                    guard scanner.peek() == UInt8(ascii: "\"") else {
+                        throw scanner.error("expected a member name in quotes, found \(scanner.describeNext())")
+                    }
+                    let keyIndex = nodes.count
+                    try parseString(&scanner)
+                    let key = JSONRef(tape: self, index: keyIndex)
+                    try scanner.expect(UInt8(ascii: ":"), "':' after member name \"\(key.text)\"")
+                    scanner.skipWhitespace()
+                    if depth == 0, !deferred.isEmpty, scanner.peek() == UInt8(ascii: "["), deferred.contains(key.text) {
+                        let listStart = scanner.position
+                        try skipList(&scanner)
+                        nodes.append(Node(kind: .array, needsDecoding: true, start: listStart, end: nodes.count + 1))
+                    } else {
+                        try parseValue(&scanner, depth: depth + 1)
+                    }
+                    count += 1
+                    scanner.skipWhitespace()
+                    if scanner.peek() == UInt8(ascii: ",") {
+                        scanner.position += 1
+                        continue
+                    }
+                    try scanner.expect(UInt8(ascii: "}"), "',' or '}' in object")
+                    break
+                }
+            }
+            nodes[index].count = count
+            nodes[index].end = nodes.count
+        case UInt8(ascii: "["):
+            guard depth < JSONScanner.maximumDepth else {
+                throw scanner.error("nesting deeper than \(JSONScanner.maximumDepth) levels")
+            }
+            scanner.position += 1
+            let index = nodes.count
+            nodes.append(Node(kind: .array, start: start, end: 0))
+            var count: UInt32 = 0
+            scanner.skipWhitespace()
+            if scanner.peek() == UInt8(ascii: "]") {
+                scanner.position += 1
+            } else {
+                while true {
+                    try parseValue(&scanner, depth: depth + 1)
+                    count += 1
+                    scanner.skipWhitespace()
+                    if scanner.peek() == UInt8(ascii: ",") {
+                        scanner.position += 1
+                        continue
+                    }
+                    try scanner.expect(UInt8(ascii: "]"), "',' or ']' in array")
+                    break
+                }
+            }
+            nodes[index].count = count
+            nodes[index].end = nodes.count
+        case UInt8(ascii: "\""):
+            try parseString(&scanner)
+        case UInt8(ascii: "t"):
+            try scanner.literal("true")
+            nodes.append(Node(kind: .true, start: start, end: scanner.position))
+        case UInt8(ascii: "f"):
+            try scanner.literal("false")
+            nodes.append(Node(kind: .false, start: start, end: scanner.position))
+        case UInt8(ascii: "n"):
+            try scanner.literal("null")
+            nodes.append(Node(kind: .null, start: start, end: scanner.position))
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let value = try scanner.parseNumber()
+            nodes.append(Node(kind: .number, start: start, end: scanner.position, number: value))
+        default:
+            throw scanner.error("expected a value, found \(scanner.describeNext())")
+        }
+    }
+
+    /// Skips an array by matching brackets (strings respected) without checking what is between;
+    /// its elements are checked when read. A mismatch is reported by a strict parse of the list,
+    /// so the message is the one a full parse gives.
+    private func skipList(_ scanner: inout JSONScanner) throws(JSONSyntaxError) {
+        let start = scanner.position
+        let bytes = scanner.bytes
+        var closers: [UInt8] = []
+        var position = start
+        scan: while position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                position += 1
+                while position < bytes.count {
+                    let byte = bytes[position]
+                    if byte == UInt8(ascii: "\"") { break }
+                    position += byte == UInt8(ascii: "\\") ? 2 : 1
+                }
+            case UInt8(ascii: "["): closers.append(UInt8(ascii: "]"))
+            case UInt8(ascii: "{"): closers.append(UInt8(ascii: "}"))
+            case let byte where byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}"):
+                guard closers.last == byte else { break scan }
+                closers.removeLast()
+                if closers.isEmpty {
+                    scanner.position = position + 1
+                    return
+                }
+            default: break
+            }
+            position += 1
+        }
+        let strict = JSONTape(bytes: bytes)
+        var again = JSONScanner(bytes: bytes, position: start)
+        try strict.parseValue(&again, depth: 1)
+        throw scanner.error("unbalanced brackets in the list", at: start)
+    }
+
+    /// A string node; escapes and non-ASCII text are checked now (so errors carry their offset)
+    /// and decoded again only when the text is asked for.
+    private func parseString(_ scanner: inout JSONScanner) throws(JSONSyntaxError) {
+        let start = scanner.position
+        var position = start + 1
+        let bytes = scanner.bytes
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                scanner.position = position + 1
+                nodes.append(Node(kind: .string, start: start, end: scanner.position))
+                return
+            }
+            if byte == UInt8(ascii: "\\") || byte >= 0x80 || byte < 0x20 { break }
+            position += 1
+        }
+        _ = try scanner.parseString()  // the slow path checks (and reports) everything
+        nodes.append(Node(kind: .string, needsDecoding: true, start: start, end: scanner.position))
+    }
+}
+
+@available(*, unavailable)
+extension JSONTape: Sendable {}
+
+extension JSONTape {
+    /// Reads the elements of a list deferred by ``JSONTape/parse(_:deferringListsNamed:)`` one at a
+    /// time, each parsed (and checked) onto a reused tape; a list that is on its tape is read from it.
+    struct DeferredElements {
+        private let list: JSONRef
+        private var scanner: JSONScanner
+        private var started = false
+        private var finished = false
+        private var inTape: JSONRef.Elements.Iterator?
+
+        init(_ list: JSONRef) {
+            self.list = list
+            scanner = JSONScanner(bytes: list.tape.bytes, position: list.node.start + 1)
+            if !list.node.needsDecoding { inTape = list.elements?.makeIterator() }
+        }
+
+        /// The next element, parsed onto `tape` (replacing what it held), or `nil` after the last.
+        mutating func next(on tape: JSONTape) throws(JSONSyntaxError) -> JSONRef? {
+            if inTape != nil { return inTape!.next() }
+            guard !finished else { return nil }
+            scanner.skipWhitespace()
+            if !started {
+                started = true
+                if scanner.peek() == UInt8(ascii: "]") {
+                    finished = true
+                    return nil
+                }
+            } else if scanner.peek() == UInt8(ascii: ",") {
+                scanner.position += 1
+            } else {
+                try scanner.expect(UInt8(ascii: "]"), "',' or ']' in array")
+                finished = true
+                return nil
+            }
+            return try tape.reset(parsing: &scanner)
+        }
+    }
+}
+
+/// One value on a ``JSONTape``.
+struct JSONRef {
+    let tape: JSONTape
+    let index: Int
+
+    var node: JSONTape.Node { tape.nodes[index] }
+    var kind: JSONTape.Kind { node.kind }
+    var isNull: Bool { kind == .null }
+
+    /// How the value's kind reads in a message.
+    var kindName: String {
+        switch kind {
+        case .null: "null"
+        case .false, .true: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    /// The index of the node after this value's subtree.
+    var next: Int {
+        let node = node
+        return node.kind == .array || node.kind == .object ? node.end : index + 1
+    }
+
+    var number: Double? { kind == .number ? node.number : nil }
+
+    var bool: Bool? {
+        switch kind {
+        case .true: true
+        case .false: false
+        default: nil
+        }
+    }
+
+    /// The string's text, or `nil` for other kinds.
+    var string: String? { kind == .string ? text : nil }
+
+    /// A string's decoded text (the caller knows it is a string).
+    var text: String {
+        let node = node
+        if !node.needsDecoding {
+            return String(
+                decoding: UnsafeBufferPointer(rebasing: tape.bytes[(node.start + 1)..<(node.end - 1)]), as: UTF8.self)
+        }
+        var scanner = JSONScanner(bytes: tape.bytes, position: node.start)
+        return (try? scanner.parseString()) ?? ""
+    }
+
+    /// A number's literal text.
+    var numberText: String? {
+        guard kind == .number else { return nil }
+        let node = node
+        return String(decoding: UnsafeBufferPointer(rebasing: tape.bytes[node.start..<node.end]), as: UTF8.self)
+    }
+
+    /// Whether this is a string equal to `key` (compared on raw bytes when it has no escapes).
+    func isString(_ key: String) -> Bool {
+        let node = node
+        guard node.kind == .string else { return false }
+        if node.needsDecoding { return text == key }
+        let length = node.end - node.start - 2
+        guard key.utf8.count == length else { return false }
+        let raw = tape.bytes.baseAddress! + node.start + 1
+        return key.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, raw, length) == 0 }
+            ?? (text == key)
+    }
+
+    /// An array's elements in order, `nil` for other kinds.
+    var elements: Elements? {
+        let node = node
+        guard node.kind == .array else { return nil }
+        return Elements(tape: tape, first: index + 1, count: Int(node.count))
+    }
+
+    /// An object's members in order, `nil` for other kinds.
+    var members: Members? {
+        let node = node
+        guard node.kind == .object else { return nil }
+        return Members(tape: tape, first: index + 1, count: Int(node.count))
+    }
+
+    /// The value of the last member named `key` of an object.
+    subscript(member key: String) -> JSONRef? {
+        guard let members else { return nil }
+        var found: JSONRef?
+        for (name, value) in members where name.isString(key) { found = value }
+        return found
+    }
+
+    /// The value as a `JSONValue` tree (for data carried through untouched, such as `userInfo`).
+    var value: JSONValue {
+        switch kind {
+        case .null: return .null
+        case .false: return .bool(false)
+        case .true: return .bool(true)
+        case .number: return .number(JSONNumber(text: numberText ?? "", value: node.number))
+        case .string: return .string(text)
+        case .array: return .array(elements.map { $0.map(\.value) } ?? [])
+        case .object: return .object(objectValue)
+        }
+    }
+
+    /// An object as a `JSONObject`, members in order.
+    var objectValue: JSONObject {
+        JSONObject(members.map { $0.map { (key: $0.name.text, value: $0.value.value) } } ?? [])
+    }
+
+    struct Elements: Sequence {
+        let tape: JSONTape
+        let first: Int
+        let count: Int
+
+        struct Iterator: IteratorProtocol {
+            let tape: JSONTape
+            var index: Int
+            var remaining: Int
+
+            mutating func next() -> JSONRef? {
+                guard remaining > 0 else { return nil }
+                remaining -= 1
+                let element = JSONRef(tape: tape, index: index)
+                index = element.next
+                return element
+            }
+        }
+
+        func makeIterator() -> Iterator { Iterator(tape: tape, index: first, remaining: count) }
+        var underestimatedCount: Int { count }
+    }
+
+    struct Members: Sequence {
+        let tape: JSONTape
+        let first: Int
+        let count: Int
+
+        struct Iterator: IteratorProtocol {
+            let tape: JSONTape
+            var index: Int
+            var remaining: Int
+
+            mutating func next() -> (name: JSONRef, value: JSONRef)? {
+                guard remaining > 0 else { return nil }
+                remaining -= 1
+                let name = JSONRef(tape: tape, index: index)
+                let value = JSONRef(tape: tape, index: index + 1)
+                index = value.next
+                return (name, value)
+            }
+        }
+
+        func makeIterator() -> Iterator { Iterator(tape: tape, index: first, remaining: count) }
+        var underestimatedCount: Int { count }
+
+        /// The member names in order.
+        var names: [String] { map { $0.name.text } }
+    }
+}
