@@ -106,13 +106,18 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let destination = try output.map(OutputFile.init(path:)) ?? .standardOutput
         defer { destination.close() }
-        let summary = try execute(write: destination.write, report: { OutputFile.standardError.write($0 + "\n") })
+        let summary = try execute(
+            write: destination.write, report: { OutputFile.standardError.write($0 + "\n") }, endsProcess: true)
         if summary.strictFailure != nil { throw ExitStatus.badInput }
     }
 
     /// Runs the command with its output and diagnostics sent to the given closures; the scenario
-    /// runner calls this with in-memory sinks.
-    func execute(write: ([UInt8]) -> Void, report: (String) -> Void) throws -> RunPipeline.Summary {
+    /// runner calls this with in-memory sinks. When the process ends right after (`endsProcess`),
+    /// the engine is not torn down: freeing a large catalog object by object took longer than
+    /// loading it, and the system reclaims the memory at exit anyway.
+    func execute(write: ([UInt8]) -> Void, report: (String) -> Void, endsProcess: Bool = false) throws
+        -> RunPipeline.Summary
+    {
         let decoder = CatalogDecoder()
         let decoded = try loadCatalog(path: triggers, decoder: decoder)
         if !quiet {
@@ -148,6 +153,7 @@ struct Run: AsyncParsableCommand {
             file.close()
         }
         if !quiet { report(summary.line) }
+        if endsProcess { _ = Unmanaged.passRetained(pipeline) }
         return summary
     }
 }

@@ -49,6 +49,7 @@ extension Engine {
             let catalog = startCatalog
             startCatalog = []
             bulkInstalling = true
+            slotsByID.reserveCapacity(catalog.count)
             for request in catalog { install(request, at: time) }
             bulkInstalling = false
             index.rebuild()

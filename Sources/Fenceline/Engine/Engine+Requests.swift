@@ -115,8 +115,11 @@ extension Engine {
         visited.append(0)
         slotsByID[request.id] = slot
         if let region {
-            index.insert(slot: slot, bounds: region.fence.bounds.expanded(byMetres: region.reach))
-            if region.trigger.notifyOnCross { crossIndex.insert(slot: slot, bounds: region.fence.bounds) }
+            index.insert(
+                slot: slot, bounds: region.fence.bounds.expanded(byMetres: region.reach), packingLater: bulkInstalling)
+            if region.trigger.notifyOnCross {
+                crossIndex.insert(slot: slot, bounds: region.fence.bounds, packingLater: bulkInstalling)
+            }
             if !bulkInstalling {
                 index.compactIfNeeded()
                 crossIndex.compactIfNeeded()

@@ -71,6 +71,8 @@ struct SpatialIndex {
     private var slotBoxes: [[GeoBounds]] = []
     private var inPacked: [Bool] = []
     private var tombstones = 0
+    /// Slots inserted with `packingLater` and not packed yet.
+    private var unpacked = 0
 
     /// How many slots are in the index.
     private(set) var count = 0
@@ -100,7 +102,9 @@ struct SpatialIndex {
     }
 
     /// Adds `slot` with `bounds` (unwrapped degrees); it goes to the overlay until the next rebuild.
-    mutating func insert(slot: Int32, bounds: GeoBounds) {
+    /// With `packingLater` (bulk loading) the slot is only recorded, not put in the overlay: call
+    /// ``rebuild()`` before the next query.
+    mutating func insert(slot: Int32, bounds: GeoBounds, packingLater: Bool = false) {
         let index = Int(slot)
         if slotLevel.count <= index {
             let grow = index + 1 - slotLevel.count
@@ -114,6 +118,14 @@ struct SpatialIndex {
         let extent = max(parts.map { $0.east - $0.west }.max() ?? 0, bounds.north - bounds.south)
         var level = 0
         while level < Self.levelCount - 1 && Self.cellSize(level: level) < extent { level += 1 }
+        slotLevel[index] = Int8(level)
+        slotBoxes[index] = parts
+        inPacked[index] = false
+        count += 1
+        if packingLater {
+            unpacked += 1
+            return
+        }
         let size = Self.cellSize(level: level)
         var keys: [Int64] = []
         for part in parts {
@@ -125,13 +137,9 @@ struct SpatialIndex {
                 }
             }
         }
-        slotLevel[index] = Int8(level)
         slotKeys[index] = keys
-        slotBoxes[index] = parts
-        inPacked[index] = false
         overlayLevels |= 1 << UInt32(level)
         overlayCount += 1
-        count += 1
     }
 
     /// Removes `slot`; nothing happens when it is absent.
@@ -140,6 +148,8 @@ struct SpatialIndex {
         guard index < slotLevel.count, slotLevel[index] >= 0 else { return }
         if inPacked[index] {
             tombstones += 1
+        } else if slotKeys[index].isEmpty {
+            unpacked -= 1  // recorded for packing, never packed
         } else {
             for key in slotKeys[index] {
                 overlay[key]?.removeAll { $0.slot == slot }
@@ -175,27 +185,35 @@ struct SpatialIndex {
         members = entries.map(\.member)
         levels = Array(repeating: Level(), count: Self.levelCount)
         packedLevels = 0
+        // Distinct cells per level (the entries are sorted by key, level in the top byte).
+        var distinct = [Int](repeating: 0, count: Self.levelCount)
+        var previous = Self.emptyKey
+        for entry in entries where entry.key != previous {
+            distinct[Int(entry.key >> 56)] += 1
+            previous = entry.key
+        }
+        for level in distinct.indices where distinct[level] > 0 {
+            var capacity = 16
+            while capacity < distinct[level] * 2 { capacity <<= 1 }
+            levels[level] = Level(
+                cells: Array(repeating: Cell(key: Self.emptyKey, start: 0, count: 0), count: capacity),
+                mask: capacity - 1)
+            packedLevels |= 1 << UInt32(level)
+        }
         var start = 0
         while start < entries.count {
             var end = start
             while end < entries.count && entries[end].key == entries[start].key { end += 1 }
             let key = entries[start].key
             let level = Int(key >> 56)
-            if levels[level].cells.isEmpty {
-                let cells = Set(entries.lazy.filter { Int($0.key >> 56) == level }.map(\.key)).count
-                var capacity = 16
-                while capacity < cells * 2 { capacity <<= 1 }
-                levels[level] = Level(
-                    cells: Array(repeating: Cell(key: Self.emptyKey, start: 0, count: 0), count: capacity),
-                    mask: capacity - 1)
-                packedLevels |= 1 << UInt32(level)
-            }
             var position = Self.hash(key, mask: levels[level].mask)
             while levels[level].cells[position].key != Self.emptyKey { position = (position + 1) & levels[level].mask }
             levels[level].cells[position] = Cell(key: key, start: UInt32(start), count: UInt32(end - start))
             start = end
         }
         packedCount = count
+        unpacked = 0
+        for index in slotKeys.indices where !slotKeys[index].isEmpty { slotKeys[index] = [] }
         overlay = [:]
         overlayLevels = 0
         overlayCount = 0
@@ -210,6 +228,7 @@ struct SpatialIndex {
     /// Appends the slots whose boxes hold the point. A slot split at ±180° can appear twice when the
     /// point is on the seam, so callers deduplicate.
     func query(latitude: Double, longitude: Double, into result: inout [Int32]) {
+        assert(unpacked == 0, "rebuild() must follow inserts with packingLater")
         let lat = Float(latitude)
         let lon = Float(longitude)
         let present = inPacked
@@ -258,6 +277,7 @@ struct SpatialIndex {
 
     /// Appends the slots whose boxes may intersect `bounds` (unwrapped degrees); may repeat slots.
     func query(bounds: GeoBounds, into result: inout [Int32]) {
+        assert(unpacked == 0, "rebuild() must follow inserts with packingLater")
         for part in bounds.normalizedParts {
             for level in 0..<Self.levelCount where (packedLevels | overlayLevels) & (1 << UInt32(level)) != 0 {
                 let size = Self.cellSize(level: level)

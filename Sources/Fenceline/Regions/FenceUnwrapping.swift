@@ -4,6 +4,7 @@ enum FenceUnwrapping {
     /// turns to lie within half a turn of the first polygon, so all parts share one longitude range.
     static func unwrappedParts(_ polygons: [[[Coordinate]]]) -> [[[Coordinate]]] {
         guard let reference = polygons.first?.first?.first?.longitude else { return polygons }
+        if isContiguous(polygons, reference: reference) { return polygons }  // the common case, no copy
         return polygons.map { rings in
             guard let anchor = rings.first?.first?.longitude else { return rings }
             let shifted = unwrap(anchor, near: reference) - anchor
@@ -16,6 +17,22 @@ enum FenceUnwrapping {
                 }
             }
         }
+    }
+
+    /// Whether unwrapping would leave every longitude as it is.
+    private static func isContiguous(_ polygons: [[[Coordinate]]], reference: Double) -> Bool {
+        for rings in polygons {
+            guard let anchor = rings.first?.first?.longitude else { continue }
+            if unwrap(anchor, near: reference) != anchor { return false }
+            for ring in rings {
+                var previous = anchor
+                for point in ring {
+                    if unwrap(point.longitude, near: previous) != point.longitude { return false }
+                    previous = point.longitude
+                }
+            }
+        }
+        return true
     }
 
     /// The path made contiguous from its first position.

@@ -49,9 +49,12 @@ final class PolygonShape {
         bounds = GeoBounds(around: polygons.joined().joined())
         frame = LocalFrame(originLatitude: bounds.centerLatitude, originLongitude: bounds.centerLongitude)
         var points: [SIMD2<Double>] = []
+        points.reserveCapacity(polygons.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } })
         var rings: [Range<Int>] = []
         var parts: [Part] = []
-        var bandLists: [[Int32]] = []
+        // Per band, its edges; built by counting (two passes) rather than an array per band.
+        var bandStarts: [Int32] = []
+        var bandEdges: [Int32] = []
         for polygon in polygons {
             let firstRing = rings.count
             var low = SIMD2(Double.infinity, .infinity)
@@ -70,36 +73,47 @@ final class PolygonShape {
             let edges = rings[firstRing...].reduce(0) { $0 + max(0, $1.count - 1) }
             let bandCount = max(1, min(edges / 4, 1 << 16))
             let bandHeight = high.y > low.y ? (high.y - low.y) / Double(bandCount) : 1
-            var members = Array(repeating: [Int32](), count: bandCount)
             func band(_ y: Double) -> Int { min(bandCount - 1, max(0, Int((y - low.y) / bandHeight))) }
+            var counts = [Int32](repeating: 0, count: bandCount + 1)
             for ring in rings[firstRing...] {
                 for index in ring.lowerBound..<(ring.upperBound - 1) {
                     let a = points[index].y, b = points[index + 1].y
-                    for slot in band(min(a, b))...band(max(a, b)) { members[slot].append(Int32(index)) }
+                    for slot in band(min(a, b))...band(max(a, b)) { counts[slot + 1] += 1 }
+                }
+            }
+            for slot in 0..<bandCount { counts[slot + 1] += counts[slot] }
+            let base = Int32(bandEdges.count)
+            bandEdges.append(contentsOf: repeatElement(0, count: Int(counts[bandCount])))
+            var fill = counts
+            for ring in rings[firstRing...] {
+                for index in ring.lowerBound..<(ring.upperBound - 1) {
+                    let a = points[index].y, b = points[index + 1].y
+                    for slot in band(min(a, b))...band(max(a, b)) {
+                        bandEdges[Int(base + fill[slot])] = Int32(index)
+                        fill[slot] += 1
+                    }
                 }
             }
             let partBounds = GeoBounds(around: polygon.joined())
             parts.append(
                 Part(
                     centerLongitude: partBounds.centerLongitude, minX: low.x, minY: low.y, maxX: high.x, maxY: high.y,
-                    rings: firstRing..<rings.count, firstBand: bandLists.count, bandCount: bandCount,
+                    rings: firstRing..<rings.count, firstBand: bandStarts.count, bandCount: bandCount,
                     bandHeight: bandHeight))
-            bandLists.append(contentsOf: members)
+            for slot in 0..<bandCount { bandStarts.append(base + counts[slot]) }
         }
-        var bands: [Int32] = []
-        var offset = Int32(bandLists.count + 1)
-        for list in bandLists {
-            bands.append(offset)
-            offset += Int32(list.count)
-        }
-        bands.append(offset)
-        for list in bandLists { bands.append(contentsOf: list) }
+        // `bands`: one start offset per band and a final end, then the edge lists, offsets counted
+        // from the start of `bands`.
+        let headerCount = Int32(bandStarts.count + 1)
+        var bands = bandStarts.map { $0 + headerCount }
+        bands.append(Int32(bandEdges.count) + headerCount)
+        bands.append(contentsOf: bandEdges)
         self.points = points
         self.rings = rings
         self.parts = parts
         self.onlyPart = parts.count == 1 ? parts[0] : nil
         self.bands = bands
-        self.bandTotal = bandLists.count
+        self.bandTotal = bandStarts.count
     }
 
     /// Metres from `point` to the nearest edge; negative inside, 0 on the boundary (a full scan,

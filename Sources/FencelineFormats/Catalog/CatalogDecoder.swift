@@ -50,6 +50,7 @@ public final class CatalogDecoder {
                 message: "a catalog is a JSON object with \"requests\", or a GeoJSON FeatureCollection")
         ])
         let document = try JSONTape.parse(bytes, deferringListsNamed: ["requests", "features"])
+        defer { withExtendedLifetime(document) {} }  // refs do not keep their tape alive
         let sink = IssueSink()
         var catalog = Catalog()
         guard let top = FieldReader(document.root, path: "", sink: sink) else { return .failure(shapeError) }
@@ -81,6 +82,7 @@ public final class CatalogDecoder {
         var seen: Set<String> = []
         var elements = JSONTape.DeferredElements(list)
         let tape = JSONTape(bytes: bytes)
+        defer { withExtendedLifetime(tape) {} }
         var index = 0
         while let item = try elements.next(on: tape) {
             defer { index += 1 }

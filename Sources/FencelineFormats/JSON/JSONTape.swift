@@ -263,9 +263,10 @@ extension JSONTape {
     }
 }
 
-/// One value on a ``JSONTape``.
+/// One value on a ``JSONTape``. It does not keep the tape alive (no reference counting on the
+/// hot path): whoever parses keeps the tape, and refs never outlive the decoding call.
 struct JSONRef {
-    let tape: JSONTape
+    unowned(unsafe) let tape: JSONTape
     let index: Int
 
     var node: JSONTape.Node { tape.nodes[index] }
@@ -374,12 +375,12 @@ struct JSONRef {
     }
 
     struct Elements: Sequence {
-        let tape: JSONTape
+        unowned(unsafe) let tape: JSONTape
         let first: Int
         let count: Int
 
         struct Iterator: IteratorProtocol {
-            let tape: JSONTape
+            unowned(unsafe) let tape: JSONTape
             var index: Int
             var remaining: Int
 
@@ -397,12 +398,12 @@ struct JSONRef {
     }
 
     struct Members: Sequence {
-        let tape: JSONTape
+        unowned(unsafe) let tape: JSONTape
         let first: Int
         let count: Int
 
         struct Iterator: IteratorProtocol {
-            let tape: JSONTape
+            unowned(unsafe) let tape: JSONTape
             var index: Int
             var remaining: Int
 

@@ -17,6 +17,7 @@ enum BeaconSightingDecoder {
 
     static func decode(_ line: UnsafeBufferPointer<UInt8>) throws -> Reading {
         let tape = try JSONTape.parse(line)
+        defer { withExtendedLifetime(tape) {} }  // refs do not keep their tape alive
         let sink = IssueSink()
         guard let fields = FieldReader(tape.root, path: "", sink: sink) else {
             throw LineError(code: .malformed, message: "expected an object")

@@ -183,6 +183,7 @@ public struct NDJSONReadingDecoder {
 
     private func decodeControl(_ line: UnsafeBufferPointer<UInt8>) throws -> Reading {
         let tape = try JSONTape.parse(line)
+        defer { withExtendedLifetime(tape) {} }  // refs do not keep their tape alive
         let sink = IssueSink()
         guard let fields = FieldReader(tape.root, path: "", sink: sink), let op = fields.string("op") else {
             throw LineError(field: "op", message: "expected a string naming the operation")
