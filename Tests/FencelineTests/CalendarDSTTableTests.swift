@@ -4,7 +4,8 @@ import Testing
 
 @testable import Fenceline
 
-/// Calendar triggers around every DST transition of 2020–2030 in 11 zones (Data/calendar). The
+/// Calendar triggers around every DST transition of 2020–2030 in the 11 zones that have one, of
+/// the table's 15 (Data/calendar). The
 /// expected instants are computed here from the table's offsets alone: a local time in a gap
 /// fires at the transition (the first instant after the gap), one in an overlap at its first
 /// occurrence, and nothing ever fires twice.
@@ -145,5 +146,34 @@ import Testing
                 fired == expected,
                 "\(transition): \(fired.map { Self.at($0).rfc3339 }) vs \(expected.map { Self.at($0).rfc3339 })")
         }
+    }
+
+    /// The table's other four zones have no rows: no offset change in 2020–2030 (São Paulo dropped
+    /// DST in 2019). Foundation must agree, and a daily rule must fire every 24 h on the dot.
+    @Test(arguments: ["America/Sao_Paulo", "Asia/Yekaterinburg", "Asia/Tokyo", "Asia/Dubai"])
+    func zonesWithoutTransitionsKeepOneOffsetAndFireDaily(zone: String) {
+        #expect(!Self.transitions.contains { $0.zone == zone })
+        let clock = ZoneClock(identifier: zone)!
+        let start = Timestamp(rfc3339: "2020-01-01T00:00:00Z")!.microseconds / 1_000_000
+        let end = Timestamp(rfc3339: "2031-01-01T00:00:00Z")!.microseconds / 1_000_000
+        let offset = clock.offset(atSecond: start)
+        var second = start
+        while second < end {
+            #expect(clock.offset(atSecond: second) == offset, "\(zone) at \(Self.at(second).rfc3339)")
+            second += 6 * 3600
+        }
+        let rule = CalendarRule(
+            CalendarTrigger(dateComponents: CalendarComponents(hour: 9, minute: 0), timeZone: zone))!
+        var time = Self.at(start)
+        var previous: Int64?
+        for _ in 0..<366 {
+            guard let next = rule.nextFiring(after: time) else { break }
+            let instant = next.microseconds / 1_000_000
+            #expect(((instant + offset) % 86_400 + 86_400) % 86_400 == 9 * 3600)
+            if let previous { #expect(instant - previous == 86_400) }
+            previous = instant
+            time = next
+        }
+        #expect(previous != nil)
     }
 }
