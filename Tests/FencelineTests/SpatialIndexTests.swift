@@ -10,7 +10,7 @@ import Testing
 
     @Test func pointQueriesFindExactlyTheBoxesHoldingThePoint() {
         var generator = SplitMix(state: 3)
-        var index = SpatialIndex()
+        let index = SpatialIndex()
         var boxes: [GeoBounds] = []
         for slot in 0..<2_000 {
             let size = [0.0005, 0.005, 0.05, 0.5][slot % 4] * Double.random(in: 0.5...1, using: &generator)
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func boxesAcrossTheAntimeridianAreFoundOnBothSides() {
-        var index = SpatialIndex()
+        let index = SpatialIndex()
         index.insert(slot: 0, bounds: GeoBounds(south: -1, north: 1, west: 179.5, east: 180.5))
         for lon in [179.7, 180, -180, -179.7] {
             var found: [Int32] = []
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func wideBoxQueriesScanLevelsInsteadOfCells() {
-        var index = SpatialIndex()
+        let index = SpatialIndex()
         index.insert(slot: 1, bounds: box(52, 5, 0.0001))
         index.insert(slot: 2, bounds: box(10, 5, 0.0001))
         var found: [Int32] = []

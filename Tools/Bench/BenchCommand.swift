@@ -76,12 +76,15 @@ struct BenchCommand: AsyncParsableCommand {
             let library = try measureLibrary(catalog, readings)
             // GEOS-only baseline, streaming from the file like the CLI (parse included).
             let baseline = try measureBaseline(catalog, readingsPath)
-            // End to end: the CLI, minus a run that only loads the catalog.
+            // End to end: the CLI, minus a run of its first reading alone (which loads the catalog,
+            // adds it to the engine at that reading's time, and exits).
             let output = "\(directory)/\(name).events.ndjson"
+            let first = "\(directory)/\(name).first.ndjson"
+            try Data(try firstLine(of: readingsPath).utf8).write(to: URL(fileURLWithPath: first))
             let full = try Spawned.run(
                 fenceline, ["run", "--triggers", catalogPath, readingsPath, "-o", output, "--quiet"])
             let loadOnly = try Spawned.run(
-                fenceline, ["run", "--triggers", catalogPath, files.empty, "-o", "/dev/null", "--quiet"])
+                fenceline, ["run", "--triggers", catalogPath, first, "-o", "/dev/null", "--quiet"])
             guard full.status == 0, loadOnly.status == 0 else {
                 throw ValidationError("fenceline run failed on \(name)")
             }
@@ -152,7 +155,7 @@ struct BenchCommand: AsyncParsableCommand {
     // MARK: Workload
 
     struct Files {
-        var country, city, countryReadings, cityReadings, million, empty: String
+        var country, city, countryReadings, cityReadings, million: String
     }
 
     func generate() throws -> Files {
@@ -160,7 +163,7 @@ struct BenchCommand: AsyncParsableCommand {
             country: "\(directory)/country\(countryFences / 1000)k.json", city: "\(directory)/city10k.json",
             countryReadings: "\(directory)/country-\(devices)x\(steps).ndjson",
             cityReadings: "\(directory)/city-\(devices)x\(steps).ndjson",
-            million: "\(directory)/country-1000000x1.ndjson", empty: "\(directory)/empty.ndjson")
+            million: "\(directory)/country-1000000x1.ndjson")
         let manager = FileManager.default
         func make(_ path: String, _ body: () throws -> Void) throws {
             guard !manager.fileExists(atPath: path) else { return }
@@ -185,11 +188,19 @@ struct BenchCommand: AsyncParsableCommand {
             var w = Workload(seed: 3, area: .country)
             try w.writeReadings(devices: 1_000_000, steps: 1, to: files.million)
         }
-        try make(files.empty) { try Data().write(to: URL(fileURLWithPath: files.empty)) }
         return files
     }
 
     // MARK: Measurements
+
+    func firstLine(of path: String) throws -> String {
+        var line = ""
+        try LineReader(path: path).forEachLine { bytes, _ in
+            line = String(decoding: bytes, as: UTF8.self) + "\n"
+            return false
+        }
+        return line
+    }
 
     func decodeCatalog(_ path: String) throws -> Catalog {
         try CatalogDecoder().decode(LineReader(path: path).readAll()).catalog

@@ -36,8 +36,16 @@ extension Engine {
     }
 
     private func evaluate(slot: Int32, device: Int32, fix: Fix, accuracy: Double) {
+        // Read in place: a copy of the slot (over a hundred bytes) per candidate showed in profiles.
+        // Nothing below appends to `hot`, so the storage stays put.
+        self.hot.withUnsafeBufferPointer { slots in
+            evaluate(slot: slot, hot: slots.baseAddress! + Int(slot), device: device, fix: fix, accuracy: accuracy)
+        }
+    }
+
+    private func evaluate(slot: Int32, hot: UnsafePointer<HotSlot>, device: Int32, fix: Fix, accuracy: Double) {
         let recordIndex = devices.recordIndex(device: device, slot: slot)
-        let hot = self.hot[Int(slot)]
+        let hot = hot.pointee
         guard hot.isAlive, hot.isRegion else {
             if let recordIndex { devices.records[Int(device)].remove(at: recordIndex) }
             return
@@ -83,7 +91,7 @@ extension Engine {
     /// The condition of a polygon fence (`ignore` mode) for a tracked pair, reusing the record's
     /// certificate when the fix lies inside it and renewing it otherwise.
     private func certifiedPolygonCondition(
-        hot: HotSlot, point: Coordinate, record: inout DeviceTable.RegionRecord
+        hot: borrowing HotSlot, point: Coordinate, record: inout DeviceTable.RegionRecord
     ) -> RegionStateMachine.Condition {
         if record.safeRadius > 0 {
             // A local projection, padded by a thousandth: within a few kilometres it never
@@ -120,7 +128,8 @@ extension Engine {
     /// 3 cm) and by haversine only within 10 cm of a threshold; a polygon measures only the edges
     /// within reach of a threshold.
     @inline(__always)
-    func regionCondition(slot: Int32, hot: HotSlot, point: Coordinate, accuracy: Double) -> RegionStateMachine.Condition
+    func regionCondition(slot: Int32, hot: borrowing HotSlot, point: Coordinate, accuracy: Double)
+        -> RegionStateMachine.Condition
     {
         guard let limits = hot.limits(accuracy: accuracy) else {
             let region = requests[Int(slot)].region!

@@ -77,8 +77,8 @@ public final class Engine {
     /// The polygon fences' flat data, indexed by `HotSlot.polygon`.
     @exclusivity(unchecked) var polygons: [PolygonShape] = []
     var slotsByID: [String: Int32] = [:]
-    @exclusivity(unchecked) var index = SpatialIndex()
-    @exclusivity(unchecked) var crossIndex = SpatialIndex()
+    let index = SpatialIndex()
+    let crossIndex = SpatialIndex()
     @exclusivity(unchecked) var stateSlots: [Int32] = []
     /// While a timer fires, the later of its due time and the clock when it was set, so produced
     /// events know what made them (see ``ProducedEvent/timerBound``).

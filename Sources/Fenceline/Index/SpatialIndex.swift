@@ -12,8 +12,9 @@
 /// a query touches a few cache lines and no reference counts. Boxes inserted after the last build
 /// go to a small overlay; removals are tombstones. When the overlay or the tombstones grow past a
 /// fraction of the packed part, the next query rebuilds it. Chosen over a packed R-tree because
-/// requests come and go mid-stream and both kinds of change stay cheap here.
-struct SpatialIndex {
+/// requests come and go mid-stream and both kinds of change stay cheap here. A class, so a query
+/// from the engine does not copy (and retain) its arrays; used by one thread at a time.
+final class SpatialIndex {
     static let levelCount = 21
     static let baseCellDegrees = 360.0 / Double(1 << 20)
 
@@ -59,12 +60,12 @@ struct SpatialIndex {
         var mask = 0
     }
 
-    private var levels: [Level] = Array(repeating: Level(), count: levelCount)
-    private var members: [Member] = []
+    @exclusivity(unchecked) private var levels: [Level] = Array(repeating: Level(), count: levelCount)
+    @exclusivity(unchecked) private var members: [Member] = []
     private var packedLevels: UInt32 = 0
     private var packedCount = 0
 
-    private var overlay: [Int64: [Member]] = [:]
+    @exclusivity(unchecked) private var overlay: [Int64: [Member]] = [:]
     private var overlayLevels: UInt32 = 0
     private var overlayCount = 0
 
@@ -72,7 +73,7 @@ struct SpatialIndex {
     private var slotLevel: [Int8] = []
     private var slotKeys: [[Int64]] = []
     private var slotBoxes: [[GeoBounds]] = []
-    private var inPacked: [Bool] = []
+    @exclusivity(unchecked) private var inPacked: [Bool] = []
     private var tombstones = 0
     /// The level small boxes are lifted to (see the type's notes).
     private var floorLevel = 0
@@ -109,7 +110,7 @@ struct SpatialIndex {
     /// Adds `slot` with `bounds` (unwrapped degrees); it goes to the overlay until the next rebuild.
     /// With `packingLater` (bulk loading) the slot is only recorded, not put in the overlay: call
     /// ``rebuild()`` before the next query.
-    mutating func insert(slot: Int32, bounds: GeoBounds, packingLater: Bool = false) {
+    func insert(slot: Int32, bounds: GeoBounds, packingLater: Bool = false) {
         let index = Int(slot)
         if slotLevel.count <= index {
             let grow = index + 1 - slotLevel.count
@@ -149,7 +150,7 @@ struct SpatialIndex {
     }
 
     /// Removes `slot`; nothing happens when it is absent.
-    mutating func remove(slot: Int32) {
+    func remove(slot: Int32) {
         let index = Int(slot)
         guard index < slotLevel.count, slotLevel[index] >= 0 else { return }
         if inPacked[index] {
@@ -171,7 +172,7 @@ struct SpatialIndex {
     }
 
     /// Packs every present slot (call after bulk inserts; queries do it when the overlay has grown).
-    mutating func rebuild() {
+    func rebuild() {
         var histogram = [Int](repeating: 0, count: Self.levelCount)
         for level in slotLevel where level >= 0 { histogram[Int(level)] += 1 }
         floorLevel = 0
@@ -235,7 +236,7 @@ struct SpatialIndex {
     }
 
     /// Rebuilds when the overlay or the tombstones have outgrown a fraction of the packed part.
-    mutating func compactIfNeeded() {
+    func compactIfNeeded() {
         if overlayCount > max(256, packedCount / 8) || tombstones > max(256, packedCount / 4) { rebuild() }
     }
 
