@@ -30,7 +30,9 @@ struct EventQueue {
 
     /// Takes the events produced since the last call (pass-through mode).
     mutating func drainProduced() -> [ProducedEvent] {
-        defer { produced.removeAll(keepingCapacity: true) }
+        // Most readings produce nothing: answer without touching (and so copying) the buffer.
+        guard !produced.isEmpty else { return [] }
+        defer { produced = [] }
         return produced
     }
 
