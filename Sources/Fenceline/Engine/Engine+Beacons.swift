@@ -17,7 +17,7 @@ extension Engine {
 
     private func evaluate(_ sighting: BeaconSighting, slot: Int32, device: Int32) {
         let entry = requests[Int(slot)]
-        guard entry.isAlive, let beacon = entry.beacon, entry.applies(to: device) else { return }
+        guard states[Int(slot)].isAlive, let beacon = entry.beacon, entry.applies(to: device) else { return }
         let trigger = beacon.trigger
         let records = devices.beaconRecords[Int(device)]
         var index = records.firstIndex { $0.slot == slot }
@@ -51,7 +51,7 @@ extension Engine {
     /// Fires a beacon timer: an enter delay, an exit timeout or an exit delay.
     func fireBeacon(_ timer: EngineTimer) {
         let entry = requests[Int(timer.slot)]
-        guard entry.isAlive, let beacon = entry.beacon,
+        guard states[Int(timer.slot)].isAlive, let beacon = entry.beacon,
             let index = devices.beaconRecords[Int(timer.device)].firstIndex(where: { $0.slot == timer.slot })
         else { return }
         var record = devices.beaconRecords[Int(timer.device)][index]
@@ -108,7 +108,7 @@ extension Engine {
         guard deliver(event, for: entry) else { return }
         if !trigger.repeats {
             record.isDone = true
-            entry.finishedDevices += 1
+            states[Int(entry.slot)].finishedDevices += 1
         }
     }
 }

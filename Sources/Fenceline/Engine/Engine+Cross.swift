@@ -21,7 +21,8 @@ extension Engine {
             var seen: Set<Int32> = []
             for slot in nearby where seen.insert(slot).inserted {
                 let entry = requests[Int(slot)]
-                guard entry.isAlive, let region = entry.region, region.bucket == bucket, entry.applies(to: device),
+                guard states[Int(slot)].isAlive, let region = entry.region, region.bucket == bucket,
+                    entry.applies(to: device),
                     previous.sequence > entry.addedSequence
                 else { continue }
                 if let index = devices.recordIndex(device: device, slot: slot) {
@@ -42,7 +43,7 @@ extension Engine {
     /// Emits the cross if the device is still outside after the fix.
     func confirmCross(slot: Int32, distance: Double, device: Int32, fix: Fix) {
         let entry = requests[Int(slot)]
-        guard entry.isAlive, let region = entry.region else { return }
+        guard states[Int(slot)].isAlive, let region = entry.region else { return }
         let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
         if let index = devices.recordIndex(device: device, slot: slot) {
             let record = devices.records[Int(device)][index]
@@ -53,7 +54,7 @@ extension Engine {
             distance: distance)
         guard deliver(event, for: entry) else { return }
         guard !region.trigger.repeats else { return }
-        entry.finishedDevices += 1
+        states[Int(slot)].finishedDevices += 1
         if let index = devices.recordIndex(device: device, slot: slot) {
             devices.records[Int(device)][index].isDone = true
         } else {

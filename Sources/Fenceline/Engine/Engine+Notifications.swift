@@ -25,14 +25,15 @@ extension Engine {
     /// no device), then the next due time; a non-repeating request is then delivered and done.
     func fireTiming(_ timer: EngineTimer) {
         let entry = requests[Int(timer.slot)]
-        guard entry.isAlive, let timing = entry.timing, timer.token == entry.timerToken else { return }
+        let state = states[Int(timer.slot)]
+        guard state.isAlive, let timing = entry.timing, timer.token == state.timerToken else { return }
         let due = timer.due
         let devices: [String?] = entry.scopeNames ?? [nil]
         if entry.mayNotify(at: due) {
             for device in devices { _ = deliver(makeEvent(.fire, for: entry, device: device, time: due), for: entry) }
             if !timing.repeats {
-                entry.isFinished = true
-                entry.nextFire = nil
+                states[Int(entry.slot)].isFinished = true
+                states[Int(entry.slot)].nextFire = nil
                 return
             }
             scheduleTiming(entry, at: timing.nextDue(after: due))
@@ -50,10 +51,11 @@ extension Engine {
     }
 
     func scheduleTiming(_ entry: RequestEntry, at due: Timestamp?) {
-        entry.nextFire = due
+        let slot = Int(entry.slot)
+        states[slot].nextFire = due
         guard let due else { return }
-        entry.timerToken = makeToken()
-        timers.schedule(.timing, due: due, setAt: clock, slot: entry.slot, device: -1, token: entry.timerToken)
+        states[slot].timerToken = makeToken()
+        timers.schedule(.timing, due: due, setAt: clock, slot: entry.slot, device: -1, token: states[slot].timerToken)
     }
 
     // MARK: Pending and delivered (UserNotifications-style management)
@@ -61,9 +63,10 @@ extension Engine {
     /// The requests that can still fire, in the order they were added.
     public var pendingRequests: [NotificationRequest] {
         requests.filter { entry in
-            guard entry.isAlive, !entry.isFinished else { return false }
-            if let scope = entry.scopeNames, entry.finishedDevices >= scope.count { return false }
-            if entry.timing != nil, clock != nil, entry.nextFire == nil { return false }
+            let state = states[Int(entry.slot)]
+            guard state.isAlive, !state.isFinished else { return false }
+            if let scope = entry.scopeNames, state.finishedDevices >= scope.count { return false }
+            if entry.timing != nil, clock != nil, state.nextFire == nil { return false }
             return true
         }.map(\.request) + startCatalog
     }
@@ -72,7 +75,7 @@ extension Engine {
     /// for unknown ids, and before the first reading has set the clock).
     public func nextTriggerDate(forRequest id: String) -> Timestamp? {
         guard let slot = slotsByID[id] else { return nil }
-        return requests[Int(slot)].nextFire
+        return states[Int(slot)].nextFire
     }
 
     /// The delivered notifications, newest first (at most the configured number per device).

@@ -175,7 +175,7 @@ extension Engine {
 
     private func fireRegion(_ timer: EngineTimer) {
         let entry = requests[Int(timer.slot)]
-        guard entry.isAlive, let region = entry.region,
+        guard states[Int(timer.slot)].isAlive, let region = entry.region,
             let recordIndex = devices.recordIndex(device: timer.device, slot: timer.slot)
         else { return }
         var record = devices.records[Int(timer.device)][recordIndex]
@@ -250,7 +250,7 @@ extension Engine {
         guard deliver(event, for: entry) else { return }
         if entry.region?.trigger.repeats == false {
             record.isDone = true
-            entry.finishedDevices += 1
+            states[Int(entry.slot)].finishedDevices += 1
         }
     }
 

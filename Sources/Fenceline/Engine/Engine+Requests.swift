@@ -110,6 +110,7 @@ extension Engine {
             request: request, slot: slot, addedSequence: applySequence, addedTime: time, scope: scope, region: region,
             beacon: beacon, gate: gate, timing: timing)
         requests.append(entry)
+        states.append(RequestState())
         if case .polygon(let shape)? = region?.fence.shape { polygons.append(shape) }
         hot.append(HotSlot(entry: entry, polygon: polygons.count - 1))
         visited.append(0)
@@ -139,8 +140,8 @@ extension Engine {
     /// Takes a request out: it no longer matches, and its records and timers are dropped lazily.
     func retire(_ slot: Int32) {
         let entry = requests[Int(slot)]
-        guard entry.isAlive else { return }
-        entry.isAlive = false
+        guard states[Int(slot)].isAlive else { return }
+        states[Int(slot)].isAlive = false
         hot[Int(slot)].isAlive = false
         slotsByID[entry.request.id] = nil
         if let region = entry.region {

@@ -72,6 +72,8 @@ public final class Engine {
     @exclusivity(unchecked) public internal(set) var statistics = Statistics()
 
     @exclusivity(unchecked) var requests: [RequestEntry] = []
+    /// `states[slot]`: what changes about each request.
+    @exclusivity(unchecked) var states: [RequestState] = []
     /// `hot[slot]`: the flat per-slot values the candidate loop reads.
     @exclusivity(unchecked) var hot: [HotSlot] = []
     /// The polygon fences' flat data, indexed by `HotSlot.polygon`.

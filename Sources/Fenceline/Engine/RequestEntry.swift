@@ -1,7 +1,22 @@
 import GEOSBridge
 
+/// What changes about a request while it lives; one per slot, beside the immutable entry, so
+/// engines forked from one another share their entries (see `Engine.fork`).
+struct RequestState {
+    /// Cleared when the request is replaced or removed; timers and records of a dead entry are dropped.
+    var isAlive = true
+    /// A non-repeating time or calendar request that has fired: delivered, no longer pending.
+    var isFinished = false
+    /// The next time a time or calendar trigger is due, and the token of its live timer.
+    var nextFire: Timestamp?
+    var timerToken: UInt64 = 0
+    /// Devices a non-repeating region or beacon request has already notified.
+    var finishedDevices = 0
+}
+
 /// A request as the engine holds it: the value, where it lives (slot), when it was added, and
-/// for region triggers everything the hot path needs already resolved.
+/// for region triggers everything the hot path needs already resolved. Immutable once made (what
+/// changes is in `RequestState`), so engines forked from one another share it.
 final class RequestEntry {
     let request: NotificationRequest
     let slot: Int32
@@ -18,15 +33,6 @@ final class RequestEntry {
     let timing: TimingEntry?
     /// Scoped device names in order, for one notification per listed device.
     let scopeNames: [String]?
-    /// A non-repeating time or calendar request that has fired: delivered, no longer pending.
-    var isFinished = false
-    /// The next time a time or calendar trigger is due, and the token of its live timer.
-    var nextFire: Timestamp?
-    var timerToken: UInt64 = 0
-    /// Devices a non-repeating region or beacon request has already notified.
-    var finishedDevices = 0
-    /// Cleared when the request is replaced or removed; timers and records of a dead entry are dropped.
-    var isAlive = true
 
     init(
         request: NotificationRequest, slot: Int32, addedSequence: UInt64, addedTime: Timestamp,
