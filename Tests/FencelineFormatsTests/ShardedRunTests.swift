@@ -74,6 +74,11 @@ import Testing
             case 100: lines.append(#"{"time":\#(start + second),"op":"add","request":{"id":"bad","trigger":{}}}"#)
             case 120: lines.append(#"{"op":"removeAllDelivered"}"#)
             case 150: lines.append(#"{"time":\#(start + second + 30),"op":"tick"}"#)
+            case 170:
+                // A time trigger taking the id of a region request: no shard may keep the region.
+                lines.append(
+                    #"{"time":\#(start + second),"op":"add","request":{"id":"naive","trigger":{"type":"timeInterval","seconds":7}}}"#
+                )
             case 200: lines.append(#"{"op":"removeAllPending"}"#)
             default: break
             }

@@ -119,7 +119,8 @@ struct BenchCommand: AsyncParsableCommand {
                     fenceline,
                     ["run", "--threads", "2", "--triggers", catalogPath, readingsPath, "-o", threaded, "--quiet"])
                 let twoLoad = try Spawned.run(
-                    fenceline, ["run", "--threads", "2", "--triggers", catalogPath, first, "-o", "/dev/null", "--quiet"])
+                    fenceline,
+                    ["run", "--threads", "2", "--triggers", catalogPath, first, "-o", "/dev/null", "--quiet"])
                 let twoRate = Double(count) / max(1e-9, two.seconds - twoLoad.seconds)
                 let identical = FileManager.default.contentsEqual(atPath: output, andPath: threaded)
                 if !identical { failures.append("\(name): --threads 2 output differs from 1 thread") }

@@ -79,8 +79,8 @@ public final class Engine {
     /// The polygon fences' flat data, indexed by `HotSlot.polygon`.
     @exclusivity(unchecked) var polygons: [PolygonShape] = []
     var slotsByID: [String: Int32] = [:]
-    let index = SpatialIndex()
-    let crossIndex = SpatialIndex()
+    let index: SpatialIndex
+    let crossIndex: SpatialIndex
     @exclusivity(unchecked) var stateSlots: [Int32] = []
     /// While a timer fires, the later of its due time and the clock when it was set, so produced
     /// events know what made them (see ``ProducedEvent/timerBound``).
@@ -111,6 +111,8 @@ public final class Engine {
         logger: Logger = Logger(label: "fenceline.engine", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         self.configuration = configuration
+        self.index = SpatialIndex()
+        self.crossIndex = SpatialIndex()
         self.delivered = DeliveredLedger(limit: configuration.deliveredLimit)
         self.reorder = ReorderBuffer(window: configuration.reorderWindow)
         self.events = EventQueue(passesThrough: configuration.eventRelease == .asProduced)
@@ -182,6 +184,50 @@ public final class Engine {
 
 @available(*, unavailable)
 extension Engine: Sendable {}
+
+extension Engine {
+    /// A new engine with this one's requests, clock and devices but no timers, events or delivered
+    /// notifications, sharing the immutable part of every request (fences, shapes, index storage)
+    /// until one of them changes it. The sharded driver forks one engine per thread right after the
+    /// catalog is added, before any reading, so the fences are prepared and held once. Time and
+    /// calendar requests stay (listed) but never fire in the fork: timers are not copied. Fences
+    /// measured with GEOS (the `overlap` mode) are prepared again on the fork's own GEOS context,
+    /// which cannot be shared.
+    package func fork() -> Engine {
+        Engine(forking: self)
+    }
+
+    private convenience init(forking source: Engine) {
+        try! self.init(catalog: Catalog(), configuration: source.configuration, logger: source.logger)
+        categories = source.categories
+        defaultHysteresis = source.defaultHysteresis
+        clock = source.clock
+        requests = source.requests
+        for (slot, entry) in requests.enumerated() {
+            guard let region = entry.region, region.fence.usesGEOS,
+                let fence = try? PreparedFence(region.trigger.geometry, context: context, needsOverlap: true)
+            else { continue }
+            requests[slot] = RequestEntry(
+                request: entry.request, slot: entry.slot, addedSequence: entry.addedSequence,
+                addedTime: entry.addedTime, scope: entry.scope,
+                region: RegionEntry(trigger: region.trigger, fence: fence, bucket: region.bucket), beacon: entry.beacon,
+                gate: entry.gate, timing: entry.timing)
+        }
+        states = source.states
+        hot = source.hot
+        polygons = source.polygons
+        slotsByID = source.slotsByID
+        index.adopt(source.index)
+        crossIndex.adopt(source.crossIndex)
+        stateSlots = source.stateSlots
+        beaconSlots = source.beaconSlots
+        widening = source.widening
+        devices = source.devices  // the interned ids request scopes refer to
+        applySequence = source.applySequence
+        nextToken = source.nextToken
+        visited = Array(repeating: 0, count: source.visited.count)
+    }
+}
 
 /// An event as it was produced, for drivers that order events themselves (the sharded pipeline).
 public struct ProducedEvent: Sendable {

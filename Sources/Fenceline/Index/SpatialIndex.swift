@@ -83,6 +83,28 @@ final class SpatialIndex {
     /// How many slots are in the index.
     private(set) var count = 0
 
+    init() {}
+
+    /// Becomes a copy of `source` that shares its arrays until either side changes them (copy on
+    /// write), for an engine forked from another.
+    func adopt(_ source: SpatialIndex) {
+        levels = source.levels
+        members = source.members
+        packedLevels = source.packedLevels
+        packedCount = source.packedCount
+        overlay = source.overlay
+        overlayLevels = source.overlayLevels
+        overlayCount = source.overlayCount
+        slotLevel = source.slotLevel
+        slotKeys = source.slotKeys
+        slotBoxes = source.slotBoxes
+        inPacked = source.inPacked
+        tombstones = source.tombstones
+        floorLevel = source.floorLevel
+        unpacked = source.unpacked
+        count = source.count
+    }
+
     private static let emptyKey = Int64.min
 
     private static func cellSize(level: Int) -> Double { baseCellDegrees * Double(1 << level) }

@@ -24,6 +24,9 @@ struct PreparedFence {
     /// The fence in its local frame (metres), built only when the overlap mode needs it.
     private let overlapGeometry: GEOSGeometry?
 
+    /// Whether measuring it calls GEOS (on the context it was prepared with).
+    var usesGEOS: Bool { overlapGeometry != nil }
+
     /// Prepares `geometry`, already validated. Parts of a multipolygon that cross ±180° are joined
     /// with GEOS so a point near the seam measures its distance to the real coast, not the cut.
     init(_ geometry: RegionGeometry, context: GEOSContext, needsOverlap: Bool) throws {

@@ -18,7 +18,7 @@ final class ShardedRun {
     /// One engine and its work for the current batch; used by one thread at a time, handed over at
     /// the batch barriers of `concurrentPerform`.
     final class Shard: @unchecked Sendable {
-        let engine: Engine
+        var engine: Engine
         var inbox: [(line: Int, reading: Reading)] = []
         var outbox: [(event: ProducedEvent, line: Int, order: Int)] = []
         var produced = 0
@@ -71,20 +71,14 @@ final class ShardedRun {
     /// Produced events not yet written, with the line that produced them.
     private var pending: [(event: ProducedEvent, line: Int, order: (shard: Int, order: Int))] = []
 
+    /// Shard 0 gets the catalog; the others are forked from it once it has added the catalog at
+    /// the first line's time, so the fences are prepared and held once for all threads.
     init(catalog: Catalog, configuration: Engine.Configuration, threads: Int) throws {
-        var shards: [Shard] = []
-        for index in 0..<threads {
-            var own = catalog
-            if index > 0 {
-                own.requests = catalog.requests.filter { !Self.isTimed($0) }
-                if catalog.isValidated { own.markValidated() }  // a part of a valid catalog is valid
-            }
-            var configuration = configuration
-            configuration.reorderWindow = .zero
-            configuration.eventRelease = .asProduced
-            shards.append(Shard(engine: try Engine(catalog: own, configuration: configuration)))
-        }
-        self.shards = shards
+        var configuration = configuration
+        configuration.reorderWindow = .zero
+        configuration.eventRelease = .asProduced
+        let first = try Engine(catalog: catalog, configuration: configuration)
+        shards = (0..<threads).map { _ in Shard(engine: first) }
     }
 
     static func isTimed(_ request: NotificationRequest) -> Bool {
@@ -118,9 +112,15 @@ final class ShardedRun {
         }
         if !started {
             started = true
-            // Every shard adds its catalog at the first line's time, as one engine would.
+            // Shard 0 adds the catalog at the first line's time, as one engine would, and the
+            // others start as forks of it.
+            let first = shards[0]
+            for event in first.engine.produce(.control(ControlRecord(time: time, operation: .tick))) {
+                first.produced += 1
+                pending.append((event, line, (0, first.produced)))
+            }
             for shard in shards {
-                shard.inbox.append((line, .control(ControlRecord(time: time, operation: .tick))))
+                if shard !== first { shard.engine = first.engine.fork() }
                 shard.synced = time
             }
             let waiting = untimed
@@ -144,7 +144,11 @@ final class ShardedRun {
             deliver(reading, to: shards[Self.shard(of: sighting.device, count: shards.count)])
         case .control(let control):
             if case .add(let request) = control.operation, Self.isTimed(request) {
+                // A time or calendar request fires in shard 0 only; elsewhere it just takes the
+                // place of any request with its id.
                 deliver(reading, to: shards[0])
+                let retire = Reading.control(ControlRecord(time: control.time, operation: .removePending([request.id])))
+                for shard in shards.dropFirst() { deliver(retire, to: shard) }
             } else {
                 for shard in shards { deliver(reading, to: shard) }
             }
