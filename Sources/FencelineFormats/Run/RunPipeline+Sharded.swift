@@ -54,6 +54,15 @@ extension RunPipeline {
             }
         }
 
+        /// A reading of the batch, routed by index (it stays in `parsed`) unless it must wait in
+        /// the reorder window.
+        func accept(item index: Int, reading: () -> Reading) {
+            let meta = parsed.meta[index]
+            guard reorder == nil, meta.shard >= 0 else { return accept(reading()) }
+            summary.readings += 1
+            coordinator.route(item: index, time: Timestamp(microseconds: meta.time), shard: Int(meta.shard))
+        }
+
         // One batch: the bytes of its lines back to back, and where each line is (start -1 marks
         // a line too long to keep).
         var bytes: [UInt8] = []
@@ -69,26 +78,16 @@ extension RunPipeline {
             func flush() {
                 let count = spans.count
                 parsed.items = Array(repeating: .blank, count: count)
+                parsed.meta = Array(repeating: (0, -1), count: count)
                 if format == .ndjson {
                     let chunk = (count + threads - 1) / threads
                     bytes.withUnsafeBufferPointer { all in
                         parsed.items.withUnsafeMutableBufferPointer { items in
-                            let work = ParseWork(all: all, items: items, spans: spans)
-                            DispatchQueue.concurrentPerform(iterations: threads) { part in
-                                let parallel = NDJSONReadingDecoder()
-                                for index in min(count, part * chunk)..<min(count, (part + 1) * chunk)
-                                where work.spans[index].start >= 0 {
-                                    let line = UnsafeBufferPointer(
-                                        rebasing: work.all[work.spans[index].start..<work.spans[index].end])
-                                    do throws(LineError) {
-                                        switch try parallel.decodeDeferringControls(line) {
-                                        case .blank: work.items[index] = .blank
-                                        case .reading(let reading): work.items[index] = .reading(reading)
-                                        case .control: work.items[index] = .control
-                                        }
-                                    } catch {
-                                        work.items[index] = .failure(error)
-                                    }
+                            parsed.meta.withUnsafeMutableBufferPointer { meta in
+                                let work = ParseWork(all: all, items: items, meta: meta, spans: spans)
+                                DispatchQueue.concurrentPerform(iterations: threads) { part in
+                                    work.parse(
+                                        min(count, part * chunk)..<min(count, (part + 1) * chunk), shards: threads)
                                 }
                             }
                         }
@@ -123,7 +122,11 @@ extension RunPipeline {
                             }
                             switch parsed.items[index] {
                             case .blank: continue
-                            case .reading(let reading): accept(reading)
+                            case .reading:
+                                accept(item: index) {
+                                    guard case .reading(let reading) = parsed.items[index] else { fatalError() }
+                                    return reading
+                                }
                             case .failure(let error): throw error
                             case .control: if let reading = try serial.decode(line) { accept(reading) }
                             }
@@ -132,7 +135,7 @@ extension RunPipeline {
                         }
                     }
                 }
-                emit(coordinator.runBatch(final: false, until: nil))
+                emit(parsed.items.withUnsafeBufferPointer { coordinator.runBatch(final: false, until: nil, items: $0) })
                 bytes.removeAll(keepingCapacity: true)
                 spans.removeAll(keepingCapacity: true)
             }
@@ -165,9 +168,38 @@ extension RunPipeline {
     }
 }
 
-/// The pointers a parallel parse shares: disjoint ranges of `items` per worker, `all` read-only.
+/// The pointers a parallel parse shares: disjoint ranges of `items` and `meta` per worker, `all`
+/// read-only.
 private struct ParseWork: @unchecked Sendable {
     let all: UnsafeBufferPointer<UInt8>
     let items: UnsafeMutableBufferPointer<ShardedRun.Parsed>
+    let meta: UnsafeMutableBufferPointer<(time: Int64, shard: Int32)>
     let spans: [(start: Int, end: Int, number: Int)]
+
+    /// Parses the lines in `range`, noting each reading's time and shard for the coordinator.
+    func parse(_ range: Range<Int>, shards: Int) {
+        let decoder = NDJSONReadingDecoder()
+        for index in range where spans[index].start >= 0 {
+            let line = UnsafeBufferPointer(rebasing: all[spans[index].start..<spans[index].end])
+            do throws(LineError) {
+                switch try decoder.decodeDeferringControls(line) {
+                case .blank: items[index] = .blank
+                case .reading(let reading):
+                    items[index] = .reading(reading)
+                    switch reading {
+                    case .fix(let fix):
+                        meta[index] = (fix.time.microseconds, Int32(ShardedRun.shard(of: fix.device, count: shards)))
+                    case .sighting(let sighting):
+                        meta[index] = (
+                            sighting.time.microseconds, Int32(ShardedRun.shard(of: sighting.device, count: shards))
+                        )
+                    case .control: break
+                    }
+                case .control: items[index] = .control
+                }
+            } catch {
+                items[index] = .failure(error)
+            }
+        }
+    }
 }

@@ -18,8 +18,16 @@ final class ShardedRun {
     /// One engine and its work for the current batch; used by one thread at a time, handed over at
     /// the batch barriers of `concurrentPerform`.
     final class Shard: @unchecked Sendable {
+        /// What a shard applies, in order: a reading of the current batch's parsed lines (by index,
+        /// so the coordinator copies nothing), or a record of its own (ticks, controls, readings
+        /// that went through the reorder window or came from CSV).
+        enum Work {
+            case item(line: Int, index: Int)
+            case record(line: Int, reading: Reading)
+        }
+
         var engine: Engine
-        var inbox: [(line: Int, reading: Reading)] = []
+        var inbox: [Work] = []
         var outbox: [(event: ProducedEvent, line: Int, order: Int)] = []
         var produced = 0
         /// The global clock this shard's engine has been moved to.
@@ -29,10 +37,21 @@ final class ShardedRun {
             self.engine = engine
         }
 
-        func run(tick: Timestamp?) {
+        func run(tick: Timestamp?, items: UnsafeBufferPointer<Parsed>) {
             outbox.removeAll(keepingCapacity: true)
-            for (line, reading) in inbox {
-                for event in engine.produce(reading) {
+            for work in inbox {
+                let line: Int
+                let events: [ProducedEvent]
+                switch work {
+                case .item(let itemLine, let index):
+                    guard case .reading(let reading) = items[index] else { continue }
+                    line = itemLine
+                    events = engine.produce(reading)
+                case .record(let recordLine, let reading):
+                    line = recordLine
+                    events = engine.produce(reading)
+                }
+                for event in events {
                     produced += 1
                     outbox.append((event, line, produced))
                 }
@@ -59,6 +78,8 @@ final class ShardedRun {
     /// Lines parsed in parallel write into this, each worker its own range.
     final class ParsedBox: @unchecked Sendable {
         var items: [Parsed] = []
+        /// Per line, for readings: time in µs and shard (-1 for anything else).
+        var meta: [(time: Int64, shard: Int32)] = []
     }
 
     let shards: [Shard]
@@ -110,10 +131,27 @@ final class ShardedRun {
             control.time = max(time, clock ?? time)
             reading = .control(control)
         }
+        start(at: time)
+        noteClock(time)
+        deliver(reading)
+    }
+
+    /// Routes a reading of the current batch's parsed lines by its index, with its time and
+    /// shard worked out in the parallel parse: the reading itself is not copied.
+    func route(item index: Int, time: Timestamp, shard: Int) {
+        start(at: time)
+        noteClock(time)
+        line += 1
+        let target = shards[shard]
+        sync(target)
+        target.inbox.append(.item(line: line, index: index))
+    }
+
+    /// At the first timed line, shard 0 adds the catalog at its time, as one engine would, and the
+    /// others start as forks of it; records that came before any time are applied then.
+    private func start(at time: Timestamp) {
         if !started {
             started = true
-            // Shard 0 adds the catalog at the first line's time, as one engine would, and the
-            // others start as forks of it.
             let first = shards[0]
             for event in first.engine.produce(.control(ControlRecord(time: time, operation: .tick))) {
                 first.produced += 1
@@ -127,12 +165,14 @@ final class ShardedRun {
             untimed = []
             for record in waiting { deliver(record) }
         }
+    }
+
+    private func noteClock(_ time: Timestamp) {
         if clock.map({ time > $0 }) ?? true {
             clock = time
             clockLines.append(line)
             clockValues.append(time)
         }
-        deliver(reading)
     }
 
     private func deliver(_ reading: Reading) {
@@ -159,11 +199,15 @@ final class ShardedRun {
     /// fired every timer due before that clock by now, and a reading older than the clock (but not
     /// stale) must find its device's timers in that same state.
     private func deliver(_ reading: Reading, to shard: Shard) {
+        sync(shard)
+        shard.inbox.append(.record(line: line, reading: reading))
+    }
+
+    private func sync(_ shard: Shard) {
         if let clock, shard.synced.map({ $0 < clock }) ?? true {
-            shard.inbox.append((line, .control(ControlRecord(time: clock, operation: .tick))))
+            shard.inbox.append(.record(line: line, reading: .control(ControlRecord(time: clock, operation: .tick))))
             shard.synced = clock
         }
-        shard.inbox.append((line, reading))
     }
 
     /// The first line whose clock is later than `time`, `nil` if none yet.
@@ -179,11 +223,14 @@ final class ShardedRun {
 
     /// Applies the routed readings in parallel and returns the events whose release line is known,
     /// in the order one engine would have written them.
-    func runBatch(final: Bool, until: Timestamp?) -> [Event] {
+    func runBatch(final: Bool, until: Timestamp?, items: UnsafeBufferPointer<Parsed> = .init(start: nil, count: 0))
+        -> [Event]
+    {
         let tick = final ? nil : clock
         let shards = self.shards
+        let batch = BatchItems(items: items)
         DispatchQueue.concurrentPerform(iterations: shards.count) { index in
-            shards[index].run(tick: tick)
+            shards[index].run(tick: tick, items: batch.items)
         }
         if final {
             let end = [clock, until].compactMap { $0 }.max()
@@ -240,3 +287,8 @@ final class ShardedRun {
 
 @available(*, unavailable)
 extension ShardedRun: Sendable {}
+
+/// The batch's parsed lines, read (never written) by every shard during its phase.
+private struct BatchItems: @unchecked Sendable {
+    let items: UnsafeBufferPointer<ShardedRun.Parsed>
+}
