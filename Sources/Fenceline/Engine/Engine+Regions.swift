@@ -45,42 +45,41 @@ extension Engine {
 
     private func evaluate(slot: Int32, hot: UnsafePointer<HotSlot>, device: Int32, fix: Fix, accuracy: Double) {
         let recordIndex = devices.recordIndex(device: device, slot: slot)
-        let hot = hot.pointee
-        guard hot.isAlive, hot.isRegion else {
+        guard hot.pointee.isAlive, hot.pointee.isRegion else {
             if let recordIndex { devices.records[Int(device)].remove(at: recordIndex) }
             return
         }
-        if hot.isScoped && !requests[Int(slot)].applies(to: device) { return }
-        guard accuracy <= hot.maxAccuracy else { return }
+        if hot.pointee.isScoped && !requests[Int(slot)].applies(to: device) { return }
+        guard accuracy <= hot.pointee.maxAccuracy else { return }
         let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
         if let recordIndex {
             var record = devices.records[Int(device)][recordIndex]
             guard !record.isDone else { return }
             let condition: RegionStateMachine.Condition
-            if hot.shape == .polygon && hot.mode == .ignore {
-                condition = certifiedPolygonCondition(hot: hot, point: fix.coordinate, record: &record)
+            if hot.pointee.shape == .polygon && hot.pointee.mode == .ignore {
+                condition = certifiedPolygonCondition(hot: hot.pointee, point: fix.coordinate, record: &record)
             } else {
-                condition = regionCondition(slot: slot, hot: hot, point: fix.coordinate, accuracy: accuracy)
+                condition = regionCondition(slot: slot, hot: hot.pointee, point: fix.coordinate, accuracy: accuracy)
             }
-            let action = record.machine.fix(condition, at: fix.time, rules: hot.rules, token: makeToken())
+            let action = record.machine.fix(condition, at: fix.time, rules: hot.pointee.rules, token: makeToken())
             record.lastPosition = position
             record.insideAfterLastFix = record.machine.isInside
             if action != .none { perform(action, slot: slot, device: device, record: &record) }
             store(record, at: recordIndex, device: device)
             return
         }
-        let condition = regionCondition(slot: slot, hot: hot, point: fix.coordinate, accuracy: accuracy)
-        let known = devices.acceptedFix(device: device, bucket: hot.bucket).sequence > hot.addedSequence
+        let condition = regionCondition(slot: slot, hot: hot.pointee, point: fix.coordinate, accuracy: accuracy)
+        let known = devices.acceptedFix(device: device, bucket: hot.pointee.bucket).sequence > hot.pointee.addedSequence
         var machine: RegionStateMachine
         let action: RegionStateMachine.Action
         if known {
             // Known to be outside: only a fix meeting the enter condition starts anything.
             guard condition == .enter else { return }
             machine = RegionStateMachine()
-            action = machine.fix(condition, at: fix.time, rules: hot.rules, token: makeToken())
+            action = machine.fix(condition, at: fix.time, rules: hot.pointee.rules, token: makeToken())
         } else {
             (machine, action) = RegionStateMachine.first(
-                condition, at: fix.time, policy: hot.initial, rules: hot.rules, token: makeToken())
+                condition, at: fix.time, policy: hot.pointee.initial, rules: hot.pointee.rules, token: makeToken())
         }
         var record = DeviceTable.RegionRecord(
             slot: slot, machine: machine, insideAfterLastFix: machine.isInside, lastPosition: position)

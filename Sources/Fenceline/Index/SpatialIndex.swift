@@ -283,9 +283,12 @@ final class SpatialIndex {
                     while true {
                         let cell = cells[position]
                         if cell.key == key {
-                            let start = Int(cell.start)
-                            for index in start..<(start + Int(cell.count)) {
+                            // A while loop: a for-in over the Range showed unspecialised in profiles.
+                            var index = Int(cell.start)
+                            let end = index + Int(cell.count)
+                            while index < end {
                                 let member = members[index]
+                                index += 1
                                 if member.contains(latitude: lat, longitude: lon) && present[Int(member.slot)] {
                                     result.append(member.slot)
                                 }

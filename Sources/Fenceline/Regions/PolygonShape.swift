@@ -179,17 +179,22 @@ final class PolygonShape {
                 if x >= part.minX && x <= part.maxX && y >= part.minY && y <= part.maxY {
                     // Crossing number along +x: only edges spanning y, all in y's band.
                     let band = part.firstBand + part.band(y)
-                    for slot in Int(bands[band])..<Int(bands[band + 1]) {
+                    // While loops: a for-in over a Range showed unspecialised in profiles here.
+                    var slot = Int(bands[band])
+                    let end = Int(bands[band + 1])
+                    while slot < end {
                         let index = Int(bands[slot])
+                        slot += 1
                         let a = points[index], b = points[index + 1]
                         if (a.y > y) != (b.y > y), x < a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y) { inside.toggle() }
                     }
                 }
                 // Distances only to edges in the bands within reach.
-                let first = Int(bands[part.firstBand + part.band(y - limit)])
+                var slot = Int(bands[part.firstBand + part.band(y - limit)])
                 let last = Int(bands[part.firstBand + part.band(y + limit) + 1])
-                for slot in first..<last {
+                while slot < last {
                     let index = Int(bands[slot])
+                    slot += 1
                     let a = points[index], b = points[index + 1]
                     if x >= min(a.x, b.x) - limit && x <= max(a.x, b.x) + limit && y >= min(a.y, b.y) - limit
                         && y <= max(a.y, b.y) + limit
