@@ -1,3 +1,5 @@
+import Foundation
+
 /// Devices interned to dense integers, with their flat per-device state.
 ///
 /// Region state is sparse: a device holds a record only for requests where it is inside, has a
@@ -44,6 +46,27 @@ struct DeviceTable {
         var lastReport: BeaconReport?
     }
 
+    /// A disc around a device's last full evaluation within which no region request the device
+    /// holds no record for can meet its enter condition, nor any other fence box begin: a fix
+    /// inside it needs neither the index nor those requests (see `Engine.apply(_:device:)`).
+    struct SafeDisc {
+        var center = Coordinate(latitude: 0, longitude: 0)
+        /// Metres; 0 when there is none.
+        var radius = 0.0
+        /// The engine's request epoch it was measured in: any request added or removed since voids it.
+        var epoch: UInt64 = 0
+
+        /// Whether `point` is certainly inside (a local projection, padded as for polygon certificates).
+        @inline(__always)
+        func holds(_ point: Coordinate) -> Bool {
+            let dy = (point.latitude - center.latitude) * Earth.metresPerDegree
+            let dx =
+                (unwrap(point.longitude, near: center.longitude) - center.longitude) * Earth.metresPerDegree
+                * cos(center.latitude * .pi / 180)
+            return (dx * dx + dy * dy).squareRoot() * 1.001 + 0.01 < radius
+        }
+    }
+
     /// The last fix of a device that a request with a given accuracy threshold accepted.
     struct AcceptedFix {
         /// The engine's apply counter for that fix; 0 when there was none.
@@ -57,6 +80,7 @@ struct DeviceTable {
     var lastTimes: [Timestamp?] = []
     var records: [[RegionRecord]] = []
     var beaconRecords: [[BeaconRecord]] = []
+    var discs: [SafeDisc] = []
     /// `accepted[device * thresholds.count + bucket]`.
     private(set) var accepted: [AcceptedFix] = []
     /// The distinct `maxAccuracy` values of region requests (`.infinity` for none), each a bucket.
@@ -74,6 +98,7 @@ struct DeviceTable {
         lastTimes.append(nil)
         records.append([])
         beaconRecords.append([])
+        discs.append(SafeDisc())
         accepted.append(contentsOf: repeatElement(AcceptedFix(), count: thresholds.count))
         return id
     }

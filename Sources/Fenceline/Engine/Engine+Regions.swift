@@ -12,45 +12,70 @@ extension Engine {
             visitStamp = 1
         }
         candidates.removeAll(keepingCapacity: true)
+        // `safe`: while measuring, the radius of the device's next safe disc (see `SafeDisc`).
+        var measuring = false
+        var safe = Double.infinity
         if index.count > 0 {
             let point = fix.coordinate
-            if widening > 0 && accuracy > 0 {
+            let disc = devices.discs[Int(device)]
+            if widening == 0 && disc.radius > 0 && disc.epoch == requestEpoch && disc.holds(point) {
+                // Still inside the safe disc: only the requests the device has records for can change.
+            } else if widening > 0 && accuracy > 0 {
                 let box = GeoBounds(
                     south: point.latitude, north: point.latitude, west: point.longitude, east: point.longitude)
                 index.query(bounds: box.expanded(byMetres: accuracy), into: &candidates)
             } else {
-                index.query(latitude: point.latitude, longitude: point.longitude, into: &candidates)
+                measuring = widening == 0 && usesSafeDiscs
+                safe = 1000
+                index.query(latitude: point.latitude, longitude: point.longitude, into: &candidates, clearance: &safe)
             }
         }
         for record in devices.records[Int(device)] { candidates.append(record.slot) }
         let crosses = crossIndex.count > 0 ? pendingCrosses(fix, device: device, accuracy: accuracy) : []
-        for slot in candidates where visited[Int(slot)] != visitStamp {
-            visited[Int(slot)] = visitStamp
-            evaluate(slot: slot, device: device, fix: fix, accuracy: accuracy)
+        withUnsafeMutablePointer(to: &safe) { safe in
+            for slot in candidates where visited[Int(slot)] != visitStamp {
+                visited[Int(slot)] = visitStamp
+                evaluate(slot: slot, device: device, fix: fix, accuracy: accuracy, safe: measuring ? safe : nil)
+            }
         }
         for slot in stateSlots where visited[Int(slot)] != visitStamp {
-            evaluate(slot: slot, device: device, fix: fix, accuracy: accuracy)
+            evaluate(slot: slot, device: device, fix: fix, accuracy: accuracy, safe: nil)
+        }
+        if measuring {
+            devices.discs[Int(device)] = DeviceTable.SafeDisc(
+                center: fix.coordinate, radius: safe > 1 ? safe - 0.05 : 0, epoch: requestEpoch)
         }
         for cross in crosses { confirmCross(slot: cross.slot, distance: cross.distance, device: device, fix: fix) }
         devices.accept(device: device, coordinate: fix.coordinate, accuracy: accuracy, sequence: sequence)
     }
 
-    private func evaluate(slot: Int32, device: Int32, fix: Fix, accuracy: Double) {
+    /// Evaluates one region request for a fix. With `safe`, a request the device has (and gets) no
+    /// record for lowers it to the metres the device may move before the request could meet its
+    /// enter condition.
+    private func evaluate(slot: Int32, device: Int32, fix: Fix, accuracy: Double, safe: UnsafeMutablePointer<Double>?) {
         // Read in place: a copy of the slot (over a hundred bytes) per candidate showed in profiles.
         // Nothing below appends to `hot`, so the storage stays put.
         self.hot.withUnsafeBufferPointer { slots in
-            evaluate(slot: slot, hot: slots.baseAddress! + Int(slot), device: device, fix: fix, accuracy: accuracy)
+            evaluate(
+                slot: slot, hot: slots.baseAddress! + Int(slot), device: device, fix: fix, accuracy: accuracy,
+                safe: safe)
         }
     }
 
-    private func evaluate(slot: Int32, hot: UnsafePointer<HotSlot>, device: Int32, fix: Fix, accuracy: Double) {
+    private func evaluate(
+        slot: Int32, hot: UnsafePointer<HotSlot>, device: Int32, fix: Fix, accuracy: Double,
+        safe: UnsafeMutablePointer<Double>?
+    ) {
         let recordIndex = devices.recordIndex(device: device, slot: slot)
         guard hot.pointee.isAlive, hot.pointee.isRegion else {
             if let recordIndex { devices.records[Int(device)].remove(at: recordIndex) }
             return
         }
         if hot.pointee.isScoped && !requests[Int(slot)].applies(to: device) { return }
-        guard accuracy <= hot.pointee.maxAccuracy else { return }
+        guard accuracy <= hot.pointee.maxAccuracy else {
+            safe?.pointee = 0  // not evaluated: nothing is known about it
+            return
+        }
         let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
         if let recordIndex {
             var record = devices.records[Int(device)][recordIndex]
@@ -66,6 +91,10 @@ extension Engine {
             record.insideAfterLastFix = record.machine.isInside
             if action != .none { perform(action, slot: slot, device: device, record: &record) }
             store(record, at: recordIndex, device: device)
+            if record.isIdle, let safe {
+                // No record from now on: later fixes inside the disc will not look at it.
+                safe.pointee = min(safe.pointee, enterMargin(slot: slot, hot: hot.pointee, point: fix.coordinate))
+            }
             return
         }
         let condition = regionCondition(slot: slot, hot: hot.pointee, point: fix.coordinate, accuracy: accuracy)
@@ -74,7 +103,12 @@ extension Engine {
         let action: RegionStateMachine.Action
         if known {
             // Known to be outside: only a fix meeting the enter condition starts anything.
-            guard condition == .enter else { return }
+            guard condition == .enter else {
+                if let safe {
+                    safe.pointee = min(safe.pointee, enterMargin(slot: slot, hot: hot.pointee, point: fix.coordinate))
+                }
+                return
+            }
             machine = RegionStateMachine()
             action = machine.fix(condition, at: fix.time, rules: hot.pointee.rules, token: makeToken())
         } else {
@@ -84,7 +118,11 @@ extension Engine {
         var record = DeviceTable.RegionRecord(
             slot: slot, machine: machine, insideAfterLastFix: machine.isInside, lastPosition: position)
         if action != .none { perform(action, slot: slot, device: device, record: &record) }
-        if !record.isIdle { devices.records[Int(device)].append(record) }
+        if !record.isIdle {
+            devices.records[Int(device)].append(record)
+        } else if let safe {
+            safe.pointee = min(safe.pointee, enterMargin(slot: slot, hot: hot.pointee, point: fix.coordinate))
+        }
     }
 
     /// The condition of a polygon fence (`ignore` mode) for a tracked pair, reusing the record's
@@ -163,6 +201,36 @@ extension Engine {
         }
     }
 
+    /// A lower bound of the metres `point` may move before the region in `slot` could meet its
+    /// enter condition at any accuracy: `s` minus the loosest enter limit, which for the `ignore`
+    /// and `conservative` modes is `-enterCushion` (accuracy only tightens the latter); 0 for the
+    /// modes whose limit grows with accuracy (safe discs are not used with those).
+    func enterMargin(slot: Int32, hot: borrowing HotSlot, point: Coordinate) -> Double {
+        switch hot.mode {
+        case .ignore, .conservative: break
+        case .generous, .overlap: return 0
+        }
+        let enter = -hot.enterCushion
+        let s: Double
+        switch hot.shape {
+        case .circle:
+            if let approximate = hot.circle.approximateDistance(to: point) {
+                s = approximate - hot.circle.radius - 0.05
+            } else {
+                s = hot.circle.signedDistance(to: point)
+            }
+        case .polygon:
+            let reach = 250 + abs(enter)
+            let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
+            s = inside ? -distance : min(distance, reach)
+        case .other:
+            s = requests[Int(slot)].region!.fence.signedDistance(to: point)
+        case .none:
+            return .infinity
+        }
+        return max(0, s - enter - 0.01)
+    }
+
     /// Fires a timer: a region streak's delay or a visit's dwell, or a beacon timer.
     func fire(_ timer: EngineTimer) {
         switch timer.kind {
@@ -196,6 +264,8 @@ extension Engine {
     private func store(_ record: DeviceTable.RegionRecord, at index: Int, device: Int32) {
         if record.isIdle {
             devices.records[Int(device)].remove(at: index)
+            // The device's safe disc was measured while this record made the request exempt.
+            devices.discs[Int(device)].radius = 0
         } else {
             devices.records[Int(device)][index] = record
         }

@@ -71,6 +71,7 @@ extension Engine {
             logger.debug("replaced request", metadata: ["request": "\(request.id)"])
         }
         let slot = Int32(requests.count)
+        requestEpoch &+= 1
         let scope = request.devices.map { Set($0.map { devices.intern($0) }) }
         var region: RegionEntry?
         if case .region(let trigger) = request.trigger {
@@ -142,6 +143,7 @@ extension Engine {
         let entry = requests[Int(slot)]
         guard states[Int(slot)].isAlive else { return }
         states[Int(slot)].isAlive = false
+        requestEpoch &+= 1
         hot[Int(slot)].isAlive = false
         slotsByID[entry.request.id] = nil
         if let region = entry.region {

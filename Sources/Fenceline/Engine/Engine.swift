@@ -90,6 +90,10 @@ public final class Engine {
     /// Beacon requests by identity; a sighting looks up its exact key and the two wildcards.
     @exclusivity(unchecked) var beaconSlots: [BeaconKey: [Int32]] = [:]
     @exclusivity(unchecked) var widening = 0
+    /// Counts request additions and removals; a device's safe disc holds only within one epoch.
+    @exclusivity(unchecked) var requestEpoch: UInt64 = 0
+    /// Off only in tests that check the safe discs change no event.
+    var usesSafeDiscs = true
     @exclusivity(unchecked) var devices = DeviceTable()
     @exclusivity(unchecked) var timers = TimerQueue()
     @exclusivity(unchecked) var events = EventQueue()
@@ -222,6 +226,7 @@ extension Engine {
         stateSlots = source.stateSlots
         beaconSlots = source.beaconSlots
         widening = source.widening
+        requestEpoch = source.requestEpoch
         devices = source.devices  // the interned ids request scopes refer to
         applySequence = source.applySequence
         nextToken = source.nextToken

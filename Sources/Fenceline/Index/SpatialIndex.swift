@@ -1,3 +1,5 @@
+import Foundation
+
 /// A multi-level grid over fence bounding boxes, with insert and remove mid-stream.
 ///
 /// Level `l` has square cells of `baseCellDegrees · 2^l`; a box goes to the finest level whose
@@ -265,9 +267,41 @@ final class SpatialIndex {
     /// Appends the slots whose boxes hold the point. A slot split at ±180° can appear twice when the
     /// point is on the seam, so callers deduplicate.
     func query(latitude: Double, longitude: Double, into result: inout [Int32]) {
+        var clearance = 0.0
+        probe(latitude: latitude, longitude: longitude, into: &result, clearance: &clearance, measuring: false)
+    }
+
+    /// Like ``query(latitude:longitude:into:)``, and also lowers `clearance` to a lower bound of
+    /// the metres from the point to any box that does not hold it, or to the edge of a probed cell
+    /// (beyond which other boxes may start): any point closer than that gets the same slots.
+    func query(latitude: Double, longitude: Double, into result: inout [Int32], clearance: inout Double) {
+        probe(latitude: latitude, longitude: longitude, into: &result, clearance: &clearance, measuring: true)
+    }
+
+    @inline(__always)
+    private func probe(
+        latitude: Double, longitude: Double, into result: inout [Int32], clearance: inout Double, measuring: Bool
+    ) {
         assert(unpacked == 0, "rebuild() must follow inserts with packingLater")
         let lat = Float(latitude)
         let lon = Float(longitude)
+        // Metres per degree, lower bounds within a kilometre of the point (the longitude scale at
+        // the most poleward latitude that near).
+        let metresPerDegree = Earth.metresPerDegree * 0.999
+        let cosine = cos(min(89.0, abs(latitude) + 0.02) * .pi / 180)
+        if measuring && abs(latitude) > 85 { clearance = 0 }
+        @inline(__always) func boxDistance(_ member: Member) -> Double {
+            let dLat = max(0, Double(member.south) - latitude, latitude - Double(member.north))
+            let dLon = max(0, Double(member.west) - longitude, longitude - Double(member.east))
+            return max(dLat * metresPerDegree, dLon * metresPerDegree * cosine)
+        }
+        @inline(__always) func edgeDistance(size: Double) -> Double {
+            let x = (longitude + 180) / size
+            let y = (latitude + 90) / size
+            let dx = min(x - x.rounded(.down), x.rounded(.down) + 1 - x) * size
+            let dy = min(y - y.rounded(.down), y.rounded(.down) + 1 - y) * size
+            return min(dy * metresPerDegree, dx * metresPerDegree * cosine)
+        }
         let present = inPacked
         members.withUnsafeBufferPointer { members in
             var pending = packedLevels
@@ -275,6 +309,7 @@ final class SpatialIndex {
                 let level = pending.trailingZeroBitCount
                 pending &= pending - 1
                 let size = Self.cellSize(level: level)
+                if measuring { clearance = min(clearance, edgeDistance(size: size)) }
                 let key = Self.key(
                     level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
                 levels[level].cells.withUnsafeBufferPointer { cells in
@@ -289,8 +324,11 @@ final class SpatialIndex {
                             while index < end {
                                 let member = members[index]
                                 index += 1
-                                if member.contains(latitude: lat, longitude: lon) && present[Int(member.slot)] {
+                                guard present[Int(member.slot)] else { continue }
+                                if member.contains(latitude: lat, longitude: lon) {
                                     result.append(member.slot)
+                                } else if measuring {
+                                    clearance = min(clearance, boxDistance(member))
                                 }
                             }
                             return
@@ -307,10 +345,15 @@ final class SpatialIndex {
             let level = pending.trailingZeroBitCount
             pending &= pending - 1
             let size = Self.cellSize(level: level)
+            if measuring { clearance = min(clearance, edgeDistance(size: size)) }
             let key = Self.key(
                 level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
-            for member in overlay[key] ?? [] where member.contains(latitude: lat, longitude: lon) {
-                result.append(member.slot)
+            for member in overlay[key] ?? [] {
+                if member.contains(latitude: lat, longitude: lon) {
+                    result.append(member.slot)
+                } else if measuring {
+                    clearance = min(clearance, boxDistance(member))
+                }
             }
         }
     }

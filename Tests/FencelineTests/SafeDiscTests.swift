@@ -1,0 +1,134 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Fenceline
+
+/// A device's safe disc lets fixes skip the index and the fences it is not near; it must never
+/// change an event. The same random streams run with and without discs and must agree exactly.
+@Suite struct SafeDiscTests {
+    /// Circles, polygons with holes, a corridor, a cushion that enters before the fence, the
+    /// conservative mode, an accuracy limit, a device scope, and delays, over a few hundred metres.
+    static func catalog(_ generator: inout SplitMix) -> [NotificationRequest] {
+        // A naive fence a device hovers at the edge of (see `readings`): every fix may cross it.
+        var requests = [Fixtures.circle("edge", radius: 100, hysteresis: .naive)]
+        for index in 0..<40 {
+            let center = Fixtures.offset(
+                east: Double.random(in: -600...600, using: &generator),
+                north: Double.random(in: -600...600, using: &generator))
+            var hysteresis: Hysteresis = index.isMultiple(of: 5) ? .naive : .default
+            switch index % 7 {
+            case 1:
+                hysteresis.enterCushion = -30  // enters 30 m before the fence
+                hysteresis.exitCushion = 45
+            case 2: hysteresis.accuracy = .conservative
+            case 3: hysteresis.maxAccuracy = 25
+            case 4: hysteresis.enterDelay = TimeSpan(seconds: 4)
+            default: break
+            }
+            let geometry: RegionGeometry
+            switch index % 3 {
+            case 0:
+                geometry = .circle(center: center, radius: Double.random(in: 20...150, using: &generator))
+            case 1:
+                let outer = Self.ring(
+                    around: center, radius: Double.random(in: 60...200, using: &generator), &generator)
+                let hole = Self.ring(around: center, radius: 15, &generator)
+                geometry = .polygons([[outer, hole.reversed()]])
+            default:
+                geometry = .corridor(
+                    path: [center, Fixtures.offset(center, east: 300, north: 80)], width: 20)
+            }
+            var trigger = RegionTrigger(geometry: geometry, hysteresis: hysteresis)
+            trigger.notifyOnDwell = index.isMultiple(of: 4)
+            trigger.dwell = TimeSpan(seconds: 20)
+            requests.append(
+                NotificationRequest(
+                    id: "f\(index)", trigger: .region(trigger), devices: index == 6 ? ["w1", "w3"] : nil))
+        }
+        return requests
+    }
+
+    /// A star-ish ring of 12 vertices with radii between half and all of `radius` metres.
+    static func ring(around center: Coordinate, radius: Double, _ generator: inout SplitMix) -> [Coordinate] {
+        var points = (0..<12).map { step -> Coordinate in
+            let angle = Double(step) / 12 * 2 * .pi
+            let r = radius * (step.isMultiple(of: 2) ? 1 : Double.random(in: 0.5...0.9, using: &generator))
+            return Fixtures.offset(center, east: r * cos(angle), north: r * sin(angle))
+        }
+        points.append(points[0])
+        return points
+    }
+
+    /// Walkers, bikes and cars with GPS noise and now and then a poor accuracy, interleaved by
+    /// time, with requests added and removed on the way.
+    static func readings(_ generator: inout SplitMix) -> [Reading] {
+        var readings: [Reading] = []
+        let speeds = [1.4, 5, 13, 1.4, 5, 0.3]
+        var positions = speeds.map { _ in
+            (Double.random(in: -700...700, using: &generator), Double.random(in: -700...700, using: &generator))
+        }
+        var headings = speeds.map { _ in Double.random(in: 0..<(2 * .pi), using: &generator) }
+        for second in 0..<1500 {
+            for device in speeds.indices {
+                headings[device] += Double.random(in: -0.26...0.26, using: &generator)
+                positions[device].0 += speeds[device] * cos(headings[device])
+                positions[device].1 += speeds[device] * sin(headings[device])
+                if abs(positions[device].0) > 800 || abs(positions[device].1) > 800 { headings[device] += .pi }
+                let noise = Double.random(in: 0...6, using: &generator)
+                let accuracy = Double.random(in: 0...1, using: &generator) < 0.05 ? 40.0 : 3 + noise
+                let point = Fixtures.offset(
+                    east: positions[device].0 + Double.random(in: -noise...noise, using: &generator),
+                    north: positions[device].1 + Double.random(in: -noise...noise, using: &generator))
+                readings.append(Fixtures.fix("w\(device)", Double(second), point, accuracy: accuracy))
+            }
+            readings.append(
+                Fixtures.fix("hover", Double(second), east: 100 + Double.random(in: -4...4, using: &generator)))
+            if second == 500 {
+                let request = NotificationRequest(
+                    id: "late", trigger: .region(RegionTrigger(geometry: .circle(center: Fixtures.center, radius: 250)))
+                )
+                readings.append(.control(ControlRecord(time: Fixtures.at(Double(second)), operation: .add(request))))
+            }
+            if second == 900 {
+                readings.append(
+                    .control(ControlRecord(time: Fixtures.at(Double(second)), operation: .removePending(["f3", "f4"]))))
+            }
+        }
+        return readings
+    }
+
+    static func run(_ requests: [NotificationRequest], _ readings: [Reading], discs: Bool) throws -> [Event] {
+        let engine = try Engine(catalog: Catalog(requests: requests))
+        engine.usesSafeDiscs = discs
+        var events: [Event] = []
+        for reading in readings { events += engine.process(reading) }
+        return events + engine.finish()
+    }
+
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func discsChangeNoEvent(seed: UInt64) throws {
+        var generator = SplitMix(state: seed)
+        let requests = Self.catalog(&generator)
+        let readings = Self.readings(&generator)
+        let plain = try Self.run(requests, readings, discs: false)
+        let fast = try Self.run(requests, readings, discs: true)
+        #expect(plain.count > 100)
+        #expect(fast == plain)
+    }
+
+    @Test func discsAreUsed() throws {
+        // A device away from every fence gets a disc (bounded by the index cell it is in); a
+        // request added voids it.
+        let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(radius: 50)]))
+        _ = engine.process(Fixtures.fix(0, east: 400))
+        let disc = engine.devices.discs[0]
+        #expect(disc.radius > 5)
+        #expect(disc.epoch == engine.requestEpoch)
+        #expect(disc.holds(Fixtures.offset(east: 401)))
+        #expect(!disc.holds(Fixtures.offset(east: 60)))
+        _ = engine.process(
+            .control(ControlRecord(time: Fixtures.at(1), operation: .add(Fixtures.circle("more", radius: 10)))))
+        #expect(engine.devices.discs[0].epoch != engine.requestEpoch)
+    }
+}
