@@ -55,14 +55,23 @@ struct DeviceTable {
         var radius = 0.0
         /// The engine's request epoch it was measured in: any request added or removed since voids it.
         var epoch: UInt64 = 0
+        /// Metres per degree of longitude at the centre.
+        var metresPerLongitude = 0.0
+
+        init() {}
+
+        init(center: Coordinate, radius: Double, epoch: UInt64) {
+            self.center = center
+            self.radius = radius
+            self.epoch = epoch
+            metresPerLongitude = Earth.metresPerDegree * cos(center.latitude * .pi / 180)
+        }
 
         /// Whether `point` is certainly inside (a local projection, padded as for polygon certificates).
         @inline(__always)
         func holds(_ point: Coordinate) -> Bool {
             let dy = (point.latitude - center.latitude) * Earth.metresPerDegree
-            let dx =
-                (unwrap(point.longitude, near: center.longitude) - center.longitude) * Earth.metresPerDegree
-                * cos(center.latitude * .pi / 180)
+            let dx = (unwrap(point.longitude, near: center.longitude) - center.longitude) * metresPerLongitude
             return (dx * dx + dy * dy).squareRoot() * 1.001 + 0.01 < radius
         }
     }

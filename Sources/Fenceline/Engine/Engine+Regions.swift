@@ -220,9 +220,15 @@ extension Engine {
                 s = hot.circle.signedDistance(to: point)
             }
         case .polygon:
-            let reach = 250 + abs(enter)
-            let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
-            s = inside ? -distance : min(distance, reach)
+            // Far from the polygon its box gives the bound; near it, the edges within reach.
+            let box = polygons[hot.polygon].boxDistance(to: point)
+            if box > 0 {
+                s = box
+            } else {
+                let reach = 60 + abs(enter)
+                let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
+                s = inside ? -distance : min(distance, reach)
+            }
         case .other:
             s = requests[Int(slot)].region!.fence.signedDistance(to: point)
         case .none:

@@ -163,6 +163,21 @@ final class PolygonShape {
         return (inside, distance)
     }
 
+    /// Metres (in the local frame) from `point` to the nearest part's box; 0 inside one. A lower
+    /// bound of the distance to the polygons, for a reading far from them.
+    @inline(__always)
+    func boxDistance(to point: Coordinate) -> Double {
+        let y = frame.y(latitude: point.latitude)
+        var best = Double.infinity
+        for part in parts {
+            let x = frame.x(longitude: unwrap(point.longitude, near: part.centerLongitude))
+            let dx = max(0, part.minX - x, x - part.maxX)
+            let dy = max(0, part.minY - y, y - part.maxY)
+            best = min(best, (dx * dx + dy * dy).squareRoot())
+        }
+        return best
+    }
+
     private func containment(of point: Coordinate, in part: Part, measuringWithin limit: Double) -> (
         inside: Bool, distance: Double
     ) {
