@@ -15,7 +15,41 @@ extension Timestamp {
 
     /// Parses RFC 3339 from raw bytes without allocating; the form the reading parsers use.
     public init?(rfc3339Bytes bytes: UnsafeBufferPointer<UInt8>) {
-        var cursor = 0
+        guard let base = Self.rfc3339MinuteSeconds(bytes),
+            let time = Self.rfc3339(bytes, minuteSeconds: base)
+        else { return nil }
+        self = time
+    }
+
+    /// The fixed-width start `YYYY-MM-DDTHH:MM:` (17 bytes), checked, as seconds since the epoch
+    /// of that minute before any offset.
+    static func rfc3339MinuteSeconds(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard bytes.count > 17 else { return nil }
+        func digits(_ start: Int, _ count: Int) -> Int? {
+            var value = 0
+            for index in start..<(start + count) {
+                let digit = Int(bytes[index]) &- 48
+                guard digit >= 0 && digit <= 9 else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        let separator = bytes[10]
+        guard let year = digits(0, 4), bytes[4] == UInt8(ascii: "-"), let month = digits(5, 2),
+            bytes[7] == UInt8(ascii: "-"), let day = digits(8, 2),
+            separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t") || separator == UInt8(ascii: " "),
+            let hour = digits(11, 2), bytes[13] == UInt8(ascii: ":"), let minute = digits(14, 2),
+            bytes[16] == UInt8(ascii: ":"),
+            (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month), hour <= 23,
+            minute <= 59
+        else { return nil }
+        let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
+        return Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60)
+    }
+
+    /// The rest after the minute, `SS[.fraction](Z|±hh:mm)`, on top of `minuteSeconds`.
+    static func rfc3339(_ bytes: UnsafeBufferPointer<UInt8>, minuteSeconds: Int64) -> Timestamp? {
+        var cursor = 17
         func digits(_ count: Int) -> Int? {
             guard cursor + count <= bytes.count else { return nil }
             var value = 0
@@ -32,17 +66,7 @@ extension Timestamp {
             cursor += 1
             return true
         }
-        guard let year = digits(4), expect(UInt8(ascii: "-")), let month = digits(2), expect(UInt8(ascii: "-")),
-            let day = digits(2)
-        else { return nil }
-        guard cursor < bytes.count,
-            bytes[cursor] == UInt8(ascii: "T") || bytes[cursor] == UInt8(ascii: "t")
-                || bytes[cursor] == UInt8(ascii: " ")
-        else { return nil }
-        cursor += 1
-        guard let hour = digits(2), expect(UInt8(ascii: ":")), let minute = digits(2), expect(UInt8(ascii: ":")),
-            let second = digits(2)
-        else { return nil }
+        guard let second = digits(2), second <= 60 else { return nil }
         var micros: Int64 = 0
         if expect(UInt8(ascii: ".")) {
             var scale: Int64 = 100_000
@@ -71,12 +95,7 @@ extension Timestamp {
             return nil
         }
         guard cursor == bytes.count else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
-            hour <= 23, minute <= 59, second <= 60
-        else { return nil }
-        let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
-        let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
-        self.init(microseconds: seconds * 1_000_000 + micros)
+        return Timestamp(microseconds: (minuteSeconds + Int64(second - offsetSeconds)) * 1_000_000 + micros)
     }
 
     /// The instant as RFC 3339 in UTC: whole seconds as `2026-03-02T08:00:30Z`, otherwise with
@@ -122,5 +141,29 @@ extension Int64 {
             remainder += divisor
         }
         return (quotient, remainder)
+    }
+}
+
+/// Parses the RFC 3339 times of a stream, where consecutive times mostly share their date, hour
+/// and minute: those 17 bytes are compared with the last ones and the date is converted again only
+/// when they differ. Same results as ``Timestamp/init(rfc3339Bytes:)``; one per thread.
+public struct RFC3339StreamParser {
+    private var prefix: (UInt64, UInt64, UInt8) = (0, 0, 0)
+    private var minuteSeconds: Int64 = 0
+    private var hasPrefix = false
+
+    public init() {}
+
+    public mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        guard bytes.count > 17, let base = bytes.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
+        let key = (raw.loadUnaligned(as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self), bytes[16])
+        if !hasPrefix || key != prefix {
+            guard let seconds = Timestamp.rfc3339MinuteSeconds(bytes) else { return nil }
+            prefix = key
+            minuteSeconds = seconds
+            hasPrefix = true
+        }
+        return Timestamp.rfc3339(bytes, minuteSeconds: minuteSeconds)
     }
 }

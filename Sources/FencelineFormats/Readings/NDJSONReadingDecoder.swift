@@ -9,6 +9,13 @@ import Foundation
 public struct NDJSONReadingDecoder {
     /// Decodes `add` records' requests with the catalog's defaults and categories.
     public var requests: RequestContext?
+    /// Consecutive lines' times mostly share their minute: the date is converted once per minute.
+    /// A reference, so `decode` stays non-mutating; a decoder belongs to one thread.
+    private let times = TimeParser()
+
+    private final class TimeParser {
+        var parser = RFC3339StreamParser()
+    }
 
     /// What `add` records need from the catalog.
     public struct RequestContext {
@@ -158,7 +165,7 @@ public struct NDJSONReadingDecoder {
         case UInt8(ascii: "\"")?:
             let start = scanner.position
             if let range = try scanner.skipString(),
-                let time = Timestamp(rfc3339Bytes: UnsafeBufferPointer(rebasing: scanner.bytes[range]))
+                let time = times.parser.parse(UnsafeBufferPointer(rebasing: scanner.bytes[range]))
             {
                 return time
             }

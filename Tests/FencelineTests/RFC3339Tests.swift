@@ -1,0 +1,50 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Fenceline
+
+/// RFC 3339 parsing, and the stream parser that reuses the last minute: it must agree with the
+/// plain parser on every input, whatever came before.
+@Suite struct RFC3339Tests {
+    @Test(arguments: [
+        ("2026-03-02T08:00:00Z", Int64(1_772_438_400_000_000)),
+        ("2026-03-02t08:00:00z", 1_772_438_400_000_000),
+        ("2026-03-02 09:00:00.25+01:00", 1_772_438_400_250_000),
+        ("2026-03-02T08:00:00.1234567Z", 1_772_438_400_123_456),
+        ("2026-03-02T07:59:60Z", 1_772_438_400_000_000),  // a leap second: the next minute's first instant
+        ("2024-02-29T00:00:00-00:30", 1_709_166_600_000_000),
+    ])
+    func validTimes(text: String, microseconds: Int64) {
+        #expect(Timestamp(rfc3339: text)?.microseconds == microseconds)
+    }
+
+    @Test(arguments: [
+        "2026-03-02T08:00:00", "2026-03-02T08:00Z", "2026-02-30T08:00:00Z", "2026-03-02T24:00:00Z",
+        "2026-03-02T08:60:00Z", "2026-03-02T08:00:61Z", "2026-03-02T08:00:00.Z", "2026-03-02T08:00:00+1:00",
+        "2026-03-02T08:00:00+24:00", "2026-03-02T08:00:00Zjunk", "2026-03-02X08:00:00Z", "", "2026",
+    ])
+    func invalidTimes(text: String) {
+        #expect(Timestamp(rfc3339: text) == nil)
+    }
+
+    @Test func streamParserAgreesWithThePlainOne() {
+        var generator = SplitMix(state: 17)
+        var parser = RFC3339StreamParser()
+        let prefixes = ["2026-03-02T08:00:", "2026-03-02T08:01:", "2026-02-28T23:59:", "2024-02-29 12:30:"]
+        let suffixes = [
+            "00Z", "59.999Z", "60Z", "61Z", "07.5+02:00", "07-03:30", "1Z", "07", "07.Z", "00z", "30.123456789Z",
+        ]
+        for _ in 0..<5000 {
+            var text =
+                prefixes[Int.random(in: 0..<prefixes.count, using: &generator)]
+                + suffixes[Int.random(in: 0..<suffixes.count, using: &generator)]
+            if Int.random(in: 0..<20, using: &generator) == 0 { text = "2026-13-02T08:00:00Z" }  // a bad date
+            if Int.random(in: 0..<20, using: &generator) == 0 { text = String(text.dropLast(3)) }  // truncated
+            let expected = Timestamp(rfc3339: text)
+            let bytes = Array(text.utf8)
+            let streamed = bytes.withUnsafeBufferPointer { parser.parse($0) }
+            #expect(streamed == expected, "\(text)")
+        }
+    }
+}
