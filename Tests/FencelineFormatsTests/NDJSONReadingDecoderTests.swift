@@ -178,4 +178,40 @@ import Testing
                         beacon: BeaconIdentity(uuid: "2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6", major: 1, minor: 7),
                         rssi: -67, txPower: -59)))
     }
+
+    /// The byte-matching path for the common layout must read every line as the general parser
+    /// does: a space after `{` sends the same line down the general path.
+    @Test func canonicalLinesReadAsTheGeneralParserReadsThem() {
+        var generator = SplitMix(state: 23)
+        // JSON escapes (kept as written), non-ASCII, empty and long ids.
+        let devices = [
+            "d1", "truck-17", "", #"tab\tbed"#, #"caf\u00e9"#, "ünï", #"x\"y"#, String(repeating: "z", count: 40),
+        ]
+        let times = [
+            "2026-03-02T08:00:00Z", "2026-03-02T08:00:00.125Z", "2026-03-02 09:00:00+01:00", "2026-03-02T08:00:60Z",
+            "2026-02-30T08:00:00Z", "yesterday", "2026-03-02T08:00:00",
+        ]
+        let numbers = [
+            "52.37", "-0", "4.8951", "1e2", "0.5E-1", "00.1", "1.", "-", "91", "-180", "180.0000001", "NaN", "1e400",
+        ]
+        for _ in 0..<4000 {
+            func pick(_ list: [String]) -> String { list[Int.random(in: 0..<list.count, using: &generator)] }
+            var line =
+                #"{"device":"\#(pick(devices))","time":"\#(pick(times))","lat":\#(pick(numbers)),"lon":\#(pick(numbers))"#
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0: line += #","accuracy":\#(pick(numbers + ["-3", "12.5"]))"#
+            case 1: line += #","speed":2"#
+            default: break
+            }
+            line += Int.random(in: 0..<10, using: &generator) == 0 ? "} " : "}"
+            let general = "{ " + line.dropFirst()
+            let fast = Result { () throws(LineError) in try decode(line) }
+            let slow = Result { () throws(LineError) in try decode(String(general)) }
+            switch (fast, slow) {
+            case (.success(let a), .success(let b)): #expect(a == b, "\(line)")
+            case (.failure(let a), .failure(let b)): #expect(a.field == b.field, "\(line)")
+            default: Issue.record("\(line): \(fast) vs \(slow)")
+            }
+        }
+    }
 }

@@ -60,6 +60,7 @@ public struct NDJSONReadingDecoder {
     }
 
     private func decode(_ line: UnsafeBufferPointer<UInt8>, deferringControls: Bool) throws(LineError) -> LineKind {
+        if let reading = decodeCanonical(line) { return .reading(reading) }
         var scanner = JSONScanner(bytes: line)
         scanner.skipWhitespace()
         if scanner.isAtEnd { return .blank }
@@ -72,6 +73,60 @@ public struct NDJSONReadingDecoder {
         } catch {
             throw LineError(code: .malformed, message: "\(error)")
         }
+    }
+
+    /// The common line exactly as our writers and most feeds lay it out,
+    /// `{"device":"…","time":"…","lat":…,"lon":…}` with an optional `"accuracy":…` and no spaces,
+    /// read by matching its bytes in order; `nil` for anything else (including any error), which
+    /// the general path then reads, so both agree on every line.
+    private func decodeCanonical(_ line: UnsafeBufferPointer<UInt8>) -> Reading? {
+        guard let base = line.baseAddress else { return nil }
+        var position = 0
+        let count = line.count
+        @inline(__always) func literal(_ text: StaticString) -> Bool {
+            let length = text.utf8CodeUnitCount
+            guard position + length <= count, memcmp(base + position, text.utf8Start, length) == 0 else { return false }
+            position += length
+            return true
+        }
+        /// The bytes up to the next quote, if all are printable ASCII other than `\`.
+        @inline(__always) func plainString() -> UnsafeBufferPointer<UInt8>? {
+            let start = position
+            while position < count {
+                let byte = line[position]
+                if byte == UInt8(ascii: "\"") {
+                    position += 1
+                    return UnsafeBufferPointer(rebasing: line[start..<(position - 1)])
+                }
+                guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
+                position += 1
+            }
+            return nil
+        }
+        @inline(__always) func number() -> Double? {
+            var scanner = JSONScanner(bytes: line, position: position)
+            guard let first = scanner.peek(), first == UInt8(ascii: "-") || (first &- 48) < 10,
+                let value = try? scanner.parseNumber()
+            else { return nil }
+            position = scanner.position
+            return value
+        }
+        guard literal(#"{"device":""#), let device = plainString(), device.count > 0, literal(#","time":""#),
+            let timeBytes = plainString(), let time = times.parser.parse(timeBytes), literal(#","lat":"#),
+            let lat = number(), literal(#","lon":"#), let lon = number()
+        else { return nil }
+        var accuracy: Double?
+        if literal(#","accuracy":"#) {
+            guard let value = number() else { return nil }
+            accuracy = value
+        }
+        guard literal("}"), position == count, (-90.0...90.0).contains(lat), (-180.0...180.0).contains(lon),
+            accuracy.map({ $0 >= 0 && $0.isFinite }) ?? true
+        else { return nil }
+        return .fix(
+            Fix(
+                device: String(decoding: device, as: UTF8.self), time: time,
+                coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy))
     }
 
     private func decodeFast(
