@@ -97,7 +97,16 @@ extension Engine {
             }
             return
         }
-        let condition = regionCondition(slot: slot, hot: hot.pointee, point: fix.coordinate, accuracy: accuracy)
+        // While measuring a disc, a polygon's condition and margin come from one measurement.
+        var margin: Double?
+        let condition: RegionStateMachine.Condition
+        if safe != nil && hot.pointee.shape == .polygon && hot.pointee.mode != .overlap {
+            let measured = polygonConditionAndMargin(hot: hot.pointee, point: fix.coordinate, accuracy: accuracy)
+            condition = measured.condition
+            margin = measured.margin
+        } else {
+            condition = regionCondition(slot: slot, hot: hot.pointee, point: fix.coordinate, accuracy: accuracy)
+        }
         let known = devices.acceptedFix(device: device, bucket: hot.pointee.bucket).sequence > hot.pointee.addedSequence
         var machine: RegionStateMachine
         let action: RegionStateMachine.Action
@@ -105,7 +114,9 @@ extension Engine {
             // Known to be outside: only a fix meeting the enter condition starts anything.
             guard condition == .enter else {
                 if let safe {
-                    safe.pointee = min(safe.pointee, enterMargin(slot: slot, hot: hot.pointee, point: fix.coordinate))
+                    safe.pointee = min(
+                        safe.pointee,
+                        margin ?? enterMargin(slot: slot, hot: hot.pointee, point: fix.coordinate))
                 }
                 return
             }
@@ -121,7 +132,7 @@ extension Engine {
         if !record.isIdle {
             devices.records[Int(device)].append(record)
         } else if let safe {
-            safe.pointee = min(safe.pointee, enterMargin(slot: slot, hot: hot.pointee, point: fix.coordinate))
+            safe.pointee = min(safe.pointee, margin ?? enterMargin(slot: slot, hot: hot.pointee, point: fix.coordinate))
         }
     }
 
@@ -199,6 +210,33 @@ extension Engine {
         case .other, .none:
             return classify(requests[Int(slot)].region!.fence.signedDistance(to: point))
         }
+    }
+
+    /// The condition of a polygon (not in `overlap` mode) and its `enterMargin`, from one
+    /// measurement within the reach the condition needs.
+    private func polygonConditionAndMargin(hot: borrowing HotSlot, point: Coordinate, accuracy: Double) -> (
+        condition: RegionStateMachine.Condition, margin: Double
+    ) {
+        let limits = hot.limits(accuracy: accuracy)!
+        let reach = max(abs(limits.enter), abs(limits.exit)) + 1
+        let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
+        let s = distance <= boundaryTolerance ? 0 : (inside ? -distance : distance)
+        let condition: RegionStateMachine.Condition
+        if s <= limits.enter + boundaryTolerance {
+            condition = .enter
+        } else {
+            condition = s > limits.exit + boundaryTolerance ? .exit : .band
+        }
+        let margin: Double
+        switch hot.mode {
+        case .ignore, .conservative:
+            // Beyond reach the distance is only known to exceed it.
+            let bound = inside ? s : min(s, reach)
+            margin = max(0, bound + hot.enterCushion - 0.01)
+        case .generous, .overlap:
+            margin = 0
+        }
+        return (condition, margin)
     }
 
     /// A lower bound of the metres `point` may move before the region in `slot` could meet its
