@@ -27,6 +27,11 @@ let package = Package(
             pkgConfig: "geos",
             providers: [.apt(["libgeos-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(name: "GEOSBridge", dependencies: ["CGEOS"]),
         .target(
             name: "Fenceline",
@@ -38,7 +43,7 @@ let package = Package(
         ),
         .target(
             name: "FencelineFormats",
-            dependencies: ["Fenceline", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Fenceline", "CZlib", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "fenceline",

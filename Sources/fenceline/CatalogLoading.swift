@@ -4,8 +4,10 @@ import FencelineFormats
 /// Reads and decodes a catalog file, turning every failure into a CLI failure with its exit code.
 func loadCatalog(path: String, decoder: CatalogDecoder) throws -> CatalogDecoder.Decoded {
     let bytes: [UInt8]
-    do {
-        bytes = try LineReader(path: path).readAll()
+    do throws(InputError) {
+        let reader = try LineReader(path: path)
+        bytes = try reader.readAll()
+        if let failure = reader.failure { throw failure }
     } catch {
         throw CommandFailure(
             status: error.code == .fileMissing || error.code == .unreadable

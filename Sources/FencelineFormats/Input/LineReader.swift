@@ -5,13 +5,28 @@ import Foundation
 /// Lines end at `\n` (a `\r` before it is dropped); the last line may lack one. No line is copied
 /// unless it straddles two chunks. A line longer than ``maximumLineLength`` is reported and skipped
 /// rather than grown without bound, so hostile input cannot exhaust memory.
+///
+/// Gzip-compressed input (a `.gz` file, or a gzip stream on standard input) is recognised by its
+/// magic bytes and inflated on the fly. A compressed stream that is truncated or corrupt ends the
+/// input after the lines inflated before the damage, and ``failure`` says where and why.
 public final class LineReader {
     /// The name used in messages: the path, or `-` for standard input.
     public let name: String
     private let descriptor: Int32
     private let ownsDescriptor: Bool
-    /// Bytes read so far, for progress.
-    public private(set) var bytesRead = 0
+    /// Bytes read so far from the file (compressed bytes for a gzip input), for progress.
+    public var bytesRead: Int { inflater?.compressedBytes ?? plainBytesRead }
+    private var plainBytesRead = 0
+    /// Inflates a gzip input; `nil` for plain input.
+    private var inflater: GzipInflater?
+    /// Whether the first bytes were looked at for the gzip magic.
+    private var sniffed = false
+    /// Plain bytes read while sniffing, handed out before anything else.
+    private var pending: [UInt8] = []
+    /// Whether the input is gzip-compressed (known after the first read).
+    public var isCompressed: Bool { inflater != nil }
+    /// Why the input ended early (a damaged compressed stream), placed after its last good line.
+    public private(set) var failure: InputError?
     /// The file's size when known (regular files), for progress.
     public let size: Int?
     /// The longest line accepted, in bytes.
@@ -47,37 +62,140 @@ public final class LineReader {
         if ownsDescriptor { close(descriptor) }
     }
 
-    /// Reads the whole input into memory (for catalogs).
+    /// Reads the whole input into memory (catalogs, GPX documents). A damaged compressed stream
+    /// gives what was inflated before the damage, and sets ``failure``.
     public func readAll() throws(InputError) -> [UInt8] {
-        // A regular file is read straight into an array of its size; what is left (a pipe, or a
-        // file that grew meanwhile) goes through a chunk.
-        var failure: Int32 = 0
-        var result = [UInt8](unsafeUninitializedCapacity: (size ?? 0) + 1) { buffer, initialized in
-            while initialized < buffer.count {
-                let count = read(descriptor, buffer.baseAddress! + initialized, buffer.count - initialized)
-                if count < 0 && errno == EINTR { continue }
-                if count < 0 { failure = errno }
-                if count <= 0 { break }
-                initialized += count
+        try sniff()
+        if inflater == nil && pending.isEmpty, let size {
+            // A regular file is read straight into an array of its size; what is left (a file
+            // that grew meanwhile) goes through chunks below.
+            var failure: Int32 = 0
+            let result = [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, initialized in
+                while initialized < buffer.count {
+                    let count = read(descriptor, buffer.baseAddress! + initialized, buffer.count - initialized)
+                    if count < 0 && errno == EINTR { continue }
+                    if count < 0 { failure = errno }
+                    if count <= 0 { break }
+                    initialized += count
+                }
             }
+            plainBytesRead += result.count
+            if failure != 0 {
+                throw InputError(
+                    code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(failure)))")
+            }
+            guard result.count == size + 1 else { return result }
+            return try result + readRest()
         }
-        bytesRead += result.count
-        if failure != 0 {
-            throw InputError(
-                code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(failure)))")
-        }
-        guard result.count == (size ?? 0) + 1 else { return result }  // end of input reached
+        return try readRest()
+    }
+
+    private func readRest() throws(InputError) -> [UInt8] {
+        var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
+            let count = try fill(into: &chunk, at: 0)
+            if count == 0 { break }
+            result.append(contentsOf: chunk[0..<count])
+        }
+        return result
+    }
+
+    /// Looks at the first bytes once: a gzip magic starts inflating.
+    private func sniff() throws(InputError) {
+        guard !sniffed else { return }
+        sniffed = true
+        var head = [UInt8](repeating: 0, count: 1 << 16)
+        var count = 0
+        while count < 2 {
+            let got = head.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else {
                 throw InputError(
                     code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(errno)))")
             }
-            if count == 0 { return result }
-            bytesRead += count
-            result.append(contentsOf: chunk[0..<count])
+            if got == 0 { break }
+            count += got
+        }
+        plainBytesRead += count
+        head.removeSubrange(count...)
+        if count >= 2 && head[0] == 0x1F && head[1] == 0x8B {
+            do throws(InflateError) {
+                let inflater = try GzipInflater(descriptor: descriptor, initial: head)
+                self.inflater = inflater
+                // The first inflated bytes wait in `pending`, so that ``peek()`` sees content.
+                var content = [UInt8](repeating: 0, count: 1 << 16)
+                var thrown: InflateError?
+                let got = content.withUnsafeMutableBytes { bytes in
+                    do throws(InflateError) {
+                        return try inflater.read(into: bytes.baseAddress!, capacity: bytes.count)
+                    } catch {
+                        thrown = error
+                        return 0
+                    }
+                }
+                content.removeSubrange(got...)
+                pending = content
+                if let thrown { throw thrown }
+            } catch {
+                if inflater == nil { throw InputError(code: .unreadable, file: name, message: error.message) }
+                failure = InputError(code: .malformed, file: name, line: 1, message: error.message)
+            }
+        } else {
+            pending = head
+        }
+    }
+
+    /// The first bytes of the content (inflated when compressed) without consuming them, for
+    /// telling the format; empty for empty input.
+    public func peek() throws(InputError) -> [UInt8] {
+        try sniff()
+        return pending
+    }
+
+    /// Fills `buffer` from `offset` to its end with content; 0 at the end.
+    private func fill(into buffer: inout [UInt8], at offset: Int) throws(InputError) -> Int {
+        var thrown: InputError?
+        let count = buffer.withUnsafeMutableBytes { bytes in
+            do throws(InputError) {
+                return try fill(bytes.baseAddress! + offset, bytes.count - offset)
+            } catch {
+                thrown = error
+                return 0
+            }
+        }
+        if let thrown { throw thrown }
+        return count
+    }
+
+    /// Reads up to `capacity` bytes of content (inflated if compressed); 0 at the end. A damaged
+    /// compressed stream sets ``failure`` and reads as the end.
+    private func fill(_ destination: UnsafeMutableRawPointer, _ capacity: Int) throws(InputError) -> Int {
+        try sniff()
+        if !pending.isEmpty {
+            let count = min(capacity, pending.count)
+            pending.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress!, byteCount: count) }
+            pending.removeFirst(count)
+            return count
+        }
+        if let inflater {
+            guard failure == nil else { return 0 }
+            do throws(InflateError) {
+                return try inflater.read(into: destination, capacity: capacity)
+            } catch {
+                failure = InputError(code: .malformed, file: name, message: error.message)
+                return 0
+            }
+        }
+        while true {
+            let count = read(descriptor, destination, capacity)
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else {
+                throw InputError(
+                    code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(errno)))")
+            }
+            plainBytesRead += count
+            return count
         }
     }
 
@@ -113,13 +231,7 @@ public final class LineReader {
                     buffer.append(contentsOf: repeatElement(0, count: buffer.count))
                 }
             }
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + end, $0.count - end) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw InputError(
-                    code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(errno)))")
-            }
-            bytesRead += max(0, count)
+            let count = try fill(into: &buffer, at: end)
             let atEnd = count == 0
             end += max(0, count)
             let keepGoing = try buffer.withUnsafeBufferPointer { pointer -> Bool in
@@ -157,6 +269,7 @@ public final class LineReader {
                 }
                 return true
             }
+            if failure != nil { failure!.line = lineNumber + 1 }
             if !keepGoing || atEnd { return }
         }
     }

@@ -71,15 +71,30 @@ extension RunPipeline {
 
         for reader in readers {
             guard goOn else { break }
-            var format = options.inputFormat ?? InputFormat.fromExtension(of: reader.name)
-            var csv: CSVReadingDecoder?
-            var csvFailed = false
+            let format = try InputFormat.of(reader, forced: options.inputFormat)
+            if format != .ndjson {
+                // CSV, GPX and NMEA are decoded serially, in batches all the same.
+                let source = try ReadingSource(
+                    reader: reader, format: format, device: options.device, requests: serial.requests)
+                var count = 0
+                try source.forEach { item in
+                    switch item {
+                    case .success(let reading): accept(reading)
+                    case .failure(let error): goOn = reject(error)
+                    }
+                    count += 1
+                    if count & 0x7FFF == 0 { emit(coordinator.runBatch(final: false, until: nil)) }
+                    return goOn
+                }
+                emit(coordinator.runBatch(final: false, until: nil))
+                continue
+            }
 
             func flush() {
                 let count = spans.count
                 parsed.items = Array(repeating: .blank, count: count)
                 parsed.meta = Array(repeating: (0, -1), count: count)
-                if format == .ndjson {
+                do {
                     let chunk = (count + threads - 1) / threads
                     bytes.withUnsafeBufferPointer { all in
                         parsed.items.withUnsafeMutableBufferPointer { items in
@@ -105,21 +120,6 @@ extension RunPipeline {
                         }
                         let line = UnsafeBufferPointer(rebasing: all[span.start..<span.end])
                         do throws(LineError) {
-                            if format == .csv {
-                                if csvFailed { continue }
-                                guard let decoder = csv else {
-                                    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                                    do throws(LineError) {
-                                        csv = try CSVReadingDecoder(header: line)
-                                    } catch {
-                                        csvFailed = true
-                                        goOn = reject(error.located(file: reader.name, line: span.number))
-                                    }
-                                    continue
-                                }
-                                if let reading = try decoder.decode(line) { accept(reading) }
-                                continue
-                            }
                             switch parsed.items[index] {
                             case .blank: continue
                             case .reading:
@@ -141,7 +141,6 @@ extension RunPipeline {
             }
 
             try reader.forEachLine(oversized: { number in spans.append((-1, -1, number)) }) { line, number in
-                if format == nil { format = InputFormat.sniff(line) }
                 spans.append((bytes.count, bytes.count + line.count, number))
                 bytes.append(contentsOf: line)
                 if spans.count >= 1 << 15 {
@@ -151,6 +150,7 @@ extension RunPipeline {
                 return true
             }
             if goOn || !spans.isEmpty { flush() }
+            if goOn, let failure = reader.failure { goOn = reject(failure) }
         }
         if let held = reorder?.release(through: nil) {
             for reading in held { coordinator.route(reading) }

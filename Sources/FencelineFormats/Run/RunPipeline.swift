@@ -33,6 +33,9 @@ public final class RunPipeline {
         public var deliveredLimit = 64
         /// Engines working in parallel, devices sharded across them; the output is the same.
         public var threads = 1
+        /// The device of GPX and NMEA readings (`--device`); by default a GPX track's name, else
+        /// the file name.
+        public var device: String?
 
         /// Creates default options.
         public init() {}
@@ -120,33 +123,32 @@ public final class RunPipeline {
         var goOn = true
         for reader in readers {
             let live = reader.name == "-" || options.clock == .wall
-            var format = options.inputFormat ?? InputFormat.fromExtension(of: reader.name)
-            var csv: CSVReadingDecoder?
-            var csvFailed = false
-            let ndjson = NDJSONReadingDecoder(requests: requests)
+            let format = try InputFormat.of(reader, forced: options.inputFormat)
+            if format == .gpx {
+                // A whole document, read at once.
+                let source = try ReadingSource(
+                    reader: reader, format: format, device: options.device, requests: requests)
+                try source.forEach { item in
+                    switch item {
+                    case .success(let reading):
+                        summary.readings += 1
+                        emit(engine.process(reading), flush: live)
+                        goOn = true
+                    case .failure(let error): goOn = reject(error)
+                    }
+                    return goOn
+                }
+                if !goOn { break }
+                continue
+            }
+            var decoder = LineDecoder(
+                format: format, device: options.device ?? ReadingSource.fileDevice(reader.name), requests: requests)
 
             /// Decodes and applies one line; returns whether to go on.
             func handle(_ line: UnsafeBufferPointer<UInt8>, _ number: Int) -> Bool {
-                if format == nil { format = InputFormat.sniff(line) }
                 let reading: Reading?
                 do throws(LineError) {
-                    switch format! {
-                    case .ndjson:
-                        reading = try ndjson.decode(line)
-                    case .csv:
-                        if csvFailed { return true }
-                        guard let decoder = csv else {
-                            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return true }
-                            do throws(LineError) {
-                                csv = try CSVReadingDecoder(header: line)
-                            } catch {
-                                csvFailed = true
-                                return reject(error.located(file: reader.name, line: number))
-                            }
-                            return true
-                        }
-                        reading = try decoder.decode(line)
-                    }
+                    reading = try decoder.decode(line, number: number)
                 } catch {
                     return reject(error.located(file: reader.name, line: number))
                 }
@@ -184,6 +186,11 @@ public final class RunPipeline {
                     return goOn
                 }
             }
+            if goOn, let reading = decoder.finish() {
+                summary.readings += 1
+                emit(engine.process(reading), flush: live)
+            }
+            if goOn, let failure = reader.failure { goOn = reject(failure) }
             if !goOn { break }
         }
         emit(engine.finish(until: summary.strictFailure == nil ? options.until : nil), flush: false)

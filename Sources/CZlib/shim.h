@@ -1,0 +1,2 @@
+// zlib, for reading gzip-compressed inputs (.gz) transparently.
+#include <zlib.h>
