@@ -8,18 +8,28 @@ struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the triggers of a catalog over readings and write the events.",
         discussion: """
-            Reads NDJSON (default) or CSV readings from the files in order, or from standard input \
-            when no file or - is given. The format comes from each file's extension \
-            (.ndjson/.jsonl/.json, .csv), else from its first character, unless --input-format says.
+            Reads readings from the files in order, or from standard input when no file or - is \
+            given: NDJSON (SPEC §3.1, the default), CSV with a header, GPX 1.0/1.1 or NMEA 0183, \
+            plain or gzip-compressed. The format comes from each file's extension (.ndjson .jsonl \
+            .json, .csv, .gpx, .nmea .nme; a trailing .gz is looked through), else from its first \
+            character ({ NDJSON, < GPX, $ or ! NMEA, else CSV), unless --input-format says. GPX \
+            points take their device from the track's name, else the file name; NMEA fixes from \
+            the file name; --device names both. `fenceline readings` shows what a file reads as.
+
+            Events go to standard output (or -o FILE) as NDJSON (SPEC §8), text for people, APNs \
+            request bodies, or one GeoJSON FeatureCollection of points for a map (--format).
 
             Bad lines are skipped and reported on stderr as file:line: reason; with --strict the \
             first one stops the run with exit code 65 after writing the events before it. The run \
-            ends with a one-line summary on stderr.
+            ends with a one-line summary on stderr. Reading files with stderr on a terminal shows \
+            progress (percent read, readings, readings/s, events) until the end.
 
             Examples:
               fenceline run --triggers Data/scenarios/real-drive-visnjan/triggers.json Data/scenarios/real-drive-visnjan/readings.ndjson
-              fenceline run --triggers fences.geojson --format text day1.ndjson day2.ndjson
-              gunzip -c trace.ndjson.gz | fenceline run --triggers fences.json --reorder-window 5 -
+              fenceline run --triggers fences.geojson --format text day1.ndjson day2.ndjson.gz
+              fenceline run --triggers fences.json --format geojson -o events.geojson ride.gpx
+              fenceline run --triggers fences.json --device truck-17 --format text receiver.nmea
+              zcat trace.ndjson.gz | fenceline run --triggers fences.json --reorder-window 5 -
               fenceline run --triggers fences.json --until 2026-03-02T18:00:00Z --strict trace.csv
               tail -f live.ndjson | fenceline run --triggers fences.json --clock wall -
               fenceline run --triggers catalog.json --format apns --state-out state.json trace.ndjson
@@ -37,11 +47,18 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Output format: ndjson (SPEC §8 events), text, or apns (APNs request bodies).", valueName: "format"))
+            "Output format: ndjson (SPEC §8 events), text, apns (APNs request bodies) or geojson (a FeatureCollection).",
+            valueName: "format"))
     var format: EventFormat = .ndjson
 
-    @Option(help: ArgumentHelp("Read every input as this format: ndjson or csv.", valueName: "format"))
+    @Option(help: ArgumentHelp("Read every input as this format: ndjson, csv, gpx or nmea.", valueName: "format"))
     var inputFormat: InputFormat?
+
+    @Option(
+        help: ArgumentHelp(
+            "The device id of GPX and NMEA readings (default: a GPX track's name, else the file name).",
+            valueName: "id"))
+    var device: String?
 
     @Flag(help: "Stop at the first bad line with exit code 65 instead of skipping it.")
     var strict = false
@@ -85,14 +102,18 @@ struct Run: AsyncParsableCommand {
             "Keep at most this many delivered notifications per device (oldest dropped).", valueName: "n"))
     var deliveredLimit = 64
 
-    @Flag(help: "Print neither catalog warnings nor the summary line.")
+    @Flag(help: "Print neither catalog warnings, progress nor the summary line.")
     var quiet = false
+
+    @Flag(help: "Show progress on stderr even when it is not a terminal or the input is standard input.")
+    var progress = false
 
     func validate() throws {
         guard reorderWindow >= 0, reorderWindow <= 1e9 else {
             throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
         }
         guard maxErrors >= 0 else { throw ValidationError("--max-errors must be ≥ 0") }
+        if let device, device.isEmpty { throw ValidationError("--device must not be empty") }
         guard deliveredLimit >= 1 else { throw ValidationError("--delivered-limit must be ≥ 1") }
         guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1…64") }
         if threads > 1 && stateOut != nil {
@@ -132,12 +153,24 @@ struct Run: AsyncParsableCommand {
         options.clock = clock
         options.deliveredLimit = deliveredLimit
         options.threads = threads
+        options.device = device
         let pipeline = RunPipeline(
             catalog: decoded.catalog, catalogDecoder: decoder, options: options, encoder: format.makeEncoder(),
             logger: Logger(label: "fenceline"))
         let summary: RunPipeline.Summary
+        let inputs = readings.isEmpty ? ["-"] : readings
+        let display =
+            ProgressDisplay.isWanted(forced: progress, quiet: quiet, inputs: readings) && endsProcess
+            ? ProgressDisplay() : nil
+        defer { display?.finish() }
+        // A diagnostic replaces the progress line rather than running into it.
+        let reportLine = { (line: String) in
+            display?.finish()
+            report(line)
+        }
         do {
-            summary = try pipeline.run(inputs: readings.isEmpty ? ["-"] : readings, write: write, report: report)
+            summary = try pipeline.run(inputs: inputs, write: write, report: reportLine, progress: display?.update)
+            display?.finish()
         } catch let error as InputError {
             throw CommandFailure(
                 status: error.code == .fileMissing || error.code == .unreadable

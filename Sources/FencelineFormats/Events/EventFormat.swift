@@ -8,6 +8,8 @@ public enum EventFormat: String, Hashable, Sendable, CaseIterable {
     case text
     /// One APNs request per line: the device, `apns-collapse-id` and the JSON payload.
     case apns
+    /// One GeoJSON FeatureCollection: a Point feature per event.
+    case geojson
 
     /// Creates the encoder for this format.
     public func makeEncoder() -> any EventEncoder {
@@ -15,6 +17,7 @@ public enum EventFormat: String, Hashable, Sendable, CaseIterable {
         case .ndjson: NDJSONEventEncoder()
         case .text: TextEventEncoder()
         case .apns: APNsEventEncoder()
+        case .geojson: GeoJSONEventEncoder()
         }
     }
 }

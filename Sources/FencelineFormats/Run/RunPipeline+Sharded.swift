@@ -5,7 +5,9 @@ extension RunPipeline {
     /// The pipeline with `threads` engines: batches of lines are parsed in parallel, routed in
     /// input order (bad lines, `--strict` and control records exactly as with one engine), applied
     /// by the shards in parallel, and their events merged into the single-engine order.
-    func runSharded(_ readers: [LineReader], write: ([UInt8]) -> Void, report: (String) -> Void) throws -> Summary {
+    func runSharded(
+        _ readers: [LineReader], write: ([UInt8]) -> Void, report: (String) -> Void, meter: ProgressMeter?
+    ) throws -> Summary {
         let threads = options.threads
         let coordinator = try ShardedRun(
             catalog: catalog, configuration: Engine.Configuration(deliveredLimit: options.deliveredLimit),
@@ -83,7 +85,10 @@ extension RunPipeline {
                     case .failure(let error): goOn = reject(error)
                     }
                     count += 1
-                    if count & 0x7FFF == 0 { emit(coordinator.runBatch(final: false, until: nil)) }
+                    if count & 0x7FFF == 0 {
+                        emit(coordinator.runBatch(final: false, until: nil))
+                        meter?.note(summary, always: true)
+                    }
                     return goOn
                 }
                 emit(coordinator.runBatch(final: false, until: nil))
@@ -136,6 +141,7 @@ extension RunPipeline {
                     }
                 }
                 emit(parsed.items.withUnsafeBufferPointer { coordinator.runBatch(final: false, until: nil, items: $0) })
+                meter?.note(summary, always: true)
                 bytes.removeAll(keepingCapacity: true)
                 spans.removeAll(keepingCapacity: true)
             }

@@ -60,6 +60,18 @@ public final class RunPipeline {
         }
     }
 
+    /// How far a run has got, for a progress display.
+    public struct Progress: Hashable, Sendable {
+        /// Valid readings and control records read so far.
+        public var readings: Int
+        /// Events written so far.
+        public var events: Int
+        /// Bytes read from the inputs so far (compressed bytes for gzip inputs).
+        public var bytesRead: Int
+        /// The inputs' total size, when every one is a regular file.
+        public var totalBytes: Int?
+    }
+
     let catalog: Catalog
     let catalogDecoder: CatalogDecoder
     let options: Options
@@ -79,13 +91,16 @@ public final class RunPipeline {
         self.logger = logger
     }
 
-    /// Runs over `inputs` in order (`-` is standard input), calling `write` with output bytes and
-    /// `report` with each diagnostic line.
+    /// Runs over `inputs` in order (`-` is standard input), calling `write` with output bytes,
+    /// `report` with each diagnostic line and `progress` every few thousand readings.
     /// - Throws: ``InputError`` when an input cannot be opened (nothing is read then), or
     ///   ``CatalogError`` when the catalog is invalid.
-    public func run(inputs: [String], write: ([UInt8]) -> Void, report: (String) -> Void) throws -> Summary {
+    public func run(
+        inputs: [String], write: ([UInt8]) -> Void, report: (String) -> Void, progress: ((Progress) -> Void)? = nil
+    ) throws -> Summary {
         let readers = try inputs.map { path throws(InputError) in try LineReader(path: path) }
-        if options.threads > 1 { return try runSharded(readers, write: write, report: report) }
+        let meter = progress.map { ProgressMeter(readers: readers, report: $0) }
+        if options.threads > 1 { return try runSharded(readers, write: write, report: report, meter: meter) }
         let engine = try Engine(
             catalog: catalog,
             configuration: Engine.Configuration(
@@ -133,6 +148,7 @@ public final class RunPipeline {
                     case .success(let reading):
                         summary.readings += 1
                         emit(engine.process(reading), flush: live)
+                        meter?.note(summary)
                         goOn = true
                     case .failure(let error): goOn = reject(error)
                     }
@@ -155,6 +171,7 @@ public final class RunPipeline {
                 guard let reading else { return true }
                 summary.readings += 1
                 emit(engine.process(reading), flush: live)
+                meter?.note(summary)
                 return true
             }
 
@@ -208,3 +225,26 @@ public final class RunPipeline {
 
 @available(*, unavailable)
 extension RunPipeline: Sendable {}
+
+/// Calls the progress closure every 16 Ki readings with the counts and bytes read so far.
+final class ProgressMeter {
+    private let readers: [LineReader]
+    private let report: (RunPipeline.Progress) -> Void
+    private let totalBytes: Int?
+
+    init(readers: [LineReader], report: @escaping (RunPipeline.Progress) -> Void) {
+        self.readers = readers
+        self.report = report
+        let sizes = readers.compactMap(\.size)
+        totalBytes = sizes.count == readers.count ? sizes.reduce(0, +) : nil
+    }
+
+    /// Reports when the count of readings is a multiple of 16 Ki (or `always`).
+    func note(_ summary: RunPipeline.Summary, always: Bool = false) {
+        guard always || summary.readings & 0x3FFF == 0 else { return }
+        report(
+            RunPipeline.Progress(
+                readings: summary.readings, events: summary.events,
+                bytesRead: readers.reduce(0) { $0 + $1.bytesRead }, totalBytes: totalBytes))
+    }
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+import Fenceline
+import FencelineFormats
+
+/// `fenceline readings`: any input format as the normalised NDJSON of SPEC §3.1.
+struct Readings: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the readings of any input format as normalised NDJSON.",
+        discussion: """
+            Reads each file in order (- or none is standard input) in its format — NDJSON, CSV, GPX \
+            or NMEA 0183, gzip-compressed or not — and writes one line per fix or beacon sighting \
+            in the form `fenceline run` reads (SPEC §3.1): device, time in UTC, lat, lon, then \
+            accuracy, speed, heading and altitude when known. This is the conversion tool, and the \
+            way to see exactly what Fenceline makes of a file.
+
+            The format comes from the extension (.ndjson .jsonl .json, .csv, .gpx, .nmea .nme; a \
+            trailing .gz is looked through), else from the first character: { NDJSON, < GPX, $ or \
+            ! NMEA (# comment lines are skipped), anything else CSV. --input-format overrides both.
+
+            GPX points take their device from the track's or route's <name>, else the file name; \
+            NMEA fixes from the file name. --device names the device of every GPX and NMEA reading. \
+            GPX points come out in time order; NMEA sentences of one receiver epoch (RMC, GGA, GLL \
+            with the same time) make one fix.
+
+            Bad lines (a GPX point without <time>, an NMEA sentence with a bad checksum, …) are \
+            reported on stderr as file:line: reason and skipped; --strict stops at the first with \
+            exit code 65. Control records of an NDJSON stream are not readings: they are counted \
+            in the summary, not written.
+
+            Examples:
+              fenceline readings Data/gpx/around-visnjan-with-car.gpx
+              fenceline readings --device boat Data/nmea/humminbird-M37.log > boat.ndjson
+              fenceline readings --input-format nmea - < /dev/ttyUSB0
+              fenceline readings trace.csv.gz | fenceline run --triggers fences.json -
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Input files, read in order; - or none reads standard input.", valueName: "file"))
+    var files: [String] = []
+
+    @Option(
+        help: ArgumentHelp("Read every input as this format: ndjson, csv, gpx or nmea.", valueName: "format"))
+    var inputFormat: InputFormat?
+
+    @Option(help: ArgumentHelp("The device id of every GPX and NMEA reading.", valueName: "id"))
+    var device: String?
+
+    @Flag(help: "Stop at the first bad line with exit code 65 instead of skipping it.")
+    var strict = false
+
+    @Option(help: ArgumentHelp("Report at most this many bad lines one by one, then only count them.", valueName: "n"))
+    var maxErrors = 20
+
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp("Write the readings to this file instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @Flag(help: "Print no summary line.")
+    var quiet = false
+
+    func validate() throws {
+        guard maxErrors >= 0 else { throw ValidationError("--max-errors must be ≥ 0") }
+        if let device, device.isEmpty { throw ValidationError("--device must not be empty") }
+    }
+
+    func run() async throws {
+        let destination = try output.map(OutputFile.init(path:)) ?? .standardOutput
+        defer { destination.close() }
+        let report = { (line: String) in OutputFile.standardError.write(line + "\n") }
+        var buffer: [UInt8] = []
+        var readings = 0
+        var controls = 0
+        var skipped = 0
+        var failed = false
+        do {
+            // Every input is opened first, so that a missing one fails before anything is written.
+            // `add` records are decoded (and so validated) against an empty catalog.
+            let requests = NDJSONReadingDecoder.RequestContext(decoder: CatalogDecoder(), catalog: Catalog())
+            let sources = try (files.isEmpty ? ["-"] : files).map { path throws(InputError) in
+                try ReadingSource(path: path, format: inputFormat, device: device, requests: requests)
+            }
+            for source in sources where !failed {
+                try source.forEach { item in
+                    switch item {
+                    case .success(let reading):
+                        if ReadingEncoder.encode(reading, into: &buffer) { readings += 1 } else { controls += 1 }
+                        if buffer.count >= 1 << 16 {
+                            destination.write(buffer)
+                            buffer.removeAll(keepingCapacity: true)
+                        }
+                    case .failure(let error):
+                        skipped += 1
+                        if skipped <= maxErrors { report(error.description) }
+                        failed = strict
+                    }
+                    return !failed
+                }
+            }
+        } catch let error as InputError {
+            destination.write(buffer)
+            throw CommandFailure(
+                status: error.code == .fileMissing || error.code == .unreadable
+                    ? ExitStatus.fileMissing : ExitStatus.badInput,
+                message: error.description)
+        }
+        destination.write(buffer)
+        if skipped > maxErrors {
+            report("fenceline: \(skipped - maxErrors) more bad lines not shown (--max-errors \(maxErrors))")
+        }
+        if !quiet {
+            let extra = controls > 0 ? ", \(controls) control records not written" : ""
+            report("fenceline: \(readings) readings, \(skipped) skipped\(extra)")
+        }
+        if failed { throw ExitStatus.badInput }
+    }
+}
