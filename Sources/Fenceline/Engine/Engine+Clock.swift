@@ -7,6 +7,16 @@ extension Engine {
         switch reading {
         case .fix(let fix):
             let device = devices.intern(fix.device)
+            if let tracer, isTraced(device: device) {
+                guard admit(device: device, at: fix.time) else {
+                    tracer.record(
+                        RegionTraceStep(
+                            cause: .staleFix(fix), ignored: "stale: older than the device's last reading",
+                            before: .unknown, after: .unknown, awaitsDwell: false, isDone: false))
+                    return
+                }
+                return applyTraced(fix, device: device, tracer: tracer)
+            }
             guard admit(device: device, at: fix.time) else { return }
             apply(fix, device: device)
         case .sighting(let sighting):

@@ -5,6 +5,9 @@ extension Engine {
         guard entry.mayNotify(at: event.time) else { return false }
         events.append(event, timerBound: firingBound)
         delivered.add(event)
+        if let tracer, event.requestID == tracer.request, event.device == tracer.device {
+            tracer.delivered.append(event)
+        }
         return true
     }
 

@@ -278,7 +278,12 @@ extension Engine {
     /// Fires a timer: a region streak's delay or a visit's dwell, or a beacon timer.
     func fire(_ timer: EngineTimer) {
         switch timer.kind {
-        case .confirmation, .dwell: fireRegion(timer)
+        case .confirmation, .dwell:
+            if let tracer = isTraced(timer) {
+                fireTraced(timer, tracer: tracer) { fireRegion(timer) }
+            } else {
+                fireRegion(timer)
+            }
         case .beaconEnter, .beaconTimeout, .beaconExit: fireBeacon(timer)
         case .timing: fireTiming(timer)
         }

@@ -94,6 +94,8 @@ public final class Engine {
     @exclusivity(unchecked) var requestEpoch: UInt64 = 0
     /// Off only in tests that check the safe discs change no event.
     var usesSafeDiscs = true
+    /// Records one device and request's steps for `explain`; `nil` (the usual) costs a check per fix.
+    var tracer: RegionTracer?
     @exclusivity(unchecked) var devices = DeviceTable()
     @exclusivity(unchecked) var timers = TimerQueue()
     @exclusivity(unchecked) var events = EventQueue()

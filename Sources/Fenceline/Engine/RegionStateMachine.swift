@@ -52,6 +52,15 @@ struct RegionStateMachine {
     private var streak: Streak = .none
     private var dwellToken: UInt64?
 
+    /// The open streak towards the other side: its first fix's time and how many fixes met it.
+    var pendingStreak: (since: Timestamp, fixes: Int)? {
+        guard case .pending(let since, let fixes, _) = streak else { return nil }
+        return (since, fixes)
+    }
+
+    /// Whether a dwell timer of the current visit is running.
+    var awaitsDwell: Bool { dwellToken != nil }
+
     /// Whether the machine holds nothing beyond "outside": such a pair needs no stored state.
     var isIdle: Bool {
         if isInside || dwellToken != nil { return false }

@@ -77,6 +77,8 @@ public final class RunPipeline {
     let options: Options
     let encoder: any EventEncoder
     let logger: Logger
+    /// Records one device and region request's steps (`fenceline explain`); single engine only.
+    public var tracer: RegionTracer?
     /// The engine of the last run, for reading its notification state afterwards.
     public private(set) var lastEngine: Engine?
 
@@ -107,6 +109,7 @@ public final class RunPipeline {
                 reorderWindow: options.reorderWindow, deliveredLimit: options.deliveredLimit),
             logger: logger)
         lastEngine = engine
+        if let tracer { engine.trace(tracer) }
         let requests = NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)
         var summary = Summary()
         var buffer = encoder.header()

@@ -1,0 +1,182 @@
+/// Records, for one device and one region request, every step the engine takes for that pair:
+/// each fix with its signed distance and condition, each hysteresis timer, the state before and
+/// after, and the events delivered. What `fenceline explain` prints; it answers "why no exit?".
+///
+/// Attach it with ``Engine/trace(_:)`` before the readings; the engine then behaves exactly as
+/// without it (the trace only reads state), at the cost of a name comparison per fix.
+public final class RegionTracer {
+    /// The traced device.
+    public let device: String
+    /// The traced request's identifier.
+    public let request: String
+    /// The steps so far, in the order the engine took them.
+    public private(set) var steps: [RegionTraceStep] = []
+    /// Events delivered for the pair during the step being recorded.
+    var delivered: [Event] = []
+
+    /// Traces `request` for `device`.
+    public init(device: String, request: String) {
+        self.device = device
+        self.request = request
+    }
+
+    func record(_ step: RegionTraceStep) {
+        var step = step
+        step.events = delivered
+        delivered.removeAll()
+        steps.append(step)
+    }
+}
+
+/// One step of a traced (device, region request) pair.
+public struct RegionTraceStep: Sendable {
+    /// What made the engine look at the pair.
+    public enum Cause: Sendable {
+        /// A fix of the device.
+        case fix(Fix)
+        /// A fix older than the device's last reading, skipped.
+        case staleFix(Fix)
+        /// The delay of a transition streak ended.
+        case confirmationTimer(due: Timestamp)
+        /// A visit's dwell time was reached.
+        case dwellTimer(due: Timestamp)
+    }
+
+    /// Where the engine had the device relative to the region.
+    public enum Standing: String, Sendable {
+        /// No usable fix since the request was added: the next one sets the state.
+        case unknown
+        case outside
+        case inside
+    }
+
+    /// Fixes meeting the condition towards the other side, not yet confirmed.
+    public struct Streak: Sendable, Hashable {
+        /// The first fix of the streak.
+        public var since: Timestamp
+        /// How many fixes met the condition so far.
+        public var fixes: Int
+    }
+
+    public var cause: Cause
+    /// The fix's signed distance to the boundary in metres (negative inside).
+    public var signedDistance: Double?
+    /// The thresholds on `s` at this fix's accuracy: enter when `s ≤ enter`, exit when `s > exit`
+    /// (`nil` in `overlap` mode, which compares ``overlapShare`` instead).
+    public var limits: (enter: Double, exit: Double)?
+    /// In `overlap` mode, the share of the accuracy disc inside the fence.
+    public var overlapShare: Double?
+    /// `enter`, `exit` or `band` (between the thresholds) for a fix that was evaluated.
+    public var condition: String?
+    /// Why the fix or timer changed nothing without being evaluated, when it was not.
+    public var ignored: String?
+    /// The standing before and after the step.
+    public var before: Standing
+    public var after: Standing
+    /// The streak open before the step.
+    public var streakBefore: Streak?
+    /// The streak open after the step.
+    public var streak: Streak?
+    /// Whether a dwell timer is running after the step.
+    public var awaitsDwell: Bool
+    /// Whether the request is used up for the device (`repeats: false`, already notified).
+    public var isDone: Bool
+    /// The events delivered for the pair at this step.
+    public var events: [Event] = []
+}
+
+extension Engine {
+    /// Records what happens to one device and region request from now on (see ``RegionTracer``).
+    public func trace(_ tracer: RegionTracer) {
+        self.tracer = tracer
+    }
+
+    /// Whether `device` is the traced one.
+    @inline(__always)
+    func isTraced(device: Int32) -> Bool {
+        guard let tracer else { return false }
+        return devices.names[Int(device)] == tracer.device
+    }
+
+    /// Applies a fix of the traced device, recording the traced request's step around it.
+    func applyTraced(_ fix: Fix, device: Int32, tracer: RegionTracer) {
+        guard let slot = slotsByID[tracer.request], states[Int(slot)].isAlive, let region = requests[Int(slot)].region
+        else {
+            apply(fix, device: device)
+            let reason =
+                slotsByID[tracer.request] == nil
+                ? "the request is not in the catalog (yet)" : "not a region request, or removed"
+            tracer.record(
+                RegionTraceStep(
+                    cause: .fix(fix), ignored: reason, before: .unknown, after: .unknown, awaitsDwell: false,
+                    isDone: false))
+            return
+        }
+        let before = standing(slot: slot, device: device, bucket: region.bucket)
+        var step = RegionTraceStep(
+            cause: .fix(fix), before: before.standing, after: before.standing, streakBefore: before.streak,
+            awaitsDwell: false, isDone: before.isDone)
+        let accuracy = fix.accuracy ?? 0
+        let hotSlot = hot[Int(slot)]
+        let s = region.fence.signedDistance(to: fix.coordinate)
+        step.signedDistance = s
+        step.limits = hotSlot.limits(accuracy: accuracy)
+        if step.limits == nil {
+            step.overlapShare = region.fence.overlapShare(point: fix.coordinate, accuracy: accuracy, signedDistance: s)
+        }
+        if hotSlot.isScoped && !requests[Int(slot)].applies(to: device) {
+            step.ignored = "the request is scoped to other devices"
+        } else if accuracy > hotSlot.maxAccuracy {
+            step.ignored = "accuracy \(accuracy) m is worse than maxAccuracy \(hotSlot.maxAccuracy) m"
+        } else if before.isDone {
+            step.ignored = "repeats is false and the request already notified this device"
+        } else {
+            step.condition = "\(regionCondition(slot: slot, hot: hotSlot, point: fix.coordinate, accuracy: accuracy))"
+        }
+        apply(fix, device: device)
+        let after = standing(slot: slot, device: device, bucket: region.bucket)
+        step.after = after.standing
+        step.streak = after.streak
+        step.awaitsDwell = after.awaitsDwell
+        step.isDone = after.isDone
+        tracer.record(step)
+    }
+
+    /// Fires a region timer of the traced pair, recording the step.
+    func fireTraced(_ timer: EngineTimer, tracer: RegionTracer, fire: () -> Void) {
+        let region = requests[Int(timer.slot)].region
+        let bucket = region?.bucket ?? 0
+        let before = standing(slot: timer.slot, device: timer.device, bucket: bucket)
+        fire()
+        let after = standing(slot: timer.slot, device: timer.device, bucket: bucket)
+        tracer.record(
+            RegionTraceStep(
+                cause: timer.kind == .dwell ? .dwellTimer(due: timer.due) : .confirmationTimer(due: timer.due),
+                before: before.standing, after: after.standing, streakBefore: before.streak, streak: after.streak,
+                awaitsDwell: after.awaitsDwell,
+                isDone: after.isDone))
+    }
+
+    /// Whether a region timer belongs to the traced pair.
+    func isTraced(_ timer: EngineTimer) -> RegionTracer? {
+        guard let tracer, timer.kind == .confirmation || timer.kind == .dwell, isTraced(device: timer.device),
+            slotsByID[tracer.request] == timer.slot
+        else { return nil }
+        return tracer
+    }
+
+    private func standing(slot: Int32, device: Int32, bucket: Int) -> (
+        standing: RegionTraceStep.Standing, streak: RegionTraceStep.Streak?, awaitsDwell: Bool, isDone: Bool
+    ) {
+        if let index = devices.recordIndex(device: device, slot: slot) {
+            let record = devices.records[Int(device)][index]
+            return (
+                record.machine.isInside ? .inside : .outside,
+                record.machine.pendingStreak.map { RegionTraceStep.Streak(since: $0.since, fixes: $0.fixes) },
+                record.machine.awaitsDwell, record.isDone
+            )
+        }
+        let known = devices.acceptedFix(device: device, bucket: bucket).sequence > requests[Int(slot)].addedSequence
+        return (known ? .outside : .unknown, nil, false, false)
+    }
+}

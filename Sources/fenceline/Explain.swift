@@ -1,0 +1,125 @@
+import ArgumentParser
+import Fenceline
+import FencelineFormats
+import Logging
+
+/// `fenceline explain`: why an event of one device and region request did or did not fire.
+struct Explain: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Explain why an event did or did not fire, fix by fix, for one device and request.",
+        discussion: """
+            Runs the catalog over the readings exactly as `fenceline run` does (same clock, same \
+            timers, every device), and prints for one device and one region request: the \
+            request's rules, then a timeline of the device's fixes — signed distance s to the \
+            boundary (negative inside), accuracy, the condition the fix meets (enter, exit, or band \
+            between the thresholds), the standing before → after — with the hysteresis timers \
+            (delays, dwell) as they fall due and the events notified, numbered as in run's output. \
+            It ends with a diagnosis: where the device stands and, when it never left (or \
+            entered), why: no fix met the condition, the streaks were cut, a streak was still \
+            waiting at the end, or fixes were ignored for their accuracy.
+
+            Readings, formats and options are those of `fenceline run`; --input-device names the \
+            device of GPX and NMEA inputs (run's --device).
+
+            Examples:
+              fenceline explain --triggers Data/scenarios/jitter-at-edge/triggers.json --device phone-1 --request office Data/scenarios/jitter-at-edge/readings.ndjson
+              fenceline explain --triggers fences.json --device truck-17 --request depot --until 2026-03-02T18:00:00Z day.ndjson
+              fenceline explain --triggers fences.json --device car --request home --input-device car drive.gpx
+            """
+    )
+
+    @Option(
+        name: .long, help: ArgumentHelp("The trigger catalog: JSON, or a GeoJSON FeatureCollection.", valueName: "file")
+    )
+    var triggers: String
+
+    @Option(help: ArgumentHelp("The device to explain.", valueName: "id"))
+    var device: String
+
+    @Option(help: ArgumentHelp("The region request to explain.", valueName: "id"))
+    var request: String
+
+    @Argument(
+        help: ArgumentHelp("Reading files, read in order; - or none reads standard input.", valueName: "readings"))
+    var readings: [String] = []
+
+    @Option(help: ArgumentHelp("Read every input as this format: ndjson, csv, gpx or nmea.", valueName: "format"))
+    var inputFormat: InputFormat?
+
+    @Option(help: ArgumentHelp("The device id of GPX and NMEA readings (run's --device).", valueName: "id"))
+    var inputDevice: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "At end of input, move the clock to this time and fire the timers due by then.", valueName: "time"))
+    var until: TimeArgument?
+
+    @Option(help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
+    var reorderWindow: Double = 0
+
+    @Flag(help: "List every fix; by default runs of fixes that change nothing are shown as one row and a count.")
+    var everyFix = false
+
+    func validate() throws {
+        guard reorderWindow >= 0, reorderWindow <= 1e9 else {
+            throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
+        }
+    }
+
+    func run() async throws {
+        let decoder = CatalogDecoder()
+        let decoded = try loadCatalog(path: triggers, decoder: decoder)
+        guard let target = decoded.catalog.requests.last(where: { $0.id == request }) else {
+            let ids = decoded.catalog.requests.prefix(20).map(\.id).joined(separator: ", ")
+            throw CommandFailure(
+                status: ExitStatus.usage, message: "\(triggers): no request \"\(request)\"; the catalog has: \(ids)")
+        }
+        var options = RunPipeline.Options()
+        options.inputFormat = inputFormat
+        options.until = until?.timestamp
+        options.reorderWindow = TimeSpan(seconds: reorderWindow)
+        options.device = inputDevice
+        options.maximumReported = 5
+        let collector = PairEvents(device: device, request: request)
+        let pipeline = RunPipeline(
+            catalog: decoded.catalog, catalogDecoder: decoder, options: options, encoder: collector,
+            logger: Logger(label: "fenceline"))
+        let tracer = RegionTracer(device: device, request: request)
+        pipeline.tracer = tracer
+        do {
+            _ = try pipeline.run(
+                inputs: readings.isEmpty ? ["-"] : readings, write: { _ in },
+                report: { OutputFile.standardError.write($0 + "\n") })
+        } catch let error as InputError {
+            throw CommandFailure(
+                status: error.code == .fileMissing || error.code == .unreadable
+                    ? ExitStatus.fileMissing : ExitStatus.badInput,
+                message: error.description)
+        }
+        var text = ExplainReport.render(request: target, tracer: tracer, written: collector.written, everyFix: everyFix)
+        if tracer.steps.isEmpty && !collector.devices.isEmpty {
+            let seen = collector.devices.sorted().prefix(10).joined(separator: ", ")
+            text +=
+                "Devices with events: \(seen). GPX and NMEA inputs take their device from the track name or file name (--input-device sets it).\n"
+        }
+        OutputFile.standardOutput.write(Array(text.utf8))
+    }
+}
+
+/// Collects one pair's events as written, and which devices had events at all.
+private final class PairEvents: EventEncoder {
+    let device: String
+    let request: String
+    var written: [Event] = []
+    var devices: Set<String> = []
+
+    init(device: String, request: String) {
+        self.device = device
+        self.request = request
+    }
+
+    func encode(_ event: Event, into bytes: inout [UInt8]) {
+        if let device = event.device { devices.insert(device) }
+        if event.device == device && event.requestID == request { written.append(event) }
+    }
+}
