@@ -162,6 +162,7 @@ extension RunPipeline {
             for reading in held { coordinator.route(reading) }
         }
         emit(coordinator.runBatch(final: true, until: summary.strictFailure == nil ? options.until : nil))
+        meter?.note(summary, always: true)
         buffer.append(contentsOf: encoder.footer())
         if !buffer.isEmpty { write(buffer) }
         summary.stale = coordinator.stale

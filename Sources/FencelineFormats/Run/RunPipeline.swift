@@ -214,6 +214,7 @@ public final class RunPipeline {
             if !goOn { break }
         }
         emit(engine.finish(until: summary.strictFailure == nil ? options.until : nil), flush: false)
+        meter?.note(summary, always: true)
         buffer.append(contentsOf: encoder.footer())
         if !buffer.isEmpty { write(buffer) }
         summary.stale = engine.statistics.stale

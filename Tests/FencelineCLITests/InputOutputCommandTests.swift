@@ -1,0 +1,137 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `readings`, gzip inputs, `--format geojson`, progress and `explain` through the binary.
+@Suite(.serialized) struct InputOutputCommandTests {
+    let scenario = "Data/scenarios/real-drive-visnjan"
+
+    func gzip(_ path: String, into directory: URL, name: String) throws -> String {
+        let target = directory.appendingPathComponent(name).path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "gzip -c '\(Fixtures.packageRoot.path)/\(path)' > '\(target)'"]
+        try process.run()
+        process.waitUntilExit()
+        return target
+    }
+
+    /// `readings` writes the normalised form, which `run` reads to the same events.
+    @Test func readingsRoundTripThroughRun() throws {
+        let readings = try CLI.run(["readings", "\(scenario)/readings.ndjson"])
+        #expect(readings.status == 0)
+        #expect(readings.stdout.split(separator: "\n").count == 104)
+        #expect(readings.stderr == "fenceline: 104 readings, 0 skipped\n")
+        let direct = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "\(scenario)/readings.ndjson"])
+        let piped = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "-"], stdin: readings.stdout)
+        #expect(piped.stdout == direct.stdout)
+    }
+
+    /// CSV in, normalised NDJSON out, with sub-millisecond times kept and bad rows reported.
+    @Test func readingsOfCSVKeepFieldsAndReportBadRows() throws {
+        let directory = try CLI.temporaryDirectory()
+        let csv = directory.appendingPathComponent("trace.csv")
+        try Data(
+            """
+            device,time,lat,lon,accuracy,speed
+            van,2026-03-02T08:00:00.123456Z,52.37,4.89,5,3.5
+            van,2026-03-02T08:00:01Z,95,4.89,5,
+            """.utf8
+        ).write(to: csv)
+        let result = try CLI.run(["readings", csv.path])
+        #expect(
+            result.stdout
+                == #"{"device":"van","time":"2026-03-02T08:00:00.123456Z","lat":52.37,"lon":4.89,"accuracy":5,"speed":3.5}"#
+                + "\n")
+        #expect(result.stderr.contains("trace.csv:3: field \"lat\""))
+        #expect(result.status == 0)
+        let strict = try CLI.run(["readings", "--strict", csv.path])
+        #expect(strict.status == 65)
+    }
+
+    /// A .gz input reads like the plain file; a truncated one keeps the lines before the damage
+    /// and reports where it ends.
+    @Test func gzipInputsAreReadTransparently() throws {
+        let directory = try CLI.temporaryDirectory()
+        let packed = try gzip("\(scenario)/readings.ndjson", into: directory, name: "drive.ndjson.gz")
+        let plain = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "\(scenario)/readings.ndjson"])
+        let unpacked = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", packed])
+        #expect(unpacked.stdout == plain.stdout)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: packed))
+        let cut = directory.appendingPathComponent("cut.ndjson.gz")
+        try bytes.prefix(bytes.count * 3 / 4).write(to: cut)
+        let truncated = try CLI.run(["readings", cut.path])
+        #expect(truncated.status == 0)
+        #expect(truncated.stderr.contains("the gzip stream is truncated"))
+        let kept = truncated.stdout.split(separator: "\n").count
+        #expect(kept > 50 && kept < 104)
+        let strict = try CLI.run(["run", "--strict", "--triggers", "\(scenario)/triggers.json", cut.path])
+        #expect(strict.status == 65)
+        #expect(!strict.stdout.isEmpty)
+    }
+
+    /// `--format geojson` is one FeatureCollection of points, one per event.
+    @Test func geojsonOutputIsAFeatureCollection() throws {
+        let result = try CLI.run([
+            "run", "--format", "geojson", "--triggers", "\(scenario)/triggers.json", "\(scenario)/readings.ndjson",
+        ])
+        #expect(result.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(object?["type"] as? String == "FeatureCollection")
+        let features = object?["features"] as? [[String: Any]] ?? []
+        #expect(features.count == 10)
+        let first = features.first
+        let geometry = first?["geometry"] as? [String: Any]
+        #expect(geometry?["type"] as? String == "Point")
+        #expect((geometry?["coordinates"] as? [Double])?.count == 2)
+        let properties = first?["properties"] as? [String: Any]
+        #expect(properties?["event"] as? String == "enter")
+        #expect(properties?["request"] as? String == "main-road")
+        let empty = try CLI.run(
+            ["run", "--format", "geojson", "--triggers", "\(scenario)/triggers.json", "-"], stdin: "")
+        #expect(empty.stdout == #"{"type":"FeatureCollection","features":[]}"# + "\n")
+    }
+
+    /// Progress lines appear when forced, never with --quiet, and not by default off a terminal.
+    @Test func progressShowsWhenForcedAndNotWhenQuiet() throws {
+        let arguments = ["run", "--triggers", "\(scenario)/triggers.json", "\(scenario)/readings.ndjson"]
+        let quietDefault = try CLI.run(arguments)
+        #expect(!quietDefault.stderr.contains("%"))
+        let forced = try CLI.run(arguments + ["--progress"])
+        #expect(forced.stdout == quietDefault.stdout)
+        #expect(forced.stderr.hasPrefix("fenceline: 100% · 104 readings · "))
+        #expect(forced.stderr.contains(" k/s · 10 events\n"))
+        let sharded = try CLI.run(arguments + ["--progress", "--threads", "2"])
+        #expect(sharded.stderr.hasPrefix("fenceline: 100% · 104 readings · "))
+        let silenced = try CLI.run(arguments + ["--progress", "--quiet"])
+        #expect(silenced.stderr.isEmpty)
+    }
+
+    /// `explain` on the jitter scenario: the naive fence flaps, the default one enters once and
+    /// exits once, at the numbers `run` gives those events.
+    @Test func explainTellsTheJitterStory() throws {
+        let jitter = "Data/scenarios/jitter-at-edge"
+        let run = try CLI.run(["run", "--triggers", "\(jitter)/triggers.json", "\(jitter)/readings.ndjson"])
+        let pairEvents = run.stdout.split(separator: "\n").filter { $0.contains(#""request":"edge-default""#) }
+        #expect(pairEvents.count == 2)
+        let explained = try CLI.run([
+            "explain", "--triggers", "\(jitter)/triggers.json", "--device", "walker", "--request", "edge-default",
+            "\(jitter)/readings.ndjson",
+        ])
+        #expect(explained.status == 0)
+        for line in pairEvents {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            let sequence = object?["seq"] as? Int ?? 0
+            let kind = object?["event"] as? String ?? ""
+            #expect(explained.stdout.contains("→ #\(sequence) \(kind) notified"))
+        }
+        #expect(explained.stdout.contains("exit when s > +20 m"))
+        #expect(explained.stdout.contains("between the thresholds"))
+        let unknown = try CLI.run([
+            "explain", "--triggers", "\(jitter)/triggers.json", "--device", "walker", "--request", "nope",
+            "\(jitter)/readings.ndjson",
+        ])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("no request \"nope\""))
+    }
+}
