@@ -41,7 +41,7 @@ public import Fenceline
 ///
 /// **Errors.** A bad sentence (checksum, a malformed or out-of-range field, named as in
 /// `RMC latitude`) throws and changes nothing: the held epoch stays.
-public struct NMEADecoder {
+public struct NMEADecoder: Sendable {
     private let device: String
     private var epoch: Epoch?
     private var calendar: CarriedDate?
