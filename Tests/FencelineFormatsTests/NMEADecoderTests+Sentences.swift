@@ -35,14 +35,14 @@ extension NMEADecoderTests {
         let lines = [
             Self.sentence("GPGSA,A,3,25,32,12,14,,,,,,,,,2.1,1.1,1.8"), Self.sentence("GPVTG,,T,,M,0.029,N,0.053,K,A"),
             Self.sentence("PGRME,9.1,M,15.0,M,12.0,M"), "!AIVDM,1,1,,A,13aEOK?P00PD2wVMdLDRhgvL289?,0*26",
-            Self.sentence("INRMC,194101,A,4426.1130,N,07140.5596,W,5.2,77.3,160906,15.8,W"),
+            Self.sentence("ECRMC,194101,A,4426.1130,N,07140.5596,W,5.2,77.3,160906,15.8,W"),
             Self.sentence("GPTXT,01,01,02,ANTSTATUS=OK"),
         ]
         let outcome = Self.decode(lines)
         #expect(outcome.errors.isEmpty && outcome.fixes.isEmpty)
     }
 
-    @Test(arguments: ["GP", "GN", "GL", "GA", "BD", "GB", "GQ", "GI"])
+    @Test(arguments: ["GP", "GN", "GL", "GA", "BD", "GB", "GQ", "GI", "IN"])
     func gnssTalkersAreRead(talker: String) {
         let outcome = Self.decode([Self.sentence("\(talker)RMC,123519,A,4807.038,N,01131.000,E,,,230394,,")])
         #expect(outcome.fixes.count == 1)

@@ -4,8 +4,9 @@ public import Fenceline
 /// sentences of each epoch as gpsd does.
 ///
 /// **Sentences.** `RMC`, `GGA` and `GLL` give positions, `GST` accuracy and `ZDA` the date, from the
-/// GNSS talkers `GP`, `GL`, `GA`, `BD`, `GB`, `GQ`, `GI` and `GN`. Every other sentence (`GSA`, `GSV`,
-/// `VTG`, `TXT`, proprietary `$P…`, AIS `!AIVDM`, other talkers such as `IN` or `EC`) is skipped once
+/// GNSS talkers `GP`, `GL`, `GA`, `BD`, `GB`, `GQ`, `GI`, `GN` and integrated navigation `IN`. Every
+/// other sentence (`GSA`, `GSV`, `VTG`, `TXT`, proprietary `$P…`, AIS `!AIVDM`, other talkers such as
+/// `EC`, an ECDIS relaying positions) is skipped once
 /// its checksum, if it has one, is right. Blank lines and `#` comments (gpsd log headers) are skipped.
 ///
 /// **Framing.** `$` and `!` are reserved characters, so a sentence starts at the last one on the

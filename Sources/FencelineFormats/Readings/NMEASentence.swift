@@ -95,8 +95,9 @@ struct NMEAReport: Equatable {
 /// The framing of NMEA 0183 lines: comments, junk before the sentence, checksum, talker.
 enum NMEASentence {
     /// Talkers whose `RMC`/`GGA`/`GLL`/`GST` are read: GPS, GLONASS, Galileo, BeiDou (both ids),
-    /// QZSS, NavIC and combined GNSS.
-    static let talkers: Set<String> = ["GP", "GL", "GA", "BD", "GB", "GQ", "GI", "GN"]
+    /// QZSS, NavIC, combined GNSS, and integrated navigation (`IN`, a GNSS+inertial position, as
+    /// marine chartplotters send).
+    static let talkers: Set<String> = ["GP", "GL", "GA", "BD", "GB", "GQ", "GI", "GN", "IN"]
 
     /// The report in `line`, `nil` for a line that carries none (blank, comment, another sentence).
     static func parse(_ line: UnsafeBufferPointer<UInt8>) throws(LineError) -> NMEAReport? {
