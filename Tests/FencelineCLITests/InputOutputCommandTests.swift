@@ -134,4 +134,41 @@ import Testing
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("no request \"nope\""))
     }
+
+    /// The real GPX drive run directly gives the events of the scenario made from it, with one
+    /// thread or two; without --device the device is the track's name.
+    @Test func gpxRunsLikeTheNDJSONItWasConvertedTo() throws {
+        let expected = try String(
+            contentsOf: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/expected.ndjson"),
+            encoding: .utf8)
+        for threads in ["1", "2"] {
+            let result = try CLI.run([
+                "run", "--triggers", "\(scenario)/triggers.json", "--device", "car", "--threads", threads,
+                "Data/gpx/around-visnjan-with-car.gpx",
+            ])
+            #expect(result.status == 0)
+            #expect(result.stdout == expected)
+        }
+        let named = try CLI.run(["readings", "Data/gpx/around-visnjan-with-car.gpx"])
+        #expect(named.stdout.hasPrefix(#"{"device":"2020-12-18 07:24:29","time":"2020-12-18T06:15:50Z""#))
+        let bad = try CLI.run(["readings", "Data/gpx/cerknicko-without-times.gpx"])
+        #expect(bad.stderr.contains("cerknicko-without-times.gpx:"))
+        #expect(bad.stderr.contains("field \"time\""))
+    }
+
+    /// NMEA: told by content (a gpsd log's `#` header, then `$` sentences), one fix per epoch,
+    /// gzip looked through, bad checksums reported with their line.
+    @Test func nmeaCapturesReadAsFixes() throws {
+        let result = try CLI.run(["readings", "--device", "car", "Data/nmea/bt451.log"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count > 10)
+        #expect(lines.allSatisfy { $0.hasPrefix(#"{"device":"car","time":"2009-12-0"#) })
+        let directory = try CLI.temporaryDirectory()
+        let packed = try gzip("Data/nmea/bt451.log", into: directory, name: "bt451.nmea.gz")
+        #expect(try CLI.run(["readings", "--device", "car", packed]).stdout == result.stdout)
+        let firefly = try CLI.run(["readings", "Data/nmea/firefly-II.log"])
+        #expect(firefly.stderr.contains("firefly-II.log:"))
+        #expect(firefly.stderr.contains("field \"checksum\""))
+    }
 }
