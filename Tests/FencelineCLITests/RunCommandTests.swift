@@ -153,7 +153,10 @@ import Testing
         #expect(text.contains("dwell         olive-grove"))
     }
 
-    @Test(arguments: [["--help"], ["run", "--help"], ["validate", "--help"], ["test", "--help"]])
+    @Test(arguments: [
+        ["--help"], ["run", "--help"], ["validate", "--help"], ["test", "--help"], ["next", "--help"],
+        ["readings", "--help"], ["explain", "--help"], ["render", "--help"],
+    ])
     func helpExplainsEachCommandWithExamples(arguments: [String]) throws {
         let result = try CLI.run(arguments)
         #expect(result.status == 0)
