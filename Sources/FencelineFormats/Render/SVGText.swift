@@ -29,6 +29,17 @@ enum SVGText {
         return text
     }
 
+    /// A count with thousands grouped by commas: `250,000`.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { result += "," }
+            result.append(digit)
+        }
+        return (value < 0 ? "-" : "") + result
+    }
+
     /// `text` safe inside XML or HTML element content and in double- or single-quoted attributes.
     ///
     /// Characters XML 1.0 forbids (C0 controls other than tab, newline and return) become U+FFFD,

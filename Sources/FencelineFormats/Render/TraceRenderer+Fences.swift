@@ -10,6 +10,8 @@ extension TraceRenderer {
         var y: Double
         var halfWidth: Double
         var halfHeight: Double
+        /// Further centres to try when every spot around the first is taken.
+        var alternatives: [(x: Double, y: Double)] = []
     }
 
     /// Circles above this radius are drawn as geodesic polygons: an ellipse in the map's frame is
@@ -47,11 +49,14 @@ extension TraceRenderer {
             case .corridor(let path, let width):
                 drawCorridor(
                     path, width: width, id: id, index: index, layout: layout, projection: projection, into: &out)
-                if let middle = Self.middle(of: path, projection: projection) {
+                if let middle = Self.point(along: path, at: 0.5, projection: projection) {
                     // A band is long and thin: its label goes beside it, never across.
                     let half = width * projection.pixelsPerMetre + 1
-                    anchors.append(
-                        LabelAnchor(text: fence.id, x: middle.x, y: middle.y, halfWidth: 0, halfHeight: half))
+                    var anchor = LabelAnchor(text: fence.id, x: middle.x, y: middle.y, halfWidth: 0, halfHeight: half)
+                    anchor.alternatives = [0.3, 0.7].compactMap {
+                        Self.point(along: path, at: $0, projection: projection)
+                    }
+                    anchors.append(anchor)
                 }
             }
         }

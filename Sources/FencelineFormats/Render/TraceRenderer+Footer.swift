@@ -40,9 +40,12 @@ extension TraceRenderer {
                 scene.from0To360 ? SVGText.fixed(value, digits: 4) + "°" : degrees(value, "E", "W")
             }
             var caption = "Equirectangular, scale exact at \(degrees(projection.centerLatitude, "N", "S"))"
-            caption += " · \(degrees(bounds.south, "N", "S")) – \(degrees(bounds.north, "N", "S"))"
-            caption += ", \(longitude(bounds.west)) – \(longitude(bounds.east))"
-            if scene.from0To360 { caption += " (longitudes 0–360°)" }
+            // The box drawn, when there is room for it beside the bar.
+            if layout.mapWidth >= 640 {
+                caption += " · \(degrees(bounds.south, "N", "S")) – \(degrees(bounds.north, "N", "S"))"
+                caption += ", \(longitude(bounds.west)) – \(longitude(bounds.east))"
+                if scene.from0To360 { caption += " (longitudes 0–360°)" }
+            }
             out += "<text class=\"fl-note\" x=\"\(n(x + pixels + 40))\" y=\"\(n(y + 7))\">\(caption)</text>\n"
         }
     }

@@ -5,8 +5,9 @@ extension TraceRenderer {
     /// legend (inside the picture), hover details and a table of the events.
     ///
     /// Hovering an event marker shows its details in a box under the title and lights its table
-    /// row; hovering a row lights the marker; clicking a marker scrolls to its row. Without
-    /// JavaScript the markers' SVG tooltips and the table still work.
+    /// row; hovering a row lights the marker; clicking a marker scrolls to its row; hovering a
+    /// track thickens it and names its device. Without JavaScript the SVG tooltips and the table
+    /// still work.
     public func html(fixes: [Fix], events: [Event]) -> String {
         let scene = TraceScene(catalog: catalog, fixes: fixes, events: events)
         let layout = layout(scene, withHeader: false)
@@ -71,6 +72,7 @@ extension TraceRenderer {
         .detail{margin:0 0 8px;padding:6px 10px;background:#f3f4f6;border-radius:4px;font-size:13px;min-height:1.2em}\
         figure{margin:0}figure svg{max-width:100%;height:auto;display:block}\
         .fl-event{cursor:pointer}.fl-event.hl path{stroke:#111827;stroke-width:2.5}\
+        .fl-track:hover{stroke-width:4px;stroke-opacity:1}\
         table{border-collapse:collapse;font-size:12.5px}\
         th,td{padding:3px 10px;border-bottom:1px solid #e5e7eb;text-align:left;white-space:nowrap}\
         th{background:#f9fafb;position:sticky;top:0}tr.hl td{background:#fef3c7}\
@@ -88,6 +90,8 @@ extension TraceRenderer {
         m.addEventListener("mouseleave",function(){light(m.id,false);});\
         m.addEventListener("click",function(){var r=document.getElementById(m.id.replace("fl-ev","fl-row"));\
         if(r)r.scrollIntoView({block:"center"});});});\
+        document.querySelectorAll("path.fl-track").forEach(function(p){var t=p.querySelector("title");\
+        p.addEventListener("mouseenter",function(){if(t)detail.textContent=t.textContent;});});\
         document.querySelectorAll("tr[data-marker]").forEach(function(r){\
         r.addEventListener("mouseenter",function(){light(r.dataset.marker,true);});\
         r.addEventListener("mouseleave",function(){light(r.dataset.marker,false);});});\

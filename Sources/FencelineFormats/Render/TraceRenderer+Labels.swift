@@ -4,16 +4,80 @@ extension TraceRenderer {
     typealias Box = (x0: Double, y0: Double, x1: Double, y1: Double)
 
     /// Writes fence ids where they read best: inside a fence with room for them, else just above it,
-    /// below it, or beside it. The first spot clear of other labels, markers and track lines wins;
-    /// failing that, the first clear of labels and markers; then the first clear of labels; else the
-    /// label is left out (its fence keeps the id in its tooltip). None above the label limit.
+    /// below it, or beside it (a corridor tries the middle of its line, then a third of the way
+    /// from either end). The first spot clear of other labels, markers, other small fences and track
+    /// lines wins; failing that, the first clear of all but the lines, then of labels and fences,
+    /// then of labels and markers, then of labels; else the label is left out (its fence keeps the
+    /// id in its tooltip). None above the label limit.
     func drawLabels(
         _ anchors: [LabelAnchor], scene: TraceScene, layout: Layout, projection: MapProjection,
         into out: inout String
     ) {
         guard anchors.count <= options.maximumFenceLabels else { return }
         let n = SVGText.number
-        let fontSize = 11.0
+        let (markers, lines) = labelObstacles(scene, layout: layout, projection: projection)
+        // Fences small enough that a label over them would seem to name them.
+        let fences: [Box] = anchors.map { anchor in
+            guard anchor.halfWidth > 0, anchor.halfWidth < layout.mapWidth / 8 else { return (0, 0, 0, 0) }
+            return (
+                anchor.x - anchor.halfWidth, anchor.y - anchor.halfHeight, anchor.x + anchor.halfWidth,
+                anchor.y + anchor.halfHeight
+            )
+        }
+        var placed: [Box] = []
+        for (index, anchor) in anchors.enumerated() {
+            let text = SVGText.truncated(anchor.text, to: 32)
+            let spots = labelSpots(anchor, halfWidth: Double(text.count) * Self.labelFontSize * 0.31 + 2)
+            func onMap(_ box: Box) -> Bool {
+                box.x0 >= layout.mapX && box.x1 <= layout.mapX + layout.mapWidth && box.y0 >= layout.mapY
+                    && box.y1 <= layout.mapY + layout.mapHeight
+            }
+            func clear(_ box: Box, of others: [Box]) -> Bool { !others.contains { Self.overlap($0, box) } }
+            let otherFences = fences.enumerated().filter { $0.offset != index }.map(\.element)
+            let candidates = spots.filter { onMap($0.box) && clear($0.box, of: placed) }
+            // Seeming to name another fence misleads more than hiding a marker, which has a tooltip.
+            let tiers: [[[Box]]] = [
+                [markers, otherFences, lines], [markers, otherFences], [otherFences], [markers], [],
+            ]
+            let choice = tiers.lazy.compactMap { tier in
+                candidates.first { spot in tier.allSatisfy { clear(spot.box, of: $0) } }
+            }.first
+            guard let choice else { continue }
+            placed.append(choice.box)
+            out +=
+                "<text class=\"fl-label\" x=\"\(n(choice.x))\" y=\"\(n(choice.y))\">\(SVGText.escaped(text))</text>\n"
+        }
+    }
+
+    static let labelFontSize = 11.0
+
+    /// Where a label may go, best first, with the box its text covers (baseline at `y`).
+    private func labelSpots(_ anchor: LabelAnchor, halfWidth: Double) -> [(x: Double, y: Double, box: Box)] {
+        let fontSize = Self.labelFontSize
+        var spots: [(x: Double, y: Double)] = []
+        if anchor.halfHeight >= 24 && anchor.halfWidth >= halfWidth + 6 {
+            let (x, y, half) = (anchor.x, anchor.y + 4, anchor.halfHeight / 2)
+            spots += [(x, y), (x, y - half), (x, y + half)]
+        }
+        for (x, y) in [(anchor.x, anchor.y)] + anchor.alternatives {
+            spots += [
+                (x, y - anchor.halfHeight - 5), (x, y + anchor.halfHeight + fontSize + 3),
+                (x + anchor.halfWidth + halfWidth + 5, y + 4), (x - anchor.halfWidth - halfWidth - 5, y + 4),
+            ]
+        }
+        return spots.map { spot in
+            (
+                spot.x, spot.y,
+                (spot.x - halfWidth - 1.5, spot.y - fontSize - 0.5, spot.x + halfWidth + 1.5, spot.y + 3.5)
+            )
+        }
+    }
+
+    /// Boxes a label should not cover: event and track-end markers, and the track lines as small
+    /// boxes every 8 px (not above 20,000 fixes, where nothing would be clear of them anyway).
+    private func labelObstacles(_ scene: TraceScene, layout: Layout, projection: MapProjection) -> (
+        markers: [Box], lines: [Box]
+    ) {
         var markers: [Box] = []
         func mark(_ coordinate: Coordinate, _ radius: Double) {
             let (x, y) = projection.point(latitude: coordinate.latitude, longitude: coordinate.longitude)
@@ -24,7 +88,6 @@ extension TraceRenderer {
             mark(track.fixes[0].coordinate, 5)
             mark(track.fixes[track.fixes.count - 1].coordinate, 5)
         }
-        // Track lines as small boxes every 8 px, unless there are so many that nothing would be clear.
         var lines: [Box] = []
         for track in scene.tracks where scene.fixCount <= 20_000 {
             var last: (x: Double, y: Double)?
@@ -40,37 +103,7 @@ extension TraceRenderer {
                 last = p
             }
         }
-        var placed: [Box] = []
-        for anchor in anchors {
-            let text = SVGText.truncated(anchor.text, to: 32)
-            let halfWidth = Double(text.count) * fontSize * 0.31 + 2
-            let (x, y) = (anchor.x, anchor.y)
-            var spots = [
-                (x, y - anchor.halfHeight - 5), (x, y + anchor.halfHeight + fontSize + 3),
-                (x + anchor.halfWidth + halfWidth + 5, y + 4), (x - anchor.halfWidth - halfWidth - 5, y + 4),
-            ]
-            if anchor.halfHeight >= 24 && anchor.halfWidth >= halfWidth + 6 {
-                spots.insert(
-                    contentsOf: [(x, y + 4), (x, y + 4 - anchor.halfHeight / 2), (x, y + 4 + anchor.halfHeight / 2)],
-                    at: 0)
-            }
-            let boxes = spots.map { spot -> Box in
-                (spot.0 - halfWidth - 1.5, spot.1 - fontSize - 0.5, spot.0 + halfWidth + 1.5, spot.1 + 3.5)
-            }
-            func onMap(_ box: Box) -> Bool {
-                box.x0 >= layout.mapX && box.x1 <= layout.mapX + layout.mapWidth && box.y0 >= layout.mapY
-                    && box.y1 <= layout.mapY + layout.mapHeight
-            }
-            func clear(_ box: Box, of others: [Box]) -> Bool { !others.contains { Self.overlap($0, box) } }
-            let candidates = boxes.indices.filter { onMap(boxes[$0]) && clear(boxes[$0], of: placed) }
-            let choice =
-                candidates.first { clear(boxes[$0], of: markers) && clear(boxes[$0], of: lines) }
-                ?? candidates.first { clear(boxes[$0], of: markers) } ?? candidates.first
-            guard let choice else { continue }
-            placed.append(boxes[choice])
-            out += "<text class=\"fl-label\" x=\"\(n(spots[choice].0))\" y=\"\(n(spots[choice].1))\">"
-            out += "\(SVGText.escaped(text))</text>\n"
-        }
+        return (markers, lines)
     }
 
     private static func overlap(_ a: Box, _ b: Box) -> Bool {
@@ -120,8 +153,10 @@ extension TraceRenderer {
         return (best.0, y, best.1 / 2, (bottom - top) / 2)
     }
 
-    /// The point halfway along `path` (by pixel length).
-    static func middle(of path: [Coordinate], projection: MapProjection) -> (x: Double, y: Double)? {
+    /// The point `fraction` of the way along `path` (by pixel length).
+    static func point(along path: [Coordinate], at fraction: Double, projection: MapProjection) -> (
+        x: Double, y: Double
+    )? {
         let points = path.map { projection.point(latitude: $0.latitude, longitude: $0.longitude) }
         guard let first = points.first else { return nil }
         var lengths: [Double] = []
@@ -129,7 +164,7 @@ extension TraceRenderer {
             let (dx, dy) = (points[index].x - points[index - 1].x, points[index].y - points[index - 1].y)
             lengths.append((dx * dx + dy * dy).squareRoot())
         }
-        var remaining = lengths.reduce(0, +) / 2
+        var remaining = lengths.reduce(0, +) * fraction
         for (index, length) in lengths.enumerated() {
             if remaining <= length && length > 0 {
                 let t = remaining / length

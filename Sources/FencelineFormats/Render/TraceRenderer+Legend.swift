@@ -91,7 +91,7 @@ extension TraceRenderer {
                 out += "<path d=\"\(symbol)\" fill=\"\(RenderStyle.colour(of: kind))\"/></g>"
                 out += "<text x=\"\(textX)\" y=\"\(baseline)\">\(kind.rawValue)</text>"
                 out +=
-                    "<text x=\"\(n(x + Self.legendWidth - 26))\" y=\"\(baseline)\" text-anchor=\"end\">\(count)</text>\n"
+                    "<text x=\"\(n(x + Self.legendWidth - 26))\" y=\"\(baseline)\" text-anchor=\"end\">\(SVGText.grouped(count))</text>\n"
             case .device(let index, let id):
                 let (colour, dash) = RenderStyle.trackStyle(index)
                 out += "<path d=\"M\(n(x + 12)) \(n(middle))h24\" stroke=\"\(colour)\" stroke-width=\"2.6\""

@@ -23,8 +23,9 @@ extension TraceRenderer {
             let labels = drawFences(scene, layout: layout, projection: projection, into: &out)
             drawTracks(scene, layout: layout, projection: projection, into: &out)
             if scene.tracks.count > 12 { drawFenceOutlines(scene, projection: projection, into: &out) }
-            drawLabels(labels, scene: scene, layout: layout, projection: projection, into: &out)
             drawEvents(scene, layout: layout, projection: projection, into: &out)
+            // Last, so a label that had to go over a marker is still read; the marker keeps its tooltip.
+            drawLabels(labels, scene: scene, layout: layout, projection: projection, into: &out)
             out += "</g>\n"
             drawFooter(scene, layout: layout, projection: projection, into: &out)
         } else {
@@ -58,7 +59,7 @@ extension TraceRenderer {
             parts.append(first == last ? "\(start) UTC" : "\(start) – \(end) UTC (\(span))")
         }
         func count(_ value: Int, _ noun: String, _ plural: String? = nil) -> String {
-            "\(value) \(value == 1 ? noun : plural ?? noun + "s")"
+            "\(SVGText.grouped(value)) \(value == 1 ? noun : plural ?? noun + "s")"
         }
         parts.append(count(scene.tracks.count, "device"))
         parts.append(count(scene.fixCount, "fix", "fixes"))
@@ -77,7 +78,7 @@ extension TraceRenderer {
         .fl-outline{fill:none;stroke:#334155;stroke-width:1.2;stroke-opacity:.75;stroke-linejoin:round}\
         .fl-axis{fill:none;stroke:#475569;stroke-width:.8;stroke-dasharray:5 4;stroke-opacity:.7}\
         .fl-label{font-size:11px;fill:#334155;stroke:#fff;stroke-width:3px;stroke-linejoin:round;\
-        paint-order:stroke;text-anchor:middle}\
+        paint-order:stroke;text-anchor:middle;pointer-events:none}\
         .fl-track{fill:none;stroke-linecap:round;stroke-linejoin:round}\
         .fl-event path{stroke:#fff;stroke-width:1.3;stroke-linejoin:round}\
         .fl-legend text{font-size:12px;fill:#1f2937}\
