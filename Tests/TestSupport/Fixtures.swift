@@ -1,4 +1,5 @@
 public import Fenceline
+import FencelineFormats
 public import Foundation
 
 /// The one place tests build catalogs, readings and engines from (STYLE.md habit 6).
@@ -86,5 +87,25 @@ public enum Fixtures {
         if withDevice { text += "/\(event.device ?? "-")" }
         let seconds = Double(event.time.microseconds - t0.microseconds) / 1_000_000
         return "\(text)@\(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds))"
+    }
+
+    /// A scenario folder's catalog and NDJSON readings, with the events a fresh engine fires on them.
+    public static func scenario(_ name: String) throws -> (catalog: Catalog, readings: [Reading], events: [Event]) {
+        let folder = dataDirectory.appendingPathComponent("scenarios/\(name)")
+        let decoder = CatalogDecoder()
+        let catalog = try decoder.decode(Array(try Data(contentsOf: folder.appendingPathComponent("triggers.json"))))
+            .catalog
+        let lines = NDJSONReadingDecoder(requests: .init(decoder: decoder, catalog: catalog))
+        var readings: [Reading] = []
+        for line in try Data(contentsOf: folder.appendingPathComponent("readings.ndjson")).split(separator: 0x0A) {
+            if let reading = try Array(line).withUnsafeBufferPointer({ try lines.decode($0) }) {
+                readings.append(reading)
+            }
+        }
+        let engine = try Engine(catalog: catalog)
+        var events: [Event] = []
+        for reading in readings { events += engine.process(reading) }
+        events += engine.finish()
+        return (catalog, readings, events)
     }
 }
