@@ -2,6 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
 /// `readings`, gzip inputs, `--format geojson`, progress and `explain` through the binary.
 @Suite(.serialized) struct InputOutputCommandTests {
     let scenario = "Data/scenarios/real-drive-visnjan"
@@ -170,5 +174,27 @@ import Testing
         let firefly = try CLI.run(["readings", "Data/nmea/firefly-II.log"])
         #expect(firefly.stderr.contains("firefly-II.log:"))
         #expect(firefly.stderr.contains("field \"checksum\""))
+    }
+
+    /// `render` writes a well-formed SVG with one marker per event, or an HTML page embedding it.
+    @Test func renderDrawsTheRunAsSVGOrHTML() throws {
+        let directory = try CLI.temporaryDirectory()
+        let svg = directory.appendingPathComponent("drive.svg").path
+        let result = try CLI.run([
+            "render", "--triggers", "\(scenario)/triggers.json", "\(scenario)/readings.ndjson", "-o", svg,
+        ])
+        #expect(result.status == 0)
+        #expect(result.stderr == "fenceline: drew 5 requests, 104 fixes of 1 device, 10 events; 0 skipped\n")
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(text.hasPrefix("<svg") || text.hasPrefix("<?xml"))
+        #expect(text.contains("readings.ndjson · triggers.json"))
+        let parser = XMLParser(data: Data(text.utf8))
+        #expect(parser.parse())
+        let page = try CLI.run([
+            "render", "--html", "--triggers", "\(scenario)/triggers.json", "\(scenario)/readings.ndjson",
+        ])
+        #expect(page.stdout.hasPrefix("<!DOCTYPE html>"))
+        #expect(page.stdout.contains("<svg"))
+        #expect(!page.stdout.contains("http://") || !page.stdout.contains("<script src"))
     }
 }

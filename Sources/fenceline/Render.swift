@@ -1,0 +1,131 @@
+import ArgumentParser
+import Fenceline
+import FencelineFormats
+import Logging
+
+/// `fenceline render`: a picture of the fences, the device tracks and the events.
+struct Render: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draw the fences, the device tracks and the events as SVG or a self-contained HTML page.",
+        discussion: """
+            Runs the catalog over the readings as `fenceline run` does and draws the result: \
+            the region fences (circles, polygons with holes, corridors) with their ids, one \
+            coloured track per device in time order, and each event as a marked point (enter, \
+            exit, dwell, cross, state) with a tooltip, plus a legend, a scale bar and a title \
+            with the time span. With --html (or an -o name ending in .html) the SVG is embedded \
+            in a standalone page with the legend and a table of the events; it needs no network.
+
+            Readings, formats and options are those of `fenceline run`. Bad lines are reported on \
+            stderr and skipped.
+
+            Examples:
+              fenceline render --triggers Data/scenarios/real-drive-visnjan/triggers.json Data/scenarios/real-drive-visnjan/readings.ndjson -o drive.svg
+              fenceline render --triggers fences.json --html -o fleet.html day.ndjson.gz
+              fenceline render --triggers fences.json --title "Ride, 2 March" ride.gpx > ride.svg
+            """
+    )
+
+    @Option(
+        name: .long, help: ArgumentHelp("The trigger catalog: JSON, or a GeoJSON FeatureCollection.", valueName: "file")
+    )
+    var triggers: String
+
+    @Argument(
+        help: ArgumentHelp("Reading files, read in order; - or none reads standard input.", valueName: "readings"))
+    var readings: [String] = []
+
+    @Option(help: ArgumentHelp("Read every input as this format: ndjson, csv, gpx or nmea.", valueName: "format"))
+    var inputFormat: InputFormat?
+
+    @Option(help: ArgumentHelp("The device id of GPX and NMEA readings.", valueName: "id"))
+    var device: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "At end of input, move the clock to this time and fire the timers due by then.", valueName: "time"))
+    var until: TimeArgument?
+
+    @Option(help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
+    var reorderWindow: Double = 0
+
+    @Flag(help: "Write a self-contained HTML page instead of an SVG.")
+    var html = false
+
+    @Option(help: ArgumentHelp("The picture's width in pixels.", valueName: "px"))
+    var width: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "A title for the picture (default: the readings' and catalog's file names).", valueName: "text"))
+    var title: String?
+
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @Flag(help: "Print no summary line.")
+    var quiet = false
+
+    func validate() throws {
+        guard reorderWindow >= 0, reorderWindow <= 1e9 else {
+            throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
+        }
+        if let width, !(480...20000).contains(width) { throw ValidationError("--width must be in 480…20000") }
+    }
+
+    func run() async throws {
+        let decoder = CatalogDecoder()
+        let catalog = try loadCatalog(path: triggers, decoder: decoder).catalog
+        let engine = try Engine(
+            catalog: catalog, configuration: Engine.Configuration(reorderWindow: TimeSpan(seconds: reorderWindow)))
+        let requests = NDJSONReadingDecoder.RequestContext(decoder: decoder, catalog: catalog)
+        var fixes: [Fix] = []
+        var events: [Event] = []
+        var skipped = 0
+        do {
+            let sources = try (readings.isEmpty ? ["-"] : readings).map { path throws(InputError) in
+                try ReadingSource(path: path, format: inputFormat, device: device, requests: requests)
+            }
+            for source in sources {
+                try source.forEach { item in
+                    switch item {
+                    case .success(let reading):
+                        if case .fix(let fix) = reading { fixes.append(fix) }
+                        events += engine.process(reading)
+                    case .failure(let error):
+                        skipped += 1
+                        if skipped <= 20 { OutputFile.standardError.write(error.description + "\n") }
+                    }
+                    return true
+                }
+            }
+        } catch let error as InputError {
+            throw CommandFailure(
+                status: error.code == .fileMissing || error.code == .unreadable
+                    ? ExitStatus.fileMissing : ExitStatus.badInput,
+                message: error.description)
+        }
+        events += engine.finish(until: until?.timestamp)
+        var options = TraceRenderer.Options()
+        if let width { options.width = Double(width) }
+        let names =
+            readings.isEmpty
+            ? ["standard input"] : readings.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+        options.title =
+            title
+            ?? "\(names.joined(separator: ", ")) · \(triggers.split(separator: "/").last.map(String.init) ?? triggers)"
+        let renderer = TraceRenderer(catalog: catalog, options: options)
+        let asHTML = html || output?.lowercased().hasSuffix(".html") == true
+        let text = asHTML ? renderer.html(fixes: fixes, events: events) : renderer.svg(fixes: fixes, events: events)
+        let destination = try output.map(OutputFile.init(path:)) ?? .standardOutput
+        destination.write(Array(text.utf8))
+        destination.close()
+        if !quiet {
+            let devices = Set(fixes.map(\.device)).count
+            OutputFile.standardError.write(
+                "fenceline: drew \(catalog.requests.count) requests, \(fixes.count) fixes of \(devices) device\(devices == 1 ? "" : "s"), \(events.count) events; \(skipped) skipped\n"
+            )
+        }
+    }
+}
