@@ -9,10 +9,7 @@ func loadCatalog(path: String, decoder: CatalogDecoder) throws -> CatalogDecoder
         bytes = try reader.readAll()
         if let failure = reader.failure { throw failure }
     } catch {
-        throw CommandFailure(
-            status: error.code == .fileMissing || error.code == .unreadable
-                ? ExitStatus.fileMissing : ExitStatus.badInput,
-            message: error.description)
+        throw CommandFailure(error)
     }
     do {
         return try decoder.decode(bytes)

@@ -91,10 +91,7 @@ struct Explain: AsyncParsableCommand {
                 inputs: readings.isEmpty ? ["-"] : readings, write: { _ in },
                 report: { OutputFile.standardError.write($0 + "\n") })
         } catch let error as InputError {
-            throw CommandFailure(
-                status: error.code == .fileMissing || error.code == .unreadable
-                    ? ExitStatus.fileMissing : ExitStatus.badInput,
-                message: error.description)
+            throw CommandFailure(error)
         }
         var text = ExplainReport.render(request: target, tracer: tracer, written: collector.written, everyFix: everyFix)
         if tracer.steps.isEmpty && !collector.devices.isEmpty {

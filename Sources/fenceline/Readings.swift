@@ -71,47 +71,53 @@ struct Readings: AsyncParsableCommand {
         var buffer: [UInt8] = []
         var readings = 0
         var controls = 0
-        var skipped = 0
-        var failed = false
-        do {
-            // Every input is opened first, so that a missing one fails before anything is written.
-            // `add` records are decoded (and so validated) against an empty catalog.
-            let requests = NDJSONReadingDecoder.RequestContext(decoder: CatalogDecoder(), catalog: Catalog())
-            let sources = try (files.isEmpty ? ["-"] : files).map { path throws(InputError) in
-                try ReadingSource(path: path, format: inputFormat, device: device, requests: requests)
+        var badLines = BadLineCounter(maximumReported: maxErrors, strict: strict)
+        defer { destination.write(buffer) }
+        // `add` records are decoded (and so validated) against an empty catalog.
+        try forEachReading(
+            in: files, format: inputFormat, device: device,
+            requests: NDJSONReadingDecoder.RequestContext(decoder: CatalogDecoder(), catalog: Catalog()),
+            badLines: &badLines, report: report
+        ) { reading in
+            if ReadingEncoder.encode(reading, into: &buffer) { readings += 1 } else { controls += 1 }
+            if buffer.count >= 1 << 16 {
+                destination.write(buffer)
+                buffer.removeAll(keepingCapacity: true)
             }
-            for source in sources where !failed {
-                try source.forEach { item in
-                    switch item {
-                    case .success(let reading):
-                        if ReadingEncoder.encode(reading, into: &buffer) { readings += 1 } else { controls += 1 }
-                        if buffer.count >= 1 << 16 {
-                            destination.write(buffer)
-                            buffer.removeAll(keepingCapacity: true)
-                        }
-                    case .failure(let error):
-                        skipped += 1
-                        if skipped <= maxErrors { report(error.description) }
-                        failed = strict
-                    }
-                    return !failed
-                }
-            }
-        } catch let error as InputError {
-            destination.write(buffer)
-            throw CommandFailure(
-                status: error.code == .fileMissing || error.code == .unreadable
-                    ? ExitStatus.fileMissing : ExitStatus.badInput,
-                message: error.description)
         }
-        destination.write(buffer)
-        if skipped > maxErrors {
-            report("fenceline: \(skipped - maxErrors) more bad lines not shown (--max-errors \(maxErrors))")
-        }
+        if let line = badLines.unreportedLine { report(line) }
         if !quiet {
             let extra = controls > 0 ? ", \(controls) control records not written" : ""
-            report("fenceline: \(readings) readings, \(skipped) skipped\(extra)")
+            report("fenceline: \(readings) readings, \(badLines.count) skipped\(extra)")
         }
-        if failed { throw ExitStatus.badInput }
+        if badLines.strictFailure != nil { throw ExitStatus.badInput }
+    }
+}
+
+/// Reads `paths` in order (- or none is standard input) as readings of any format, passing each to
+/// `body` and each bad line to `badLines`; stops at a strict failure. Every input is opened first,
+/// so that a missing one fails before anything is read.
+/// - Throws: ``CommandFailure`` when an input cannot be opened or read.
+func forEachReading(
+    in paths: [String], format: InputFormat?, device: String?, requests: NDJSONReadingDecoder.RequestContext,
+    badLines: inout BadLineCounter, report: (String) -> Void, _ body: (Reading) -> Void
+) throws {
+    do {
+        let sources = try (paths.isEmpty ? ["-"] : paths).map { path throws(InputError) in
+            try ReadingSource(path: path, format: format, device: device, requests: requests)
+        }
+        for source in sources where badLines.strictFailure == nil {
+            try source.forEach { item in
+                switch item {
+                case .success(let reading):
+                    body(reading)
+                    return true
+                case .failure(let error):
+                    return badLines.reject(error, report: report)
+                }
+            }
+        }
+    } catch let error as InputError {
+        throw CommandFailure(error)
     }
 }

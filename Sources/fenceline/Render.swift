@@ -82,30 +82,15 @@ struct Render: AsyncParsableCommand {
         let requests = NDJSONReadingDecoder.RequestContext(decoder: decoder, catalog: catalog)
         var fixes: [Fix] = []
         var events: [Event] = []
-        var skipped = 0
-        do {
-            let sources = try (readings.isEmpty ? ["-"] : readings).map { path throws(InputError) in
-                try ReadingSource(path: path, format: inputFormat, device: device, requests: requests)
-            }
-            for source in sources {
-                try source.forEach { item in
-                    switch item {
-                    case .success(let reading):
-                        if case .fix(let fix) = reading { fixes.append(fix) }
-                        events += engine.process(reading)
-                    case .failure(let error):
-                        skipped += 1
-                        if skipped <= 20 { OutputFile.standardError.write(error.description + "\n") }
-                    }
-                    return true
-                }
-            }
-        } catch let error as InputError {
-            throw CommandFailure(
-                status: error.code == .fileMissing || error.code == .unreadable
-                    ? ExitStatus.fileMissing : ExitStatus.badInput,
-                message: error.description)
+        var badLines = BadLineCounter(maximumReported: 20, strict: false)
+        let report = { (line: String) in OutputFile.standardError.write(line + "\n") }
+        try forEachReading(
+            in: readings, format: inputFormat, device: device, requests: requests, badLines: &badLines, report: report
+        ) { reading in
+            if case .fix(let fix) = reading { fixes.append(fix) }
+            events += engine.process(reading)
         }
+        if let line = badLines.unreportedLine { report(line) }
         events += engine.finish(until: until?.timestamp)
         var options = TraceRenderer.Options()
         if let width { options.width = Double(width) }
@@ -124,7 +109,7 @@ struct Render: AsyncParsableCommand {
         if !quiet {
             let devices = Set(fixes.map(\.device)).count
             OutputFile.standardError.write(
-                "fenceline: drew \(catalog.requests.count) requests, \(fixes.count) fixes of \(devices) device\(devices == 1 ? "" : "s"), \(events.count) events; \(skipped) skipped\n"
+                "fenceline: drew \(catalog.requests.count) requests, \(fixes.count) fixes of \(devices) device\(devices == 1 ? "" : "s"), \(events.count) events; \(badLines.count) skipped\n"
             )
         }
     }

@@ -172,10 +172,7 @@ struct Run: AsyncParsableCommand {
             summary = try pipeline.run(inputs: inputs, write: write, report: reportLine, progress: display?.update)
             display?.finish()
         } catch let error as InputError {
-            throw CommandFailure(
-                status: error.code == .fileMissing || error.code == .unreadable
-                    ? ExitStatus.fileMissing : ExitStatus.badInput,
-                message: error.description)
+            throw CommandFailure(error)
         } catch let error as CatalogError {
             throw CommandFailure(
                 status: ExitStatus.badInput, message: error.issues.map { "\(triggers): \($0)" }.joined(separator: "\n"))

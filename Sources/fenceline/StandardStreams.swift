@@ -1,4 +1,5 @@
 import ArgumentParser
+import FencelineFormats
 import Foundation
 
 /// Unbuffered writes to a file descriptor that survive partial writes and a closed pipe.
@@ -64,6 +65,14 @@ struct CommandFailure: Error, CustomStringConvertible {
     init(status: ArgumentParser.ExitCode, message: String) {
         self.status = status.rawValue
         self.message = message
+    }
+
+    /// An input that could not be read: exit 66 when it is missing or unreadable, 65 otherwise.
+    init(_ error: InputError) {
+        self.init(
+            status: error.code == .fileMissing || error.code == .unreadable
+                ? ExitStatus.fileMissing : ExitStatus.badInput,
+            message: error.description)
     }
 
     var description: String { message }

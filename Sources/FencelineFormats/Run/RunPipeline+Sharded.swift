@@ -17,7 +17,7 @@ extension RunPipeline {
         var reorder = options.reorderWindow > .zero ? ReorderBuffer(window: options.reorderWindow) : nil
         var summary = Summary()
         var buffer = encoder.header()
-        var reported = 0
+        var badLines = BadLineCounter(maximumReported: options.maximumReported, strict: options.strict)
         var sequence = 0
         var goOn = true
 
@@ -35,16 +35,10 @@ extension RunPipeline {
         }
 
         func reject(_ error: InputError) -> Bool {
-            summary.skipped += 1
-            if reported < options.maximumReported {
-                report(error.description)
-                reported += 1
-            }
-            if options.strict {
-                summary.strictFailure = error
-                return false
-            }
-            return true
+            let goOn = badLines.reject(error, report: report)
+            summary.skipped = badLines.count
+            summary.strictFailure = badLines.strictFailure
+            return goOn
         }
 
         func accept(_ reading: Reading) {
@@ -166,11 +160,7 @@ extension RunPipeline {
         buffer.append(contentsOf: encoder.footer())
         if !buffer.isEmpty { write(buffer) }
         summary.stale = coordinator.stale
-        if summary.skipped > reported {
-            report(
-                "fenceline: \(summary.skipped - reported) more bad lines not shown (--max-errors \(options.maximumReported))"
-            )
-        }
+        if let line = badLines.unreportedLine { report(line) }
         return summary
     }
 }

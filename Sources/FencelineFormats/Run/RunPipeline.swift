@@ -113,7 +113,7 @@ public final class RunPipeline {
         let requests = NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)
         var summary = Summary()
         var buffer = encoder.header()
-        var reported = 0
+        var badLines = BadLineCounter(maximumReported: options.maximumReported, strict: options.strict)
 
         func emit(_ events: [Event], flush: Bool) {
             for event in events { encoder.encode(event, into: &buffer) }
@@ -126,16 +126,10 @@ public final class RunPipeline {
 
         /// Records a bad line; returns whether to go on.
         func reject(_ error: InputError) -> Bool {
-            summary.skipped += 1
-            if reported < options.maximumReported {
-                report(error.description)
-                reported += 1
-            }
-            if options.strict {
-                summary.strictFailure = error
-                return false
-            }
-            return true
+            let goOn = badLines.reject(error, report: report)
+            summary.skipped = badLines.count
+            summary.strictFailure = badLines.strictFailure
+            return goOn
         }
 
         var goOn = true
@@ -218,11 +212,7 @@ public final class RunPipeline {
         buffer.append(contentsOf: encoder.footer())
         if !buffer.isEmpty { write(buffer) }
         summary.stale = engine.statistics.stale
-        if summary.skipped > reported {
-            report(
-                "fenceline: \(summary.skipped - reported) more bad lines not shown (--max-errors \(options.maximumReported))"
-            )
-        }
+        if let line = badLines.unreportedLine { report(line) }
         return summary
     }
 }
