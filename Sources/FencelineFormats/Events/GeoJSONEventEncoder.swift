@@ -37,26 +37,7 @@ public final class GeoJSONEventEncoder: EventEncoder {
             writer.raw("null")
         }
         writer.raw(#","properties":{"#)
-        writer.key("seq", first: true)
-        writer.raw(String(event.sequence))
-        writer.key("time")
-        writer.string(event.time.rfc3339)
-        writer.key("request")
-        writer.string(event.requestID)
-        writer.key("device")
-        if let device = event.device { writer.string(device) } else { writer.raw("null") }
-        writer.key("trigger")
-        writer.string(event.trigger.rawValue)
-        writer.key("event")
-        writer.string(event.kind.rawValue)
-        if let state = event.state {
-            writer.key("state")
-            writer.string(state.rawValue)
-        }
-        if let since = event.since {
-            writer.key("since")
-            writer.string(since.rfc3339)
-        }
+        writer.writeEventHeader(event)
         if let distance = event.distance {
             writer.key("distance")
             writer.number(roundedDistance(distance))

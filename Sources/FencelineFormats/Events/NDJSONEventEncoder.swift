@@ -10,26 +10,7 @@ public struct NDJSONEventEncoder: EventEncoder {
         var writer = JSONWriter()
         swap(&writer.bytes, &bytes)
         writer.raw("{")
-        writer.key("seq", first: true)
-        writer.raw(String(event.sequence))
-        writer.key("time")
-        writer.string(event.time.rfc3339)
-        writer.key("request")
-        writer.string(event.requestID)
-        writer.key("device")
-        if let device = event.device { writer.string(device) } else { writer.raw("null") }
-        writer.key("trigger")
-        writer.string(event.trigger.rawValue)
-        writer.key("event")
-        writer.string(event.kind.rawValue)
-        if let state = event.state {
-            writer.key("state")
-            writer.string(state.rawValue)
-        }
-        if let since = event.since {
-            writer.key("since")
-            writer.string(since.rfc3339)
-        }
+        writer.writeEventHeader(event)
         if let position = event.position {
             writer.key("position")
             writer.writePosition(position)
@@ -67,6 +48,31 @@ public struct NDJSONEventEncoder: EventEncoder {
 }
 
 extension JSONWriter {
+    /// The members every event encoding starts with, in SPEC §8 order: `seq`, `time`, `request`,
+    /// `device`, `trigger`, `event`, then `state` and `since` when present.
+    mutating func writeEventHeader(_ event: Event) {
+        key("seq", first: true)
+        raw(String(event.sequence))
+        key("time")
+        string(event.time.rfc3339)
+        key("request")
+        string(event.requestID)
+        key("device")
+        if let device = event.device { string(device) } else { raw("null") }
+        key("trigger")
+        string(event.trigger.rawValue)
+        key("event")
+        string(event.kind.rawValue)
+        if let state = event.state {
+            key("state")
+            string(state.rawValue)
+        }
+        if let since = event.since {
+            key("since")
+            string(since.rfc3339)
+        }
+    }
+
     mutating func writePosition(_ position: Position) {
         raw("{")
         key("lat", first: true)

@@ -93,16 +93,15 @@ extension RunPipeline {
                 let count = spans.count
                 parsed.items = Array(repeating: .blank, count: count)
                 parsed.meta = Array(repeating: (0, -1), count: count)
-                do {
-                    let chunk = (count + threads - 1) / threads
-                    bytes.withUnsafeBufferPointer { all in
-                        parsed.items.withUnsafeMutableBufferPointer { items in
-                            parsed.meta.withUnsafeMutableBufferPointer { meta in
-                                let work = ParseWork(all: all, items: items, meta: meta, spans: spans)
-                                DispatchQueue.concurrentPerform(iterations: threads) { part in
-                                    work.parse(
-                                        min(count, part * chunk)..<min(count, (part + 1) * chunk), shards: threads)
-                                }
+                // Parsed in parallel, one chunk of lines per thread.
+                let chunk = (count + threads - 1) / threads
+                bytes.withUnsafeBufferPointer { all in
+                    parsed.items.withUnsafeMutableBufferPointer { items in
+                        parsed.meta.withUnsafeMutableBufferPointer { meta in
+                            let work = ParseWork(all: all, items: items, meta: meta, spans: spans)
+                            DispatchQueue.concurrentPerform(iterations: threads) { part in
+                                work.parse(
+                                    min(count, part * chunk)..<min(count, (part + 1) * chunk), shards: threads)
                             }
                         }
                     }
