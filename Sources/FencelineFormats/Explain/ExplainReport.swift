@@ -1,5 +1,4 @@
 public import Fenceline
-import Foundation
 
 /// The text of `fenceline explain`: the rules of one region request, the timeline of one device's
 /// fixes and hysteresis timers against it, and a closing diagnosis of the current standing
@@ -20,7 +19,7 @@ public enum ExplainReport {
         let rows =
             everyFix
             ? timeline(trigger: trigger, tracer: tracer, written: written)
-            : collapsed(timeline(trigger: trigger, tracer: tracer, written: written))
+            : collapsed(timeline(trigger: trigger, tracer: tracer, written: written), steps: tracer.steps)
         if rows.isEmpty {
             lines.append("")
             lines.append("No fix of device \"\(tracer.device)\" was read.")
@@ -147,8 +146,8 @@ public enum ExplainReport {
     }
 
     /// Runs of plain fix rows with the same condition, standing and note, shown as the first row
-    /// and one line with the count, the last time and the range of `s`.
-    private static func collapsed(_ rows: [[String]]) -> [[String]] {
+    /// and one line with the count, the last time and the range of `s`. `rows` are one per step.
+    private static func collapsed(_ rows: [[String]], steps: [RegionTraceStep]) -> [[String]] {
         var result: [[String]] = []
         var index = 0
         while index < rows.count {
@@ -162,9 +161,7 @@ public enum ExplainReport {
             }
             result.append(row)
             if end - index > 2 {
-                let values = rows[(index + 1)..<end].compactMap {
-                    Double($0[2].replacingOccurrences(of: "−", with: "-"))
-                }
+                let values = steps[(index + 1)..<end].compactMap(\.signedDistance)
                 let range = values.isEmpty ? "" : ", s \(signed(values.min()!)) … \(signed(values.max()!)) m"
                 result.append([
                     "", "", "", "", "", "", "⋮ \(end - index - 1) more like this until \(rows[end - 1][0])\(range)",
