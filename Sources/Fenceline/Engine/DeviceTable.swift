@@ -17,11 +17,16 @@ struct DeviceTable {
         /// The last accepted fix, reported by timer-fired events (its distance is measured then).
         var lastPosition: Position
         /// A certificate from the last measurement of a polygon: every fix within `safeRadius`
-        /// metres of `safeCenter` meets `safeCondition` (the signed distance changes no faster than
-        /// the position, and the measured fix was that far from every threshold). 0: none.
+        /// metres of `safeCenter` is on the same side of the threshold the machine watches while
+        /// `isInside == safeInside` (exit while inside, enter while outside) as the measured fix,
+        /// whose condition is `safeCondition` (the signed distance changes no faster than the
+        /// position). 0: none.
         var safeCenter = Coordinate(latitude: 0, longitude: 0)
         var safeRadius = 0.0
+        /// Metres per degree of longitude at `safeCenter`.
+        var safeMetresPerLongitude = 0.0
         var safeCondition = RegionStateMachine.Condition.band
+        var safeInside = false
 
         /// Whether the record says nothing beyond "outside".
         var isIdle: Bool { machine.isIdle && !insideAfterLastFix && !isDone }

@@ -78,18 +78,31 @@ extension Engine {
         }
         let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
         if let recordIndex {
+            // The record is stepped where it is stored (a copy in and out of the array, per tracked
+            // pair and fix, showed in profiles); only an action or a record falling idle copies it.
+            // Nothing in the step touches the device's record array but through `stored`.
+            let step: (action: RegionStateMachine.Action, isIdle: Bool)? = devices.records[Int(device)]
+                .withUnsafeMutableBufferPointer { records in
+                    let stored = records.baseAddress! + recordIndex
+                    guard !stored.pointee.isDone else { return nil }
+                    let condition: RegionStateMachine.Condition
+                    if hot.pointee.shape == .polygon && hot.pointee.mode == .ignore {
+                        condition = certifiedPolygonCondition(
+                            hot: hot.pointee, point: fix.coordinate, record: &stored.pointee)
+                    } else {
+                        condition = regionCondition(
+                            slot: slot, hot: hot.pointee, point: fix.coordinate, accuracy: accuracy)
+                    }
+                    let action = stored.pointee.machine.fix(
+                        condition, at: fix.time, rules: hot.pointee.rules, token: makeToken())
+                    stored.pointee.lastPosition = position
+                    stored.pointee.insideAfterLastFix = stored.pointee.machine.isInside
+                    return (action, stored.pointee.isIdle)
+                }
+            guard let step else { return }
+            guard step.action != .none || step.isIdle else { return }
             var record = devices.records[Int(device)][recordIndex]
-            guard !record.isDone else { return }
-            let condition: RegionStateMachine.Condition
-            if hot.pointee.shape == .polygon && hot.pointee.mode == .ignore {
-                condition = certifiedPolygonCondition(hot: hot.pointee, point: fix.coordinate, record: &record)
-            } else {
-                condition = regionCondition(slot: slot, hot: hot.pointee, point: fix.coordinate, accuracy: accuracy)
-            }
-            let action = record.machine.fix(condition, at: fix.time, rules: hot.pointee.rules, token: makeToken())
-            record.lastPosition = position
-            record.insideAfterLastFix = record.machine.isInside
-            if action != .none { perform(action, slot: slot, device: device, record: &record) }
+            if step.action != .none { perform(step.action, slot: slot, device: device, record: &record) }
             store(record, at: recordIndex, device: device)
             if record.isIdle, let safe {
                 // No record from now on: later fixes inside the disc will not look at it.
@@ -138,16 +151,21 @@ extension Engine {
 
     /// The condition of a polygon fence (`ignore` mode) for a tracked pair, reusing the record's
     /// certificate when the fix lies inside it and renewing it otherwise.
+    ///
+    /// The state machine only asks whether a fix meets the condition towards the other side (exit
+    /// while inside, enter while outside), so the certificate guards that one threshold: a fix
+    /// deep inside may wander into the band and back without a new measurement.
     private func certifiedPolygonCondition(
         hot: borrowing HotSlot, point: Coordinate, record: inout DeviceTable.RegionRecord
     ) -> RegionStateMachine.Condition {
-        if record.safeRadius > 0 {
+        let isInside = record.machine.isInside
+        if record.safeRadius > 0 && record.safeInside == isInside {
             // A local projection, padded by a thousandth: within a few kilometres it never
             // understates the true distance by that much.
             let dy = (point.latitude - record.safeCenter.latitude) * Earth.metresPerDegree
             let dx =
                 (unwrap(point.longitude, near: record.safeCenter.longitude) - record.safeCenter.longitude)
-                * Earth.metresPerDegree * cos(record.safeCenter.latitude * .pi / 180)
+                * record.safeMetresPerLongitude
             if (dx * dx + dy * dy).squareRoot() * 1.001 + 0.01 < record.safeRadius { return record.safeCondition }
         }
         let enter = -hot.enterCushion
@@ -161,11 +179,15 @@ extension Engine {
         } else {
             condition = s > exit + boundaryTolerance ? .exit : .band
         }
-        // How far the fix is from the nearest threshold (at least 50 m when nothing was in reach).
-        let margin = s.isFinite ? min(abs(s - enter), abs(s - exit)) : 50
+        // How far the fix is from the threshold the machine watches; beyond reach, `s` is only
+        // known to be below -reach (inside) or above +reach.
+        let threshold = isInside ? exit : enter
+        let margin = s.isFinite ? abs(s - threshold) : max(0, inside ? threshold + reach : reach - threshold)
         record.safeCenter = point
+        record.safeMetresPerLongitude = Earth.metresPerDegree * cos(point.latitude * .pi / 180)
         record.safeRadius = margin > 1 ? margin - 1 : 0
         record.safeCondition = condition
+        record.safeInside = isInside
         return condition
     }
 
