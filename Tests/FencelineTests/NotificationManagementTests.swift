@@ -60,6 +60,23 @@ import Testing
         #expect(delivered.filter { $0.device == "b" }.map { F.label($0) } == ["enter@1"])
     }
 
+    @Test func removingDeliveredEntriesNeverBringsBackOnesDroppedByTheCap() throws {
+        let engine = try Engine(
+            catalog: Catalog(requests: [
+                F.circle("x", hysteresis: .naive), F.circle("y", radius: 50, hysteresis: .naive),
+            ]),
+            configuration: Engine.Configuration(deliveredLimit: 2))
+        for (step, east) in [300.0, 75, 300, 0].enumerated() {
+            _ = engine.process(F.fix("a", Double(step), east: east))
+        }
+        _ = engine.finish()
+        // Four delivered (x enter, x exit, x and y enter); the cap keeps the newest two.
+        #expect(
+            engine.deliveredNotifications.map { F.label($0, withRequest: true) }.sorted() == ["x.enter@3", "y.enter@3"])
+        engine.removeDeliveredNotifications(withIdentifiers: ["y"])
+        #expect(engine.deliveredNotifications.map { F.label($0, withRequest: true) } == ["x.enter@3"])
+    }
+
     @Test func nonRepeatingLocationRequestsArePendingPerDevice() throws {
         let request = F.circle(hysteresis: .naive, devices: ["a", "b"]) { $0.repeats = false }
         let engine = try Engine(catalog: Catalog(requests: [request]))

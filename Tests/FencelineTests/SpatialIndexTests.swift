@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -50,6 +51,43 @@ import Testing
             }
             #expect(found.count == Set(found).count)
         }
+    }
+
+    /// The clearance is what safe discs stand on: no box the query point is outside may hold a point
+    /// closer than it (the boxes holding the point are the caller's candidates already), with boxes
+    /// packed, in the overlay, and removed.
+    @Test func noOtherBoxBeginsWithinTheClearance() {
+        var generator = SplitMix(state: 11)
+        let index = SpatialIndex()
+        for slot in 0..<3_000 {
+            let size = [0.0005, 0.002, 0.004][slot % 3] * Double.random(in: 0.5...1, using: &generator)
+            let bounds = box(
+                Double.random(in: 52...52.2, using: &generator), Double.random(in: 4.8...5.1, using: &generator), size)
+            index.insert(slot: Int32(slot), bounds: bounds)
+            if slot == 2_500 { index.rebuild() }
+        }
+        for slot in stride(from: 0, to: 3_000, by: 7) { index.remove(slot: Int32(slot)) }
+        var checked = 0
+        for _ in 0..<4_000 {
+            let lat = Double.random(in: 52...52.2, using: &generator)
+            let lon = Double.random(in: 4.8...5.1, using: &generator)
+            var found: [Int32] = []
+            var clearance = 1_000.0
+            index.query(latitude: lat, longitude: lon, into: &found, clearance: &clearance)
+            guard clearance > 0 else { continue }
+            checked += 1
+            for _ in 0..<4 {
+                let bearing = Double.random(in: 0..<(2 * .pi), using: &generator)
+                let distance = clearance * Double.random(in: 0.5...0.999, using: &generator)
+                let moved = Fixtures.offset(
+                    Coordinate(latitude: lat, longitude: lon), east: distance * sin(bearing),
+                    north: distance * cos(bearing))
+                var near: [Int32] = []
+                index.query(latitude: moved.latitude, longitude: moved.longitude, into: &near)
+                #expect(Set(near).isSubset(of: found), "\(distance) m of \(clearance) m from \(lat), \(lon)")
+            }
+        }
+        #expect(checked > 3_000)
     }
 
     @Test func boxesAcrossTheAntimeridianAreFoundOnBothSides() {

@@ -18,14 +18,24 @@ struct DeliveredLedger {
     mutating func add(_ event: Event) {
         nextOrder += 1
         // Mutated in place: copying the list out and back would copy it on every notification.
+        // A list may run to twice the limit before its oldest are dropped, so a busy device costs
+        // one shift per `limit` notifications rather than one per notification; readers trim first.
         byDevice[event.device, default: []].append(Entry(event: event, order: nextOrder))
-        if let count = byDevice[event.device]?.count, count > limit {
+        if let count = byDevice[event.device]?.count, count > 2 * limit {
             byDevice[event.device]!.removeFirst(count - limit)
+        }
+    }
+
+    /// Drops every list's entries beyond the newest `limit`.
+    private mutating func trim() {
+        for device in Array(byDevice.keys) {
+            if let count = byDevice[device]?.count, count > limit { byDevice[device]!.removeFirst(count - limit) }
         }
     }
 
     /// Moves `requestID`'s entries to the top, re-rendering them with `content`.
     mutating func replace(requestID: String, content: NotificationContent, actions: [NotificationAction]) {
+        trim()
         for device in byDevice.keys.sorted(by: { ($0 ?? "") < ($1 ?? "") }) {
             guard var entries = byDevice[device], entries.contains(where: { $0.event.requestID == requestID }) else {
                 continue
@@ -50,6 +60,7 @@ struct DeliveredLedger {
     }
 
     mutating func remove(requestIDs: Set<String>) {
+        trim()
         for device in Array(byDevice.keys) {
             byDevice[device]?.removeAll { requestIDs.contains($0.event.requestID) }
             if byDevice[device]?.isEmpty == true { byDevice[device] = nil }
@@ -62,6 +73,6 @@ struct DeliveredLedger {
 
     /// Every entry, newest first.
     var events: [Event] {
-        byDevice.values.joined().sorted { $0.order > $1.order }.map(\.event)
+        byDevice.values.map { $0.suffix(limit) }.joined().sorted { $0.order > $1.order }.map(\.event)
     }
 }
