@@ -32,14 +32,25 @@ extension Engine {
         }
         for record in devices.records[Int(device)] { candidates.append(record.slot) }
         let crosses = crossIndex.count > 0 ? pendingCrosses(fix, device: device, accuracy: accuracy) : []
+        // A handful of candidates (the usual) are deduplicated among themselves: a stamp per slot
+        // is a likely cache miss each. Many, or `initial: "state"` requests to sweep, use stamps.
+        let stamping = candidates.count > 16 || !stateSlots.isEmpty
         withUnsafeMutablePointer(to: &safe) { safe in
-            for slot in candidates where visited[Int(slot)] != visitStamp {
-                visited[Int(slot)] = visitStamp
+            for position in candidates.indices {
+                let slot = candidates[position]
+                if stamping {
+                    guard visited[Int(slot)] != visitStamp else { continue }
+                    visited[Int(slot)] = visitStamp
+                } else if candidates[..<position].contains(slot) {
+                    continue
+                }
                 evaluate(slot: slot, device: device, fix: fix, accuracy: accuracy, safe: measuring ? safe : nil)
             }
         }
-        for slot in stateSlots where visited[Int(slot)] != visitStamp {
-            evaluate(slot: slot, device: device, fix: fix, accuracy: accuracy, safe: nil)
+        if stamping {
+            for slot in stateSlots where visited[Int(slot)] != visitStamp {
+                evaluate(slot: slot, device: device, fix: fix, accuracy: accuracy, safe: nil)
+            }
         }
         if measuring {
             devices.discs[Int(device)] = DeviceTable.SafeDisc(

@@ -234,6 +234,7 @@ final class SpatialIndex {
     }
 
     /// The positions of the packed members of the cell `key` at `level`, if it has any.
+    @inline(__always)
     private func packedRun(_ key: Int64, level: Int) -> Range<Int>? {
         guard packedLevels & (1 << UInt32(level)) != 0 else { return nil }
         let table = levels[level]
