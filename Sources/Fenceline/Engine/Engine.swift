@@ -78,32 +78,32 @@ public final class Engine {
     @exclusivity(unchecked) var hot: [HotSlot] = []
     /// The polygon fences' flat data, indexed by `HotSlot.polygon`.
     @exclusivity(unchecked) var polygons: [PolygonShape] = []
-    var slotsByID: [String: Int32] = [:]
+    @exclusivity(unchecked) var slotsByID: [String: Int32] = [:]
     let index: SpatialIndex
     let crossIndex: SpatialIndex
     @exclusivity(unchecked) var stateSlots: [Int32] = []
     /// While a timer fires, the later of its due time and the clock when it was set, so produced
     /// events know what made them (see ``ProducedEvent/timerBound``).
-    var firingBound: Timestamp?
+    @exclusivity(unchecked) var firingBound: Timestamp?
     /// Set while the start catalog is installed, so the index is packed once at the end.
-    var bulkInstalling = false
+    @exclusivity(unchecked) var bulkInstalling = false
     /// Beacon requests by identity; a sighting looks up its exact key and the two wildcards.
     @exclusivity(unchecked) var beaconSlots: [BeaconKey: [Int32]] = [:]
     @exclusivity(unchecked) var widening = 0
     /// Counts request additions and removals; a device's safe disc holds only within one epoch.
     @exclusivity(unchecked) var requestEpoch: UInt64 = 0
     /// Off only in tests that check the safe discs change no event.
-    var usesSafeDiscs = true
+    @exclusivity(unchecked) var usesSafeDiscs = true
     /// Records one device and request's steps for `explain`; `nil` (the usual) costs a check per fix.
-    var tracer: RegionTracer?
+    @exclusivity(unchecked) var tracer: RegionTracer?
     @exclusivity(unchecked) var devices = DeviceTable()
     @exclusivity(unchecked) var timers = TimerQueue()
     @exclusivity(unchecked) var events = EventQueue()
     @exclusivity(unchecked) var delivered: DeliveredLedger
     @exclusivity(unchecked) var applySequence: UInt64 = 0
     @exclusivity(unchecked) var nextToken: UInt64 = 0
-    var untimedControls: [ControlRecord] = []
-    var reorder: ReorderBuffer
+    @exclusivity(unchecked) var untimedControls: [ControlRecord] = []
+    @exclusivity(unchecked) var reorder: ReorderBuffer
     /// Per-fix scratch: candidate slots, and the stamp that deduplicates them.
     @exclusivity(unchecked) var candidates: [Int32] = []
     @exclusivity(unchecked) var visited: [UInt32] = []

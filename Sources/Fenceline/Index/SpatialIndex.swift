@@ -77,26 +77,26 @@ final class SpatialIndex {
     /// member keeps its place with an empty box (`vacant`), which no point is in.
     @exclusivity(unchecked) private var slots: [Int32] = []
     @exclusivity(unchecked) private var edges: [Float] = []
-    private var packedLevels: UInt32 = 0
-    private var packedCount = 0
+    @exclusivity(unchecked) private var packedLevels: UInt32 = 0
+    @exclusivity(unchecked) private var packedCount = 0
 
     @exclusivity(unchecked) private var overlay: [Int64: [Member]] = [:]
-    private var overlayLevels: UInt32 = 0
-    private var overlayCount = 0
+    @exclusivity(unchecked) private var overlayLevels: UInt32 = 0
+    @exclusivity(unchecked) private var overlayCount = 0
 
     /// Per slot: where it is (cell keys) and its level; -1 when absent.
-    private var slotLevel: [Int8] = []
-    private var slotKeys: [[Int64]] = []
-    private var slotBoxes: [[GeoBounds]] = []
+    @exclusivity(unchecked) private var slotLevel: [Int8] = []
+    @exclusivity(unchecked) private var slotKeys: [[Int64]] = []
+    @exclusivity(unchecked) private var slotBoxes: [[GeoBounds]] = []
     @exclusivity(unchecked) private var inPacked: [Bool] = []
-    private var tombstones = 0
+    @exclusivity(unchecked) private var tombstones = 0
     /// The level small boxes are lifted to (see the type's notes).
-    private var floorLevel = 0
+    @exclusivity(unchecked) private var floorLevel = 0
     /// Slots inserted with `packingLater` and not packed yet.
-    private var unpacked = 0
+    @exclusivity(unchecked) private var unpacked = 0
 
     /// How many slots are in the index.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
 
     init() {}
 
