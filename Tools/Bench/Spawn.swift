@@ -10,6 +10,20 @@ struct Spawned {
     var seconds: Double
     var peakKilobytes: Int
 
+    /// The fastest of `times` runs (this kind of shared machine varies by a fifth from run to run,
+    /// and a rate is the difference of two runs), with the largest peak memory of any of them;
+    /// the first failing run is returned as it is.
+    static func best(of times: Int, _ path: String, _ arguments: [String]) throws -> Spawned {
+        var best = try run(path, arguments)
+        for _ in 1..<max(1, times) where best.status == 0 {
+            let again = try run(path, arguments)
+            guard again.status == 0 else { return again }
+            best.peakKilobytes = max(best.peakKilobytes, again.peakKilobytes)
+            best.seconds = min(best.seconds, again.seconds)
+        }
+        return best
+    }
+
     static func run(_ path: String, _ arguments: [String]) throws -> Spawned {
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
