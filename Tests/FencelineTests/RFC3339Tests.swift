@@ -28,6 +28,34 @@ import Testing
         #expect(Timestamp(rfc3339: text) == nil)
     }
 
+    @Test(arguments: [
+        (Int64(0), "1970-01-01T00:00:00Z"),
+        (1_772_438_400_250_999, "2026-03-02T08:00:00.250Z"),  // milliseconds, truncated
+        (1_772_438_400_000_999, "2026-03-02T08:00:00.000Z"),  // not whole: milliseconds, even none
+        (951_782_399_001_000, "2000-02-28T23:59:59.001Z"),
+        (-1_000_000, "1969-12-31T23:59:59Z"),
+        (253_402_300_799_000_000, "9999-12-31T23:59:59Z"),
+    ])
+    func formattedTimes(microseconds: Int64, text: String) {
+        #expect(Timestamp(microseconds: microseconds).rfc3339 == text)
+    }
+
+    /// Formatting gives what Foundation's ISO 8601 formatter gives for the same instant, and parses back.
+    @Test func formattingAgreesWithFoundationAndRoundTrips() {
+        var generator = SplitMix(state: 23)
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        for _ in 0..<2_000 {
+            let seconds = Int64.random(in: -2_000_000_000...4_000_000_000, using: &generator)
+            let millis = Int64.random(in: 0..<1000, using: &generator)
+            let time = Timestamp(microseconds: seconds * 1_000_000 + millis * 1000)
+            let text = time.rfc3339
+            #expect(Timestamp(rfc3339: text) == time, "\(text)")
+            let whole = formatter.string(from: Date(timeIntervalSince1970: Double(seconds)))
+            #expect(text.prefix(19) == whole.prefix(19), "\(text) vs \(whole)")
+        }
+    }
+
     @Test func streamParserAgreesWithThePlainOne() {
         var generator = SplitMix(state: 17)
         var parser = RFC3339StreamParser()

@@ -104,6 +104,41 @@ extension Timestamp {
         let (seconds, micros) = microseconds.floorDividedBy(1_000_000)
         let (days, secondOfDay) = seconds.floorDividedBy(86_400)
         let date = CivilDate(daysSinceEpoch: Int(days))
+        if (0...9999).contains(date.year) {
+            // Digits straight into the string's storage: every event writes one or two times.
+            return String(unsafeUninitializedCapacity: 24) { buffer in
+                var count = 0
+                func digits(_ value: Int, _ width: Int) {
+                    var value = value
+                    for offset in stride(from: width - 1, through: 0, by: -1) {
+                        buffer[count + offset] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                        value /= 10
+                    }
+                    count += width
+                }
+                func byte(_ character: Unicode.Scalar) {
+                    buffer[count] = UInt8(ascii: character)
+                    count += 1
+                }
+                digits(date.year, 4)
+                byte("-")
+                digits(date.month, 2)
+                byte("-")
+                digits(date.day, 2)
+                byte("T")
+                digits(Int(secondOfDay / 3600), 2)
+                byte(":")
+                digits(Int(secondOfDay / 60 % 60), 2)
+                byte(":")
+                digits(Int(secondOfDay % 60), 2)
+                if micros != 0 {
+                    byte(".")
+                    digits(Int(micros / 1000), 3)
+                }
+                byte("Z")
+                return count
+            }
+        }
         var text = ""
         text.reserveCapacity(24)
         func append(_ value: Int, width: Int) {
