@@ -16,15 +16,11 @@ struct DeviceTable {
         var isDone = false
         /// The last accepted fix, reported by timer-fired events (its distance is measured then).
         var lastPosition: Position
-        /// A certificate from the last measurement of a polygon: every fix within `safeRadius`
-        /// metres of `safeCenter` is on the same side of the threshold the machine watches while
-        /// `isInside == safeInside` (exit while inside, enter while outside) as the measured fix,
-        /// whose condition is `safeCondition` (the signed distance changes no faster than the
-        /// position). 0: none.
-        var safeCenter = Coordinate(latitude: 0, longitude: 0)
-        var safeRadius = 0.0
-        /// Metres per degree of longitude at `safeCenter`.
-        var safeMetresPerLongitude = 0.0
+        /// A certificate from the last measurement of a polygon: every fix `safe` holds is on the
+        /// same side of the threshold the machine watches while `isInside == safeInside` (exit
+        /// while inside, enter while outside) as the measured fix, whose condition is
+        /// `safeCondition` (the signed distance changes no faster than the position). Radius 0: none.
+        var safe = SafeDisc()
         var safeCondition = RegionStateMachine.Condition.band
         var safeInside = false
 
@@ -53,7 +49,8 @@ struct DeviceTable {
 
     /// A disc around a device's last full evaluation within which no region request the device
     /// holds no record for can meet its enter condition, nor any other fence box begin: a fix
-    /// inside it needs neither the index nor those requests (see `Engine.apply(_:device:)`).
+    /// inside it needs neither the index nor those requests (see `Engine.apply(_:device:)`). Also
+    /// the disc of a polygon record's certificate, where `epoch` is not used.
     struct SafeDisc {
         var center = Coordinate(latitude: 0, longitude: 0)
         /// Metres; 0 when there is none.

@@ -170,14 +170,8 @@ extension Engine {
         hot: borrowing HotSlot, point: Coordinate, record: inout DeviceTable.RegionRecord
     ) -> RegionStateMachine.Condition {
         let isInside = record.machine.isInside
-        if record.safeRadius > 0 && record.safeInside == isInside {
-            // A local projection, padded by a thousandth: within a few kilometres it never
-            // understates the true distance by that much.
-            let dy = (point.latitude - record.safeCenter.latitude) * Earth.metresPerDegree
-            let dx =
-                (unwrap(point.longitude, near: record.safeCenter.longitude) - record.safeCenter.longitude)
-                * record.safeMetresPerLongitude
-            if (dx * dx + dy * dy).squareRoot() * 1.001 + 0.01 < record.safeRadius { return record.safeCondition }
+        if record.safe.radius > 0 && record.safeInside == isInside && record.safe.holds(point) {
+            return record.safeCondition
         }
         let enter = -hot.enterCushion
         let exit = hot.exitCushion
@@ -194,9 +188,7 @@ extension Engine {
         // known to be below -reach (inside) or above +reach.
         let threshold = isInside ? exit : enter
         let margin = s.isFinite ? abs(s - threshold) : max(0, inside ? threshold + reach : reach - threshold)
-        record.safeCenter = point
-        record.safeMetresPerLongitude = Earth.metresPerDegree * cos(point.latitude * .pi / 180)
-        record.safeRadius = margin > 1 ? margin - 1 : 0
+        record.safe = DeviceTable.SafeDisc(center: point, radius: margin > 1 ? margin - 1 : 0, epoch: 0)
         record.safeCondition = condition
         record.safeInside = isInside
         return condition
