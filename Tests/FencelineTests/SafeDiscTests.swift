@@ -4,8 +4,9 @@ import Testing
 
 @testable import Fenceline
 
-/// A device's safe disc lets fixes skip the index and the fences it is not near; it must never
-/// change an event. The same random streams run with and without discs and must agree exactly.
+/// A device's safe disc lets fixes skip the index and the fences it is not near, and a tracked
+/// pair's certificate lets fixes skip measuring (and reading) its fence; neither may ever change
+/// an event. The same random streams run with and without both and must agree exactly.
 @Suite struct SafeDiscTests {
     /// Circles, polygons with holes, a corridor, a cushion that enters before the fence, the
     /// conservative mode, an accuracy limit, a device scope, and delays, over a few hundred metres.
@@ -98,21 +99,22 @@ import Testing
         return readings
     }
 
-    static func run(_ requests: [NotificationRequest], _ readings: [Reading], discs: Bool) throws -> [Event] {
+    static func run(_ requests: [NotificationRequest], _ readings: [Reading], shortcuts: Bool) throws -> [Event] {
         let engine = try Engine(catalog: Catalog(requests: requests))
-        engine.usesSafeDiscs = discs
+        engine.usesSafeDiscs = shortcuts
+        engine.usesCertificates = shortcuts
         var events: [Event] = []
         for reading in readings { events += engine.process(reading) }
         return events + engine.finish()
     }
 
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
-    func discsChangeNoEvent(seed: UInt64) throws {
+    func discsAndCertificatesChangeNoEvent(seed: UInt64) throws {
         var generator = SplitMix(state: seed)
         let requests = Self.catalog(&generator)
         let readings = Self.readings(&generator)
-        let plain = try Self.run(requests, readings, discs: false)
-        let fast = try Self.run(requests, readings, discs: true)
+        let plain = try Self.run(requests, readings, shortcuts: false)
+        let fast = try Self.run(requests, readings, shortcuts: true)
         #expect(plain.count > 100)
         #expect(fast == plain)
     }
@@ -130,5 +132,36 @@ import Testing
         _ = engine.process(
             .control(ControlRecord(time: Fixtures.at(1), operation: .add(Fixtures.circle("more", radius: 10)))))
         #expect(engine.devices.discs[0].epoch != engine.requestEpoch)
+    }
+
+    @Test func certificatesSettleFixesDeepInside() throws {
+        // Inside a 200 m circle (exit cushion 20 m), 100 m from its edge: the record's certificate
+        // covers about 119 m around the fix, so a fix 30 m on settles without a measurement, and
+        // its position is still the one timer-fired events will report.
+        let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(radius: 200)]))
+        _ = engine.process(Fixtures.fix(0, east: 0))
+        _ = engine.process(Fixtures.fix(1, east: 100))
+        let record = try #require(engine.devices.records[0].first)
+        #expect(record.machine.isInside)
+        #expect(abs(record.safe.radius - 119) < 0.5)
+        #expect(record.safe.epoch == engine.requestEpoch)
+        var stepped = record
+        let position = Position(coordinate: Fixtures.offset(east: 130), accuracy: 5)
+        let settled = stepped.stepSettled(position, accuracy: 5, epoch: engine.requestEpoch)
+        #expect(settled)
+        #expect(stepped.lastPosition == position)
+        // Beyond the certificate, in another epoch or past the request's accuracy limit: measured.
+        var far = record
+        let farSettled = far.stepSettled(
+            Position(coordinate: Fixtures.offset(east: 225)), accuracy: 0, epoch: engine.requestEpoch)
+        #expect(!farSettled)
+        #expect(far.lastPosition == record.lastPosition)
+        var later = record
+        let laterSettled = later.stepSettled(position, accuracy: 5, epoch: engine.requestEpoch + 1)
+        #expect(!laterSettled)
+        var limited = record
+        limited.safeAccuracy = 4
+        let limitedSettled = limited.stepSettled(position, accuracy: 5, epoch: engine.requestEpoch)
+        #expect(!limitedSettled)
     }
 }

@@ -16,16 +16,33 @@ struct DeviceTable {
         var isDone = false
         /// The last accepted fix, reported by timer-fired events (its distance is measured then).
         var lastPosition: Position
-        /// A certificate from the last measurement of a polygon: every fix `safe` holds is on the
-        /// same side of the threshold the machine watches while `isInside == safeInside` (exit
-        /// while inside, enter while outside) as the measured fix, whose condition is
-        /// `safeCondition` (the signed distance changes no faster than the position). Radius 0: none.
+        /// A certificate from the last measurement of the fence (a circle or polygon in `ignore`
+        /// mode): every fix `safe` holds is on the same side of the threshold the machine watches
+        /// while `isInside == safeInside` (exit while inside, enter while outside) as the measured
+        /// fix, whose condition is `safeCondition` (the signed distance changes no faster than the
+        /// position). It holds within the request epoch `safe.epoch`, for fixes with an accuracy of
+        /// at most `safeAccuracy` (the request's threshold). Radius 0: none.
         var safe = SafeDisc()
         var safeCondition = RegionStateMachine.Condition.band
         var safeInside = false
+        var safeAccuracy = 0.0
 
         /// Whether the record says nothing beyond "outside".
         var isIdle: Bool { machine.isIdle && !insideAfterLastFix && !isDone }
+
+        /// Steps the record for a fix its certificate settles with nothing to do: the device is
+        /// inside, the fix lies in the certificate (measured in `epoch`) and does not meet the exit
+        /// condition. Such a step needs nothing of the request, so the caller reads none of it.
+        /// - Returns: `false`, changing nothing, when the certificate does not settle the fix.
+        @inline(__always)
+        mutating func stepSettled(_ position: Position, accuracy: Double, epoch: UInt64) -> Bool {
+            guard safe.radius > 0, safeInside, machine.isInside, safeCondition != .exit, !isDone,
+                safe.epoch == epoch, accuracy <= safeAccuracy, safe.holds(position.coordinate)
+            else { return false }
+            machine.cancelStreak()
+            lastPosition = position
+            return true
+        }
     }
 
     /// The state the engine keeps for one (beacon request, device) pair, with the smoothing of each
@@ -50,7 +67,7 @@ struct DeviceTable {
     /// A disc around a device's last full evaluation within which no region request the device
     /// holds no record for can meet its enter condition, nor any other fence box begin: a fix
     /// inside it needs neither the index nor those requests (see `Engine.apply(_:device:)`). Also
-    /// the disc of a polygon record's certificate, where `epoch` is not used.
+    /// the disc of a record's certificate.
     struct SafeDisc {
         var center = Coordinate(latitude: 0, longitude: 0)
         /// Metres; 0 when there is none.

@@ -12,6 +12,9 @@ extension Engine {
             visitStamp = 1
         }
         candidates.removeAll(keepingCapacity: true)
+        // Tracked pairs whose certificates settle the fix step first, reading nothing of their
+        // requests (a likely cache miss each); they lead `candidates` so the loop below skips them.
+        let settled = stepSettledRecords(fix, device: device)
         // `safe`: while measuring, the radius of the device's next safe disc (see `SafeDisc`).
         var measuring = false
         var safe = Double.infinity
@@ -35,8 +38,11 @@ extension Engine {
         // A handful of candidates (the usual) are deduplicated among themselves: a stamp per slot
         // is a likely cache miss each. Many, or `initial: "state"` requests to sweep, use stamps.
         let stamping = candidates.count > 16 || !stateSlots.isEmpty
+        if stamping {
+            for slot in candidates[..<settled] { visited[Int(slot)] = visitStamp }
+        }
         withUnsafeMutablePointer(to: &safe) { safe in
-            for position in candidates.indices {
+            for position in settled..<candidates.count {
                 let slot = candidates[position]
                 if stamping {
                     guard visited[Int(slot)] != visitStamp else { continue }
@@ -58,6 +64,24 @@ extension Engine {
         }
         for cross in crosses { confirmCross(slot: cross.slot, distance: cross.distance, device: device, fix: fix) }
         devices.accept(device: device, coordinate: fix.coordinate, accuracy: accuracy, sequence: sequence)
+    }
+
+    /// Steps the device's records that their certificates settle (see
+    /// ``DeviceTable/RegionRecord/stepSettled(_:accuracy:epoch:)``), appending their slots to
+    /// `candidates`; returns how many.
+    private func stepSettledRecords(_ fix: Fix, device: Int32) -> Int {
+        guard !devices.records[Int(device)].isEmpty else { return 0 }
+        let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
+        let accuracy = fix.accuracy ?? 0
+        let epoch = requestEpoch
+        return devices.records[Int(device)].withUnsafeMutableBufferPointer { records in
+            var count = 0
+            for index in records.indices where records[index].stepSettled(position, accuracy: accuracy, epoch: epoch) {
+                candidates.append(records[index].slot)
+                count += 1
+            }
+            return count
+        }
     }
 
     /// Evaluates one region request for a fix. With `safe`, a request the device has (and gets) no
@@ -97,9 +121,9 @@ extension Engine {
                     let stored = records.baseAddress! + recordIndex
                     guard !stored.pointee.isDone else { return nil }
                     let condition: RegionStateMachine.Condition
-                    if hot.pointee.shape == .polygon && hot.pointee.mode == .ignore {
-                        condition = certifiedPolygonCondition(
-                            hot: hot.pointee, point: fix.coordinate, record: &stored.pointee)
+                    if hot.pointee.mode == .ignore && (hot.pointee.shape == .polygon || hot.pointee.shape == .circle) {
+                        condition = certifiedCondition(
+                            slot: slot, hot: hot.pointee, point: fix.coordinate, record: &stored.pointee)
                     } else {
                         condition = regionCondition(
                             slot: slot, hot: hot.pointee, point: fix.coordinate, accuracy: accuracy)
@@ -160,37 +184,52 @@ extension Engine {
         }
     }
 
-    /// The condition of a polygon fence (`ignore` mode) for a tracked pair, reusing the record's
-    /// certificate when the fix lies inside it and renewing it otherwise.
+    /// The condition of a circle or polygon fence (`ignore` mode) for a tracked pair, reusing the
+    /// record's certificate when the fix lies inside it and renewing it otherwise.
     ///
     /// The state machine only asks whether a fix meets the condition towards the other side (exit
     /// while inside, enter while outside), so the certificate guards that one threshold: a fix
     /// deep inside may wander into the band and back without a new measurement.
-    private func certifiedPolygonCondition(
-        hot: borrowing HotSlot, point: Coordinate, record: inout DeviceTable.RegionRecord
+    private func certifiedCondition(
+        slot: Int32, hot: borrowing HotSlot, point: Coordinate, record: inout DeviceTable.RegionRecord
     ) -> RegionStateMachine.Condition {
         let isInside = record.machine.isInside
-        if record.safe.radius > 0 && record.safeInside == isInside && record.safe.holds(point) {
+        if record.safe.radius > 0 && record.safeInside == isInside && record.safe.epoch == requestEpoch
+            && record.safe.holds(point)
+        {
             return record.safeCondition
         }
         let enter = -hot.enterCushion
         let exit = hot.exitCushion
-        let reach = max(abs(enter), abs(exit)) + 50
-        let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
-        let s = distance <= boundaryTolerance ? 0 : (inside ? -distance : distance)
-        let condition: RegionStateMachine.Condition
-        if s <= enter + boundaryTolerance {
-            condition = .enter
-        } else {
-            condition = s > exit + boundaryTolerance ? .exit : .band
-        }
-        // How far the fix is from the threshold the machine watches; beyond reach, `s` is only
-        // known to be below -reach (inside) or above +reach.
+        // How far the fix is from the threshold the machine watches.
         let threshold = isInside ? exit : enter
-        let margin = s.isFinite ? abs(s - threshold) : max(0, inside ? threshold + reach : reach - threshold)
-        record.safe = DeviceTable.SafeDisc(center: point, radius: margin > 1 ? margin - 1 : 0, epoch: 0)
+        let condition: RegionStateMachine.Condition
+        let margin: Double
+        if hot.shape == .circle {
+            condition = regionCondition(slot: slot, hot: hot, point: point, accuracy: 0)
+            if let approximate = hot.circle.approximateDistance(to: point) {
+                // Within 3 cm of the haversine distance the condition is decided by.
+                margin = abs(approximate - hot.circle.radius - threshold) - 0.1
+            } else {
+                margin = abs(hot.circle.signedDistance(to: point) - threshold) - 0.01
+            }
+        } else {
+            let reach = max(abs(enter), abs(exit)) + 50
+            let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
+            let s = distance <= boundaryTolerance ? 0 : (inside ? -distance : distance)
+            if s <= enter + boundaryTolerance {
+                condition = .enter
+            } else {
+                condition = s > exit + boundaryTolerance ? .exit : .band
+            }
+            // Beyond reach, `s` is only known to be below -reach (inside) or above +reach.
+            margin = s.isFinite ? abs(s - threshold) : max(0, inside ? threshold + reach : reach - threshold)
+        }
+        record.safe = DeviceTable.SafeDisc(
+            center: point, radius: margin > 1 && usesCertificates ? margin - 1 : 0, epoch: requestEpoch)
         record.safeCondition = condition
         record.safeInside = isInside
+        record.safeAccuracy = hot.maxAccuracy
         return condition
     }
 

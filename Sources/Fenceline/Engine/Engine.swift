@@ -94,6 +94,8 @@ public final class Engine {
     @exclusivity(unchecked) var requestEpoch: UInt64 = 0
     /// Off only in tests that check the safe discs change no event.
     @exclusivity(unchecked) var usesSafeDiscs = true
+    /// Off only in tests that check the records' certificates change no event.
+    @exclusivity(unchecked) var usesCertificates = true
     /// Records one device and request's steps for `explain`; `nil` (the usual) costs a check per fix.
     @exclusivity(unchecked) var tracer: RegionTracer?
     @exclusivity(unchecked) var devices = DeviceTable()

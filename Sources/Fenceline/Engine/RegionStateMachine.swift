@@ -100,7 +100,7 @@ struct RegionStateMachine {
     mutating func fix(_ condition: Condition, at time: Timestamp, rules: Rules, token: UInt64) -> Action {
         let wanted: Condition = isInside ? .exit : .enter
         guard condition == wanted else {
-            streak = .none
+            cancelStreak()
             return .none
         }
         let delay = isInside ? rules.exitDelay : rules.enterDelay
@@ -124,6 +124,13 @@ struct RegionStateMachine {
             action.dwell = confirmed.dwell
         }
         return action
+    }
+
+    /// What ``fix(_:at:rules:token:)`` does with a fix that does not meet the condition towards
+    /// the other side: the streak ends, and nothing else happens.
+    @inline(__always)
+    mutating func cancelStreak() {
+        streak = .none
     }
 
     /// The delay of the streak started with `token` has passed at `due`.
