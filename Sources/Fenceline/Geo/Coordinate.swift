@@ -23,8 +23,9 @@ public struct Coordinate: Hashable, Sendable {
 public enum Earth {
     /// Mean Earth radius in metres (IUGG R1), used for haversine distances and local frames.
     public static let radius = 6_371_008.8
-    /// Metres along a meridian per degree of latitude on that sphere.
-    public static let metresPerDegree = radius * Double.pi / 180
+    /// Metres along a meridian per degree of latitude on that sphere (computed, not stored: a
+    /// stored global is read through a `swift_once` call, which showed in per-fix profiles).
+    @inlinable public static var metresPerDegree: Double { radius * Double.pi / 180 }
 }
 
 extension Coordinate {

@@ -12,6 +12,7 @@ extension RunPipeline {
         let coordinator = try ShardedRun(
             catalog: catalog, configuration: Engine.Configuration(deliveredLimit: options.deliveredLimit),
             threads: threads)
+        lastShardedRun = coordinator
         let serial = NDJSONReadingDecoder(
             requests: NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog))
         var reorder = options.reorderWindow > .zero ? ReorderBuffer(window: options.reorderWindow) : nil
@@ -50,11 +51,14 @@ extension RunPipeline {
             }
         }
 
-        /// A reading of the batch, routed by index (it stays in `parsed`) unless it must wait in
-        /// the reorder window.
-        func accept(item index: Int, reading: () -> Reading) {
+        /// A fix or sighting of the batch, routed by index (it stays in `parsed`, and the time and
+        /// shard come from the parse) unless it must wait in the reorder window.
+        func accept(item index: Int) {
             let meta = parsed.meta[index]
-            guard reorder == nil, meta.shard >= 0 else { return accept(reading()) }
+            guard reorder == nil else {
+                guard case .reading(let reading) = parsed.items[index] else { return }
+                return accept(reading)
+            }
             summary.readings += 1
             coordinator.route(item: index, time: Timestamp(microseconds: meta.time), shard: Int(meta.shard))
         }
@@ -91,8 +95,11 @@ extension RunPipeline {
 
             func flush() {
                 let count = spans.count
-                parsed.items = Array(repeating: .blank, count: count)
-                parsed.meta = Array(repeating: (0, -1), count: count)
+                // Refilled in place: a fresh buffer of this size per batch is a fresh mapping to fault in.
+                parsed.items.removeAll(keepingCapacity: true)
+                parsed.items.append(contentsOf: repeatElement(.blank, count: count))
+                parsed.meta.removeAll(keepingCapacity: true)
+                parsed.meta.append(contentsOf: repeatElement((time: 0, shard: -1), count: count))
                 // Parsed in parallel, one chunk of lines per thread.
                 let chunk = (count + threads - 1) / threads
                 bytes.withUnsafeBufferPointer { all in
@@ -116,15 +123,15 @@ extension RunPipeline {
                                     message: "line longer than \(reader.maximumLineLength >> 20) MiB"))
                             continue
                         }
+                        if parsed.meta[index].shard >= 0 {
+                            accept(item: index)
+                            continue
+                        }
                         let line = UnsafeBufferPointer(rebasing: all[span.start..<span.end])
                         do throws(LineError) {
                             switch parsed.items[index] {
                             case .blank: continue
-                            case .reading:
-                                accept(item: index) {
-                                    guard case .reading(let reading) = parsed.items[index] else { fatalError() }
-                                    return reading
-                                }
+                            case .reading(let reading): accept(reading)
                             case .failure(let error): throw error
                             case .control: if let reading = try serial.decode(line) { accept(reading) }
                             }

@@ -81,6 +81,9 @@ public final class RunPipeline {
     public var tracer: RegionTracer?
     /// The engine of the last run, for reading its notification state afterwards.
     public private(set) var lastEngine: Engine?
+    /// The engines of the last `--threads` run, kept as long as the pipeline: a process that ends
+    /// right after (and keeps the pipeline) does not spend time tearing them down.
+    var lastShardedRun: ShardedRun?
 
     /// Creates a pipeline for a decoded catalog.
     public init(

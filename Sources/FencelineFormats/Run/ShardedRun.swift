@@ -14,9 +14,13 @@ import Fenceline
 /// have fired exactly as in one engine. Time and calendar requests live in shard 0 only (they fire
 /// once, not once per shard); control records go to every shard; each batch ends with a tick to
 /// the global clock so every shard fires the timers one engine would have fired by then.
+///
+/// The coordinator is confined to the thread that runs the pipeline; its properties are
+/// `@exclusivity(unchecked)` for the same reason as the engine's.
 final class ShardedRun {
     /// One engine and its work for the current batch; used by one thread at a time, handed over at
-    /// the batch barriers of `concurrentPerform`.
+    /// the batch barriers of `concurrentPerform` (so its properties need no dynamic exclusivity
+    /// checks, which showed in profiles of the routing loop).
     final class Shard: @unchecked Sendable {
         /// What a shard applies, in order: a reading of the current batch's parsed lines (by index,
         /// so the coordinator copies nothing), or a record of its own (ticks, controls, readings
@@ -26,12 +30,12 @@ final class ShardedRun {
             case record(line: Int, reading: Reading)
         }
 
-        var engine: Engine
-        var inbox: [Work] = []
-        var outbox: [(event: ProducedEvent, line: Int, order: Int)] = []
-        var produced = 0
+        @exclusivity(unchecked) var engine: Engine
+        @exclusivity(unchecked) var inbox: [Work] = []
+        @exclusivity(unchecked) var outbox: [(event: ProducedEvent, line: Int, order: Int)] = []
+        @exclusivity(unchecked) var produced = 0
         /// The global clock this shard's engine has been moved to.
-        var synced: Timestamp?
+        @exclusivity(unchecked) var synced: Timestamp?
 
         init(engine: Engine) {
             self.engine = engine
@@ -83,14 +87,15 @@ final class ShardedRun {
     }
 
     let shards: [Shard]
-    private var clockLines: [Int] = []  // the line at which the global clock took each value
-    private var clockValues: [Timestamp] = []
-    private var clock: Timestamp?
-    private var line = 0
-    private var started = false
-    private var untimed: [Reading] = []
+    @exclusivity(unchecked) private var clockLines: [Int] = []  // the line at which the global clock took each value
+    @exclusivity(unchecked) private var clockValues: [Timestamp] = []
+    @exclusivity(unchecked) private var clock: Timestamp?
+    @exclusivity(unchecked) private var line = 0
+    @exclusivity(unchecked) private var started = false
+    @exclusivity(unchecked) private var untimed: [Reading] = []
     /// Produced events not yet written, with the line that produced them.
-    private var pending: [(event: ProducedEvent, line: Int, order: (shard: Int, order: Int))] = []
+    @exclusivity(unchecked) private var pending: [(event: ProducedEvent, line: Int, order: (shard: Int, order: Int))] =
+        []
 
     /// Shard 0 gets the catalog; the others are forked from it once it has added the catalog at
     /// the first line's time, so the fences are prepared and held once for all threads.
