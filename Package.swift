@@ -32,6 +32,7 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(name: "CMalloc"),
         .target(name: "GEOSBridge", dependencies: ["CGEOS"]),
         .target(
             name: "Fenceline",
@@ -43,7 +44,7 @@ let package = Package(
         ),
         .target(
             name: "FencelineFormats",
-            dependencies: ["Fenceline", "CZlib", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Fenceline", "CZlib", "CMalloc", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "fenceline",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FencelineFormats
 import Foundation
 import Logging
 
@@ -28,6 +29,7 @@ struct FencelineCommand: AsyncParsableCommand {
     }
 
     static func main() async {
+        AllocatorTuning.configureForBatchWork()
         signal(SIGPIPE, SIG_IGN)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

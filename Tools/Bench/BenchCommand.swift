@@ -8,6 +8,12 @@ import Logging
 /// baseline in the same run (and shapely with `--peer shapely`), printed as a table of ratios.
 @main
 struct BenchCommand: AsyncParsableCommand {
+    static func main() async {
+        // As `fenceline` does, so the library figures and the baseline run under the same allocator.
+        AllocatorTuning.configureForBatchWork()
+        await main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "fenceline-bench",
         abstract: "Measure Fenceline against a GEOS-only baseline on a seeded workload (run it through Tools/bench).")
