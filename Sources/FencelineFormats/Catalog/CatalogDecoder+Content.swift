@@ -5,9 +5,7 @@ extension CatalogDecoder {
         guard let fields = FieldReader(value, path: path, sink: sink, required: false) else {
             return NotificationContent()
         }
-        fields.warnUnknown(known: [
-            "title", "subtitle", "body", "badge", "sound", "category", "thread", "userInfo", "mutableContent",
-        ])
+        fields.warnUnknown(known: Self.contentFields)
         var content = NotificationContent()
         content.title = fields.string("title")
         content.subtitle = fields.string("subtitle")

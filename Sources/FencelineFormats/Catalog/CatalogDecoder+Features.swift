@@ -8,7 +8,7 @@ extension CatalogDecoder {
     ) -> NotificationRequest? {
         sink.requestID = nil
         guard let feature = FieldReader(value, path: path, sink: sink) else { return nil }
-        feature.warnUnknown(known: ["type", "id", "geometry", "properties", "bbox"])
+        feature.warnUnknown(known: Self.featureFields)
         let before = sink.issues.count
         let propertiesPath = feature.at("properties")
         // GeoJSON allows `"properties": null`; anything else but an object is reported, and the
@@ -28,9 +28,7 @@ extension CatalogDecoder {
             return nil
         }
         sink.requestID = id
-        var known = Self.regionFields
-        known.formUnion(["id", "content", "devices", "schedule"])
-        properties.warnUnknown(known: known)
+        properties.warnUnknown(known: Self.featurePropertyFields)
         if let type = properties.string("type"), type != "region" {
             sink.add(properties.at("type"), "a Feature is a region request; type must be \"region\" or absent")
         }

@@ -12,7 +12,7 @@ extension CatalogDecoder {
             guard let center = FieldReader(fields["center"], path: fields.at("center"), sink: sink) else {
                 return nil
             }
-            center.warnUnknown(known: ["lat", "lon"])
+            center.warnUnknown(known: Self.centerFields)
             guard let lat = center.number("lat", required: true), let lon = center.number("lon", required: true),
                 let radius = fields.number("radius", required: true)
             else { return nil }
@@ -33,7 +33,7 @@ extension CatalogDecoder {
         _ value: JSONRef?, path: String, radius: Double?, corridor: () -> Double?, radiusPath: String, sink: IssueSink
     ) -> RegionGeometry? {
         guard let geometry = FieldReader(value, path: path, sink: sink) else { return nil }
-        geometry.warnUnknown(known: ["type", "coordinates", "bbox", "crs"])
+        geometry.warnUnknown(known: Self.geometryFields)
         guard let type = geometry.string("type", required: true) else { return nil }
         let coordinates = geometry["coordinates"]
         let coordinatesPath = geometry.at("coordinates")

@@ -125,7 +125,7 @@ public final class CatalogDecoder {
         let before = sink.issues.count
         let id = fields.string("id", required: true)
         sink.requestID = id
-        fields.warnUnknown(known: ["id", "content", "trigger", "devices", "schedule"])
+        fields.warnUnknown(known: Self.requestFields)
         let content = decodeContent(fields["content"], path: fields.at("content"), sink: sink)
         let devices = fields.strings("devices")
         let schedule = decodeSchedule(fields["schedule"], path: fields.at("schedule"), sink: sink)
