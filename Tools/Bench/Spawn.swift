@@ -10,18 +10,32 @@ struct Spawned {
     var seconds: Double
     var peakKilobytes: Int
 
-    /// The fastest of `times` runs (this kind of shared machine varies by a fifth from run to run,
-    /// and a rate is the difference of two runs), with the largest peak memory of any of them;
-    /// the first failing run is returned as it is.
-    static func best(of times: Int, _ path: String, _ arguments: [String]) throws -> Spawned {
-        var best = try run(path, arguments)
-        for _ in 1..<max(1, times) where best.status == 0 {
-            let again = try run(path, arguments)
-            guard again.status == 0 else { return again }
-            best.peakKilobytes = max(best.peakKilobytes, again.peakKilobytes)
-            best.seconds = min(best.seconds, again.seconds)
+    /// The seconds a command spends past its start-up: `times` pairs of the `full` command and the
+    /// `startOnly` one (the same start, nothing after), run back to back, and the median of the
+    /// pairs' differences. A pair runs in the same stretch of this machine's slow and fast spells,
+    /// so its difference is steadier than that of two separate best times. Also the fastest full
+    /// run, with the largest peak memory of any; a failing run ends it and is returned.
+    static func beyondStart(of times: Int, _ path: String, full: [String], startOnly: [String]) throws -> (
+        seconds: Double, full: Spawned
+    ) {
+        var differences: [Double] = []
+        var fastest: Spawned?
+        for _ in 0..<max(1, times) {
+            let whole = try run(path, full)
+            guard whole.status == 0 else { return (0, whole) }
+            let start = try run(path, startOnly)
+            guard start.status == 0 else { return (0, start) }
+            differences.append(whole.seconds - start.seconds)
+            if var best = fastest {
+                best.seconds = min(best.seconds, whole.seconds)
+                best.peakKilobytes = max(best.peakKilobytes, whole.peakKilobytes)
+                fastest = best
+            } else {
+                fastest = whole
+            }
         }
-        return best
+        differences.sort()
+        return (max(1e-9, differences[differences.count / 2]), fastest!)
     }
 
     static func run(_ path: String, _ arguments: [String]) throws -> Spawned {
