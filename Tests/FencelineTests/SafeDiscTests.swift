@@ -25,6 +25,9 @@ import Testing
             case 2: hysteresis.accuracy = .conservative
             case 3: hysteresis.maxAccuracy = 25
             case 4: hysteresis.enterDelay = TimeSpan(seconds: 4)
+            case 5:
+                hysteresis.minFixes = 3
+                hysteresis.exitDelay = index.isMultiple(of: 2) ? .zero : TimeSpan(seconds: 5)
             default: break
             }
             let geometry: RegionGeometry
@@ -147,21 +150,46 @@ import Testing
         #expect(record.safe.epoch == engine.requestEpoch)
         var stepped = record
         let position = Position(coordinate: Fixtures.offset(east: 130), accuracy: 5)
-        let settled = stepped.stepSettled(position, accuracy: 5, epoch: engine.requestEpoch)
+        let settled = stepped.stepSettled(position, at: Fixtures.at(2), accuracy: 5, epoch: engine.requestEpoch)
         #expect(settled)
         #expect(stepped.lastPosition == position)
         // Beyond the certificate, in another epoch or past the request's accuracy limit: measured.
         var far = record
         let farSettled = far.stepSettled(
-            Position(coordinate: Fixtures.offset(east: 225)), accuracy: 0, epoch: engine.requestEpoch)
+            Position(coordinate: Fixtures.offset(east: 225)), at: Fixtures.at(2), accuracy: 0,
+            epoch: engine.requestEpoch)
         #expect(!farSettled)
         #expect(far.lastPosition == record.lastPosition)
         var later = record
-        let laterSettled = later.stepSettled(position, accuracy: 5, epoch: engine.requestEpoch + 1)
+        let laterSettled = later.stepSettled(position, at: Fixtures.at(2), accuracy: 5, epoch: engine.requestEpoch + 1)
         #expect(!laterSettled)
         var limited = record
         limited.safeAccuracy = 4
-        let limitedSettled = limited.stepSettled(position, accuracy: 5, epoch: engine.requestEpoch)
+        let limitedSettled = limited.stepSettled(position, at: Fixtures.at(2), accuracy: 5, epoch: engine.requestEpoch)
         #expect(!limitedSettled)
+    }
+
+    @Test func certificatesCountAnExitStreakUntilItWouldConfirm() throws {
+        // Out past the exit threshold (s = 100 m, exit cushion 20 m, exit delay 20 s): the fix at
+        // 2 s opens the exit streak and a certificate of about 79 m. A fix 10 m on at 3 s is
+        // counted without a measurement; one after the delay would confirm, so it is left to the
+        // full step.
+        let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(radius: 200)]))
+        _ = engine.process(Fixtures.fix(0, east: 0))
+        _ = engine.process(Fixtures.fix(2, east: 300))
+        let record = try #require(engine.devices.records[0].first)
+        #expect(record.machine.isInside)
+        #expect(record.safeCondition == .exit)
+        #expect(record.machine.pendingStreak?.fixes == 1)
+        var counted = record
+        let position = Position(coordinate: Fixtures.offset(east: 310))
+        let countedSettled = counted.stepSettled(position, at: Fixtures.at(3), accuracy: 0, epoch: engine.requestEpoch)
+        #expect(countedSettled)
+        #expect(counted.machine.pendingStreak?.fixes == 2)
+        #expect(counted.machine.pendingStreak?.since == Fixtures.at(2))
+        var due = record
+        let dueSettled = due.stepSettled(position, at: Fixtures.at(22.5), accuracy: 0, epoch: engine.requestEpoch)
+        #expect(!dueSettled)
+        #expect(due.machine.pendingStreak?.fixes == 1)
     }
 }

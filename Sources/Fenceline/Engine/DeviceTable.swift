@@ -26,21 +26,31 @@ struct DeviceTable {
         var safeCondition = RegionStateMachine.Condition.band
         var safeInside = false
         var safeAccuracy = 0.0
+        /// The request's exit delay and minimum fixes, for counting an exit streak's fixes in
+        /// ``stepSettled(_:at:accuracy:epoch:)``.
+        var safeExitDelay = TimeSpan.zero
+        var safeMinFixes = 1
 
         /// Whether the record says nothing beyond "outside".
         var isIdle: Bool { machine.isIdle && !insideAfterLastFix && !isDone }
 
-        /// Steps the record for a fix its certificate settles with nothing to do: the device is
-        /// inside, the fix lies in the certificate (measured in `epoch`) and does not meet the exit
-        /// condition. Such a step needs nothing of the request, so the caller reads none of it.
+        /// Steps the record for a fix its certificate settles with nothing to emit or schedule: the
+        /// device is inside, the fix lies in the certificate (measured in `epoch`), and it either
+        /// does not meet the exit condition or extends an open exit streak without confirming it.
+        /// Such a step needs nothing of the request, so the caller reads none of it.
         /// - Returns: `false`, changing nothing, when the certificate does not settle the fix.
         @inline(__always)
-        mutating func stepSettled(_ position: Position, accuracy: Double, epoch: UInt64) -> Bool {
-            guard safe.radius > 0, safeInside, machine.isInside, safeCondition != .exit, !isDone,
-                safe.epoch == epoch, accuracy <= safeAccuracy, safe.holds(position.coordinate)
+        mutating func stepSettled(_ position: Position, at time: Timestamp, accuracy: Double, epoch: UInt64) -> Bool {
+            guard safe.radius > 0, safeInside, machine.isInside, !isDone, safe.epoch == epoch,
+                accuracy <= safeAccuracy, safe.holds(position.coordinate)
             else { return false }
-            machine.cancelStreak()
+            if safeCondition != .exit {
+                machine.cancelStreak()
+            } else if !machine.extendStreak(at: time, delay: safeExitDelay, minFixes: safeMinFixes) {
+                return false
+            }
             lastPosition = position
+            insideAfterLastFix = true
             return true
         }
     }

@@ -67,7 +67,7 @@ extension Engine {
     }
 
     /// Steps the device's records that their certificates settle (see
-    /// ``DeviceTable/RegionRecord/stepSettled(_:accuracy:epoch:)``), appending their slots to
+    /// ``DeviceTable/RegionRecord/stepSettled(_:at:accuracy:epoch:)``), appending their slots to
     /// `candidates`; returns how many.
     private func stepSettledRecords(_ fix: Fix, device: Int32) -> Int {
         guard !devices.records[Int(device)].isEmpty else { return 0 }
@@ -76,7 +76,8 @@ extension Engine {
         let epoch = requestEpoch
         return devices.records[Int(device)].withUnsafeMutableBufferPointer { records in
             var count = 0
-            for index in records.indices where records[index].stepSettled(position, accuracy: accuracy, epoch: epoch) {
+            for index in records.indices
+            where records[index].stepSettled(position, at: fix.time, accuracy: accuracy, epoch: epoch) {
                 candidates.append(records[index].slot)
                 count += 1
             }
@@ -230,6 +231,8 @@ extension Engine {
         record.safeCondition = condition
         record.safeInside = isInside
         record.safeAccuracy = hot.maxAccuracy
+        record.safeExitDelay = hot.rules.exitDelay
+        record.safeMinFixes = hot.rules.minFixes
         return condition
     }
 

@@ -126,6 +126,18 @@ struct RegionStateMachine {
         return action
     }
 
+    /// What ``fix(_:at:rules:token:)`` does with a fix that extends an open streak without
+    /// confirming it (fewer than `minFixes`, or not past `delay`, the streak's side's delay):
+    /// counts the fix. Returns `false`, changing nothing, when there is no open streak or the fix
+    /// would confirm it; `fix` must handle those.
+    @inline(__always)
+    mutating func extendStreak(at time: Timestamp, delay: TimeSpan, minFixes: Int) -> Bool {
+        guard case .pending(let since, let fixes, let token) = streak else { return false }
+        if fixes + 1 >= minFixes && (delay == .zero || time > since.advanced(by: delay)) { return false }
+        streak = .pending(since: since, fixes: fixes + 1, token: token)
+        return true
+    }
+
     /// What ``fix(_:at:rules:token:)`` does with a fix that does not meet the condition towards
     /// the other side: the streak ends, and nothing else happens.
     @inline(__always)
