@@ -169,6 +169,17 @@ import Testing
         #expect(!limitedSettled)
     }
 
+    @Test func circleCertificatesStayWithinAKilometre() throws {
+        // 10 km inside a 30 km circle the threshold is 10 km away, but the certificate's disc is
+        // only padded for a kilometre of local projection.
+        let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(radius: 30_000)]))
+        _ = engine.process(Fixtures.fix(0, east: 0))
+        _ = engine.process(Fixtures.fix(1, east: 20_000))
+        let record = try #require(engine.devices.records[0].first)
+        #expect(record.safe.radius > 900)
+        #expect(record.safe.radius <= 1000)
+    }
+
     @Test func certificatesCountAnExitStreakUntilItWouldConfirm() throws {
         // Out past the exit threshold (s = 100 m, exit cushion 20 m, exit delay 20 s): the fix at
         // 2 s opens the exit streak and a certificate of about 79 m. A fix 10 m on at 3 s is

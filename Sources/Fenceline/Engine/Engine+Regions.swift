@@ -208,12 +208,16 @@ extension Engine {
         let margin: Double
         if hot.shape == .circle {
             condition = regionCondition(slot: slot, hot: hot, point: point, accuracy: 0)
+            let measured: Double
             if let approximate = hot.circle.approximateDistance(to: point) {
                 // Within 3 cm of the haversine distance the condition is decided by.
-                margin = abs(approximate - hot.circle.radius - threshold) - 0.1
+                measured = abs(approximate - hot.circle.radius - threshold) - 0.1
             } else {
-                margin = abs(hot.circle.signedDistance(to: point) - threshold) - 0.01
+                measured = abs(hot.circle.signedDistance(to: point) - threshold) - 0.01
             }
+            // At most a kilometre, and none near the poles: the disc's local projection is padded
+            // for that (as for the devices' safe discs), not for the kilometres a large circle gives.
+            margin = abs(point.latitude) > 80 ? 0 : min(measured, 1000)
         } else {
             let reach = max(abs(enter), abs(exit)) + 50
             let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
