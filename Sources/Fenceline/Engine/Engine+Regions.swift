@@ -205,19 +205,15 @@ extension Engine {
         // How far the fix is from the threshold the machine watches.
         let threshold = isInside ? exit : enter
         let condition: RegionStateMachine.Condition
-        let margin: Double
+        var margin: Double
         if hot.shape == .circle {
             condition = regionCondition(slot: slot, hot: hot, point: point, accuracy: 0)
-            let measured: Double
             if let approximate = hot.circle.approximateDistance(to: point) {
                 // Within 3 cm of the haversine distance the condition is decided by.
-                measured = abs(approximate - hot.circle.radius - threshold) - 0.1
+                margin = abs(approximate - hot.circle.radius - threshold) - 0.1
             } else {
-                measured = abs(hot.circle.signedDistance(to: point) - threshold) - 0.01
+                margin = abs(hot.circle.signedDistance(to: point) - threshold) - 0.01
             }
-            // At most a kilometre, and none near the poles: the disc's local projection is padded
-            // for that (as for the devices' safe discs), not for the kilometres a large circle gives.
-            margin = abs(point.latitude) > 80 ? 0 : min(measured, 1000)
         } else {
             let reach = max(abs(enter), abs(exit)) + 50
             let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
@@ -230,6 +226,10 @@ extension Engine {
             // Beyond reach, `s` is only known to be below -reach (inside) or above +reach.
             margin = s.isFinite ? abs(s - threshold) : max(0, inside ? threshold + reach : reach - threshold)
         }
+        // At most a kilometre, and none near the poles: the disc's local projection is padded for
+        // that (as for the devices' safe discs), not for the kilometres a large circle or a large
+        // cushion gives.
+        margin = abs(point.latitude) > 80 ? 0 : min(margin, 1000)
         record.safe = DeviceTable.SafeDisc(
             center: point, radius: margin > 1 && usesCertificates ? margin - 1 : 0, epoch: requestEpoch)
         record.safeCondition = condition
