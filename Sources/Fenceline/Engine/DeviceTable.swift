@@ -34,6 +34,12 @@ struct DeviceTable {
         /// Whether the record says nothing beyond "outside".
         var isIdle: Bool { machine.isIdle && !insideAfterLastFix && !isDone }
 
+        /// Whether the certificate covers `point` on the machine's current side, in request `epoch`.
+        @inline(__always)
+        func certificateHolds(_ point: Coordinate, epoch: UInt64) -> Bool {
+            safe.radius > 0 && safeInside == machine.isInside && safe.epoch == epoch && safe.holds(point)
+        }
+
         /// Steps the record for a fix its certificate settles with nothing to emit or schedule: the
         /// device is inside, the fix lies in the certificate (measured in `epoch`), and it either
         /// does not meet the exit condition or extends an open exit streak without confirming it.
@@ -41,8 +47,8 @@ struct DeviceTable {
         /// - Returns: `false`, changing nothing, when the certificate does not settle the fix.
         @inline(__always)
         mutating func stepSettled(_ position: Position, at time: Timestamp, accuracy: Double, epoch: UInt64) -> Bool {
-            guard safe.radius > 0, safeInside, machine.isInside, !isDone, safe.epoch == epoch,
-                accuracy <= safeAccuracy, safe.holds(position.coordinate)
+            guard machine.isInside, !isDone, accuracy <= safeAccuracy,
+                certificateHolds(position.coordinate, epoch: epoch)
             else { return false }
             if safeCondition != .exit {
                 machine.cancelStreak()

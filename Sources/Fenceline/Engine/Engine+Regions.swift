@@ -194,12 +194,8 @@ extension Engine {
     private func certifiedCondition(
         slot: Int32, hot: borrowing HotSlot, point: Coordinate, record: inout DeviceTable.RegionRecord
     ) -> RegionStateMachine.Condition {
+        if record.certificateHolds(point, epoch: requestEpoch) { return record.safeCondition }
         let isInside = record.machine.isInside
-        if record.safe.radius > 0 && record.safeInside == isInside && record.safe.epoch == requestEpoch
-            && record.safe.holds(point)
-        {
-            return record.safeCondition
-        }
         let enter = -hot.enterCushion
         let exit = hot.exitCushion
         // How far the fix is from the threshold the machine watches.
@@ -217,12 +213,8 @@ extension Engine {
         } else {
             let reach = max(abs(enter), abs(exit)) + 50
             let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
-            let s = distance <= boundaryTolerance ? 0 : (inside ? -distance : distance)
-            if s <= enter + boundaryTolerance {
-                condition = .enter
-            } else {
-                condition = s > exit + boundaryTolerance ? .exit : .band
-            }
+            let s = Self.signedDistance(inside: inside, distance: distance)
+            condition = Self.condition(s, enter: enter, exit: exit)
             // Beyond reach, `s` is only known to be below -reach (inside) or above +reach.
             margin = s.isFinite ? abs(s - threshold) : max(0, inside ? threshold + reach : reach - threshold)
         }
@@ -238,6 +230,21 @@ extension Engine {
         record.safeExitDelay = hot.rules.exitDelay
         record.safeMinFixes = hot.rules.minFixes
         return condition
+    }
+
+    /// The condition of a signed distance `s` under the thresholds `enter` (met when `s ≤ enter`)
+    /// and `exit` (met when `s > exit`), each with the boundary tolerance.
+    @inline(__always)
+    static func condition(_ s: Double, enter: Double, exit: Double) -> RegionStateMachine.Condition {
+        if s <= enter + boundaryTolerance { return .enter }
+        return s > exit + boundaryTolerance ? .exit : .band
+    }
+
+    /// A polygon's `s` from ``PolygonShape/containment(of:measuringWithin:)``: 0 on the boundary
+    /// (within the tolerance), negative inside.
+    @inline(__always)
+    static func signedDistance(inside: Bool, distance: Double) -> Double {
+        distance <= boundaryTolerance ? 0 : (inside ? -distance : distance)
     }
 
     /// The SPEC §5 condition of a fix for the region in `slot`, from its flat values.
@@ -258,8 +265,7 @@ extension Engine {
             return share <= region.exitOverlap ? .exit : .band
         }
         func classify(_ s: Double) -> RegionStateMachine.Condition {
-            if s <= limits.enter + boundaryTolerance { return .enter }
-            return s > limits.exit + boundaryTolerance ? .exit : .band
+            Self.condition(s, enter: limits.enter, exit: limits.exit)
         }
         switch hot.shape {
         case .circle:
@@ -276,8 +282,7 @@ extension Engine {
             // retaining each of its arrays).
             let (inside, distance) = polygons[hot.polygon].containment(
                 of: point, measuringWithin: max(abs(limits.enter), abs(limits.exit)) + 1)
-            if distance <= boundaryTolerance { return classify(0) }
-            return classify(inside ? -distance : distance)
+            return classify(Self.signedDistance(inside: inside, distance: distance))
         case .other, .none:
             return classify(requests[Int(slot)].region!.fence.signedDistance(to: point))
         }
@@ -291,13 +296,8 @@ extension Engine {
         let limits = hot.limits(accuracy: accuracy)!
         let reach = max(abs(limits.enter), abs(limits.exit)) + 1
         let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
-        let s = distance <= boundaryTolerance ? 0 : (inside ? -distance : distance)
-        let condition: RegionStateMachine.Condition
-        if s <= limits.enter + boundaryTolerance {
-            condition = .enter
-        } else {
-            condition = s > limits.exit + boundaryTolerance ? .exit : .band
-        }
+        let s = Self.signedDistance(inside: inside, distance: distance)
+        let condition = Self.condition(s, enter: limits.enter, exit: limits.exit)
         let margin: Double
         switch hot.mode {
         case .ignore, .conservative:

@@ -95,7 +95,7 @@ extension RunPipeline {
 
             func flush() {
                 let count = spans.count
-                // Refilled in place: a fresh buffer of this size per batch is a fresh mapping to fault in.
+                // Refilled in place rather than allocated afresh for every batch.
                 parsed.items.removeAll(keepingCapacity: true)
                 parsed.items.append(contentsOf: repeatElement(.blank, count: count))
                 parsed.meta.removeAll(keepingCapacity: true)
