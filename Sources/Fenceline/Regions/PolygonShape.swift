@@ -189,36 +189,68 @@ final class PolygonShape {
         var inside = false
         var best = limit * limit
         var found = false
+        let isInBox = x >= part.minX && x <= part.maxX && y >= part.minY && y <= part.maxY
         points.withUnsafeBufferPointer { points in
             bands.withUnsafeBufferPointer { bands in
-                if x >= part.minX && x <= part.maxX && y >= part.minY && y <= part.maxY {
-                    // Crossing number along +x: only edges spanning y, all in y's band.
-                    let band = part.firstBand + part.band(y)
+                // The distance to the edges of one band, those within `limit` of the point.
+                func measure(_ band: Int) {
                     // While loops: a for-in over a Range showed unspecialised in profiles here.
-                    var slot = Int(bands[band])
-                    let end = Int(bands[band + 1])
+                    var slot = Int(bands[part.firstBand + band])
+                    let end = Int(bands[part.firstBand + band + 1])
+                    while slot < end {
+                        let index = Int(bands[slot])
+                        slot += 1
+                        let a = points[index], b = points[index + 1]
+                        if x >= min(a.x, b.x) - limit && x <= max(a.x, b.x) + limit && y >= min(a.y, b.y) - limit
+                            && y <= max(a.y, b.y) + limit
+                        {
+                            let d = PlanarMath.distanceSquared(px: x, py: y, ax: a.x, ay: a.y, bx: b.x, by: b.y)
+                            if d <= best {
+                                best = d
+                                found = true
+                            }
+                        }
+                    }
+                }
+                let home = part.band(y)
+                if isInBox {
+                    // Crossing number along +x over the edges spanning y, all in y's band, measured
+                    // in the same pass.
+                    var slot = Int(bands[part.firstBand + home])
+                    let end = Int(bands[part.firstBand + home + 1])
                     while slot < end {
                         let index = Int(bands[slot])
                         slot += 1
                         let a = points[index], b = points[index + 1]
                         if (a.y > y) != (b.y > y), x < a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y) { inside.toggle() }
-                    }
-                }
-                // Distances only to edges in the bands within reach.
-                var slot = Int(bands[part.firstBand + part.band(y - limit)])
-                let last = Int(bands[part.firstBand + part.band(y + limit) + 1])
-                while slot < last {
-                    let index = Int(bands[slot])
-                    slot += 1
-                    let a = points[index], b = points[index + 1]
-                    if x >= min(a.x, b.x) - limit && x <= max(a.x, b.x) + limit && y >= min(a.y, b.y) - limit
-                        && y <= max(a.y, b.y) + limit
-                    {
                         let d = PlanarMath.distanceSquared(px: x, py: y, ax: a.x, ay: a.y, bx: b.x, by: b.y)
                         if d <= best {
                             best = d
                             found = true
                         }
+                    }
+                } else {
+                    measure(home)
+                }
+                // Then the bands outwards, nearest first, while one may hold an edge closer than
+                // the best so far (an edge of band b is at least the band's vertical gap away; the
+                // gap is shortened by a micrometre for rounding in the band bounds).
+                var below = home - 1
+                var above = home + 1
+                while true {
+                    let gapBelow =
+                        below >= 0 ? max(0, y - (part.minY + Double(below + 1) * part.bandHeight) - 1e-6) : .infinity
+                    let gapAbove =
+                        above < part.bandCount
+                        ? max(0, part.minY + Double(above) * part.bandHeight - y - 1e-6) : .infinity
+                    if gapBelow <= gapAbove {
+                        guard gapBelow * gapBelow <= best else { break }
+                        measure(below)
+                        below -= 1
+                    } else {
+                        guard gapAbove * gapAbove <= best else { break }
+                        measure(above)
+                        above += 1
                     }
                 }
             }
