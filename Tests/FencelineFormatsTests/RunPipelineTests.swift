@@ -122,6 +122,17 @@ import Testing
         #expect(result.events.count == 1)
     }
 
+    /// A whole file (a catalog) is every byte of it, whatever its size against the 64 KiB the
+    /// reader sniffs first and the 1 MiB chunks of the fallback.
+    @Test(arguments: [0, 1, 65_535, 65_536, 65_537, 3 << 20])
+    func readAllReturnsEveryByte(size: Int) throws {
+        let text = String((0..<size).map { Character(UnicodeScalar(UInt8(97 + $0 * 7 % 26))) })
+        let path = try file("whole.json", text)
+        let reader = try LineReader(path: path)
+        #expect(try reader.readAll() == Array(text.utf8))
+        #expect(reader.bytesRead == size)
+    }
+
     @Test func lineReaderHandlesChunkBoundariesAndAMissingFinalNewline() throws {
         // Lines of growing length straddle the reader's 1 MiB chunks.
         var lines: [String] = []

@@ -66,11 +66,15 @@ public final class LineReader {
     /// gives what was inflated before the damage, and sets ``failure``.
     public func readAll() throws(InputError) -> [UInt8] {
         try sniff()
-        if inflater == nil && pending.isEmpty, let size {
-            // A regular file is read straight into an array of its size; what is left (a file
-            // that grew meanwhile) goes through chunks below.
+        if inflater == nil, let size {
+            // A regular file is read straight into an array of its size, after the bytes the sniff
+            // already read; what is left (a file that grew meanwhile) goes through chunks below.
             var failure: Int32 = 0
-            let result = [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, initialized in
+            let head = pending
+            pending = []
+            let capacity = max(size, head.count) + 1
+            let result = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                initialized = buffer.initialize(fromContentsOf: head)
                 while initialized < buffer.count {
                     let count = read(descriptor, buffer.baseAddress! + initialized, buffer.count - initialized)
                     if count < 0 && errno == EINTR { continue }
@@ -79,12 +83,12 @@ public final class LineReader {
                     initialized += count
                 }
             }
-            plainBytesRead += result.count
+            plainBytesRead += result.count - head.count
             if failure != 0 {
                 throw InputError(
                     code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(failure)))")
             }
-            guard result.count == size + 1 else { return result }
+            guard result.count == capacity else { return result }
             return try result + readRest()
         }
         return try readRest()
