@@ -349,11 +349,34 @@ struct JSONRef {
     }
 
     /// The value of the last member named `key` of an object.
+    ///
+    /// One pass over the object's nodes in place, names compared on raw bytes: decoders ask for
+    /// each known member by name, and the sequence-based walk retained the tape's storage per step.
     subscript(member key: String) -> JSONRef? {
-        guard let members else { return nil }
-        var found: JSONRef?
-        for (name, value) in members where name.isString(key) { found = value }
-        return found
+        var key = key
+        return key.withUTF8 { key in
+            tape.nodes.withUnsafeBufferPointer { nodes in
+                let object = nodes[index]
+                guard object.kind == .object else { return nil }
+                var found: Int?
+                var position = index + 1
+                for _ in 0..<object.count {
+                    let name = nodes[position]
+                    let value = nodes[position + 1]
+                    let length = name.end - name.start - 2
+                    if name.needsDecoding {
+                        if JSONRef(tape: tape, index: position).text.utf8.elementsEqual(key) { found = position + 1 }
+                    } else if length == key.count
+                        && (length == 0
+                            || memcmp(key.baseAddress!, tape.bytes.baseAddress! + name.start + 1, length) == 0)
+                    {
+                        found = position + 1
+                    }
+                    position = value.kind == .array || value.kind == .object ? value.end : position + 2
+                }
+                return found.map { JSONRef(tape: tape, index: $0) }
+            }
+        }
     }
 
     /// The value as a `JSONValue` tree (for data carried through untouched, such as `userInfo`).
