@@ -43,6 +43,41 @@ import Testing
         }
     }
 
+    /// A deferred list is only matched for brackets at first (strings and escapes respected), the
+    /// members after it are on the tape, and its elements are parsed one at a time when read.
+    @Test func deferredListsAreSkippedThenReadElementByElement() throws {
+        let text = #"{"requests": [{"id": "a]\"}"}, [1, [2]], "[{"], "after": true}"#
+        var bytes = Array(text.utf8)
+        try bytes.withUnsafeMutableBufferPointer { buffer throws(JSONSyntaxError) in
+            let tape = try JSONTape.parse(UnsafeBufferPointer(buffer), deferringListsNamed: ["requests"])
+            let reused = JSONTape(bytes: UnsafeBufferPointer(buffer))
+            defer { withExtendedLifetime((tape, reused)) {} }
+            #expect(tape.root[member: "after"]?.bool == true)
+            var elements = JSONTape.DeferredElements(tape.root[member: "requests"]!)
+            #expect(try elements.next(on: reused)?[member: "id"]?.string == #"a]"}"#)
+            #expect(try elements.next(on: reused)?.elements?.underestimatedCount == 2)
+            #expect(try elements.next(on: reused)?.string == "[{")
+            #expect(try elements.next(on: reused) == nil)
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"requests": [{"a": 1]}], "b": 2}"#, "expected ',' or '}' in object"),
+        (#"{"requests": [[1, 2}, 3]}"#, "expected ',' or ']' in array"),
+        (#"{"requests": [[1, 2], "#, "expected a value, found end of input"),
+    ])
+    func unbalancedDeferredListsAreReportedAsAFullParseWould(text: String, reason: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            do throws(JSONSyntaxError) {
+                _ = try JSONTape.parse(UnsafeBufferPointer(buffer), deferringListsNamed: ["requests"])
+                Issue.record("parsed \(text)")
+            } catch {
+                #expect(error.message.contains(reason), "\(error.message)")
+            }
+        }
+    }
+
     @Test(arguments: [
         (#"{"a": 1"#, "expected ',' or '}'"),
         (#"{"a": "open}"#, "unterminated string"),

@@ -164,6 +164,12 @@ final class JSONTape {
         }
     }
 
+    /// 1 for the bytes ``skipList(_:)`` stops at: quotes and brackets.
+    private static let isStructural: [UInt8] = (0...255).map { byte in
+        [UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}")]
+            .contains(UInt8(byte)) ? 1 : 0
+    }
+
     /// Skips an array by matching brackets (strings respected) without checking what is between;
     /// its elements are checked when read. A mismatch is reported by a strict parse of the list,
     /// so the message is the one a full parse gives.
@@ -172,7 +178,14 @@ final class JSONTape {
         let bytes = scanner.bytes
         var closers: [UInt8] = []
         var position = start
-        scan: while position < bytes.count {
+        let table = Self.isStructural
+        // Most bytes of a list of fences are digits, commas and spaces: a table lookup steps over
+        // them without the branches of a switch.
+        scan: while true {
+            table.withUnsafeBufferPointer { table in
+                while position < bytes.count && table[Int(bytes[position])] == 0 { position += 1 }
+            }
+            guard position < bytes.count else { break }
             switch bytes[position] {
             case UInt8(ascii: "\""):
                 position += 1
@@ -183,14 +196,13 @@ final class JSONTape {
                 }
             case UInt8(ascii: "["): closers.append(UInt8(ascii: "]"))
             case UInt8(ascii: "{"): closers.append(UInt8(ascii: "}"))
-            case let byte where byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}"):
+            case let byte:  // a closing bracket
                 guard closers.last == byte else { break scan }
                 closers.removeLast()
                 if closers.isEmpty {
                     scanner.position = position + 1
                     return
                 }
-            default: break
             }
             position += 1
         }
