@@ -124,6 +124,17 @@ import Testing
 
 /// The banded containment the hot path uses must agree with the exact full-edge computation.
 @Suite struct BandedContainmentTests {
+    /// Only a simple polygon has a block: the engine measures a multipolygon through its shape.
+    @Test func onlySimplePolygonsHaveABlock() {
+        func square(_ longitude: Double) -> [Coordinate] {
+            [(0.0, 0.0), (0, 0.001), (0.001, 0.001), (0.001, 0), (0, 0)].map {
+                Coordinate(latitude: 52 + $0.0, longitude: longitude + $0.1)
+            }
+        }
+        #expect(PolygonShape(unwrapped: [[square(4)]]).block != nil)
+        #expect(PolygonShape(unwrapped: [[square(4)], [square(4.01)]]).block == nil)
+    }
+
     @Test(arguments: [24, 400, 20_000])
     func bandedContainmentAgreesWithTheFullScan(vertices: Int) throws {
         var generator = SplitMix(state: UInt64(vertices))
@@ -145,6 +156,9 @@ import Testing
             let limit = Double.random(in: 0...300, using: &generator)
             let s = shape.signedDistance(to: point)
             let (inside, distance) = shape.containment(of: point, measuringWithin: limit)
+            // The engine reads a simple polygon through its block: the same measurement.
+            let fromBlock = shape.block!.containment(of: point, measuringWithin: limit)
+            #expect(fromBlock.inside == inside && fromBlock.distance == distance)
             if abs(s) > 1e-6 { #expect(inside == (s < 0), "\(point)") }
             if abs(s) <= limit - 1e-9 {
                 #expect(abs(distance - abs(s)) < 1e-9, "\(point): \(distance) vs \(s)")

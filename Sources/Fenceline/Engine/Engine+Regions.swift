@@ -212,7 +212,7 @@ extension Engine {
             }
         } else {
             let reach = max(abs(enter), abs(exit)) + 50
-            let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
+            let (inside, distance) = polygonContainment(hot, of: point, measuringWithin: reach)
             let s = Self.signedDistance(inside: inside, distance: distance)
             condition = Self.condition(s, enter: enter, exit: exit)
             // Beyond reach, `s` is only known to be below -reach (inside) or above +reach.
@@ -230,6 +230,16 @@ extension Engine {
         record.safeExitDelay = hot.rules.exitDelay
         record.safeMinFixes = hot.rules.minFixes
         return condition
+    }
+
+    /// ``PolygonShape/containment(of:measuringWithin:)`` of the polygon in a slot, read through
+    /// its block when it has one.
+    @inline(__always)
+    func polygonContainment(_ hot: borrowing HotSlot, of point: Coordinate, measuringWithin limit: Double) -> (
+        inside: Bool, distance: Double
+    ) {
+        if let block = hot.polygonBlock { return block.containment(of: point, measuringWithin: limit) }
+        return polygons[hot.polygon].containment(of: point, measuringWithin: limit)
     }
 
     /// The condition of a signed distance `s` under the thresholds `enter` (met when `s ≤ enter`)
@@ -278,9 +288,8 @@ extension Engine {
             let s = hot.circle.signedDistance(to: point)
             return classify(abs(s) <= boundaryTolerance ? 0 : s)
         case .polygon:
-            // Subscripting the array borrows the shape in place (an unsafe buffer would copy it,
-            // retaining each of its arrays).
-            let (inside, distance) = polygons[hot.polygon].containment(
+            let (inside, distance) = polygonContainment(
+                hot,
                 of: point, measuringWithin: max(abs(limits.enter), abs(limits.exit)) + 1)
             return classify(Self.signedDistance(inside: inside, distance: distance))
         case .other, .none:
@@ -295,7 +304,7 @@ extension Engine {
     ) {
         let limits = hot.limits(accuracy: accuracy)!
         let reach = max(abs(limits.enter), abs(limits.exit)) + 1
-        let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
+        let (inside, distance) = polygonContainment(hot, of: point, measuringWithin: reach)
         let s = Self.signedDistance(inside: inside, distance: distance)
         let condition = Self.condition(s, enter: limits.enter, exit: limits.exit)
         let margin: Double
@@ -335,7 +344,7 @@ extension Engine {
                 s = box
             } else {
                 let reach = 60 + abs(enter)
-                let (inside, distance) = polygons[hot.polygon].containment(of: point, measuringWithin: reach)
+                let (inside, distance) = polygonContainment(hot, of: point, measuringWithin: reach)
                 s = inside ? -distance : min(distance, reach)
             }
         case .other:

@@ -119,6 +119,9 @@ struct HotSlot {
     var initial = InitialPolicy.silent
     /// Index into the engine's polygon array for polygon fences.
     var polygon = 0
+    /// A simple polygon's measurement data (see ``PolygonShape/Block``), kept alive by the
+    /// engine's polygon array.
+    var polygonBlock: PolygonShape.Block?
     var circle = CircleShape(center: Coordinate(latitude: 0, longitude: 0), radius: 0)
 
     init() {}
@@ -140,8 +143,9 @@ struct HotSlot {
         case .circle(let circle):
             shape = .circle
             self.circle = circle
-        case .polygon:
+        case .polygon(let polygon):
             shape = .polygon
+            polygonBlock = polygon.block
         case .corridor:
             shape = .other
         }
