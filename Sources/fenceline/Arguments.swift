@@ -22,3 +22,34 @@ struct TimeArgument: ExpressibleByArgument {
 
     static var defaultValueDescription: String { "RFC 3339 time or Unix seconds" }
 }
+
+/// The options `run`, `explain` and `render` share: the catalog, the reading files and how they
+/// are read and timed.
+struct InputOptions: ParsableArguments {
+    @Option(
+        name: .long, help: ArgumentHelp("The trigger catalog: JSON, or a GeoJSON FeatureCollection.", valueName: "file")
+    )
+    var triggers: String
+
+    @Argument(
+        help: ArgumentHelp("Reading files, read in order; - or none reads standard input.", valueName: "readings"))
+    var readings: [String] = []
+
+    @Option(help: ArgumentHelp("Read every input as this format: ndjson, csv, gpx or nmea.", valueName: "format"))
+    var inputFormat: InputFormat?
+
+    @Option(
+        help: ArgumentHelp(
+            "At end of input, move the clock to this time (RFC 3339 or Unix seconds) and fire the timers due by then.",
+            valueName: "time"))
+    var until: TimeArgument?
+
+    @Option(help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
+    var reorderWindow: Double = 0
+
+    func validate() throws {
+        guard reorderWindow >= 0, reorderWindow <= 1e9 else {
+            throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
+        }
+    }
+}

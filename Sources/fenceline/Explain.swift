@@ -28,10 +28,7 @@ struct Explain: AsyncParsableCommand {
             """
     )
 
-    @Option(
-        name: .long, help: ArgumentHelp("The trigger catalog: JSON, or a GeoJSON FeatureCollection.", valueName: "file")
-    )
-    var triggers: String
+    @OptionGroup var input: InputOptions
 
     @Option(help: ArgumentHelp("The device to explain.", valueName: "id"))
     var device: String
@@ -39,45 +36,25 @@ struct Explain: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The region request to explain.", valueName: "id"))
     var request: String
 
-    @Argument(
-        help: ArgumentHelp("Reading files, read in order; - or none reads standard input.", valueName: "readings"))
-    var readings: [String] = []
-
-    @Option(help: ArgumentHelp("Read every input as this format: ndjson, csv, gpx or nmea.", valueName: "format"))
-    var inputFormat: InputFormat?
-
     @Option(help: ArgumentHelp("The device id of GPX and NMEA readings (run's --device).", valueName: "id"))
     var inputDevice: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "At end of input, move the clock to this time and fire the timers due by then.", valueName: "time"))
-    var until: TimeArgument?
-
-    @Option(help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
-    var reorderWindow: Double = 0
 
     @Flag(help: "List every fix; by default runs of fixes that change nothing are shown as one row and a count.")
     var everyFix = false
 
-    func validate() throws {
-        guard reorderWindow >= 0, reorderWindow <= 1e9 else {
-            throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
-        }
-    }
-
     func run() async throws {
         let decoder = CatalogDecoder()
-        let decoded = try loadCatalog(path: triggers, decoder: decoder)
+        let decoded = try loadCatalog(path: input.triggers, decoder: decoder)
         guard let target = decoded.catalog.requests.last(where: { $0.id == request }) else {
             let ids = decoded.catalog.requests.prefix(20).map(\.id).joined(separator: ", ")
             throw CommandFailure(
-                status: ExitStatus.usage, message: "\(triggers): no request \"\(request)\"; the catalog has: \(ids)")
+                status: ExitStatus.usage,
+                message: "\(input.triggers): no request \"\(request)\"; the catalog has: \(ids)")
         }
         var options = RunPipeline.Options()
-        options.inputFormat = inputFormat
-        options.until = until?.timestamp
-        options.reorderWindow = TimeSpan(seconds: reorderWindow)
+        options.inputFormat = input.inputFormat
+        options.until = input.until?.timestamp
+        options.reorderWindow = TimeSpan(seconds: input.reorderWindow)
         options.device = inputDevice
         options.maximumReported = 5
         let collector = PairEvents(device: device, request: request)
@@ -88,7 +65,7 @@ struct Explain: AsyncParsableCommand {
         pipeline.tracer = tracer
         do {
             _ = try pipeline.run(
-                inputs: readings.isEmpty ? ["-"] : readings, write: { _ in },
+                inputs: input.readings.isEmpty ? ["-"] : input.readings, write: { _ in },
                 report: { OutputFile.standardError.write($0 + "\n") })
         } catch let error as InputError {
             throw CommandFailure(error)

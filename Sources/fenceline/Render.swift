@@ -25,28 +25,10 @@ struct Render: AsyncParsableCommand {
             """
     )
 
-    @Option(
-        name: .long, help: ArgumentHelp("The trigger catalog: JSON, or a GeoJSON FeatureCollection.", valueName: "file")
-    )
-    var triggers: String
-
-    @Argument(
-        help: ArgumentHelp("Reading files, read in order; - or none reads standard input.", valueName: "readings"))
-    var readings: [String] = []
-
-    @Option(help: ArgumentHelp("Read every input as this format: ndjson, csv, gpx or nmea.", valueName: "format"))
-    var inputFormat: InputFormat?
+    @OptionGroup var input: InputOptions
 
     @Option(help: ArgumentHelp("The device id of GPX and NMEA readings.", valueName: "id"))
     var device: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "At end of input, move the clock to this time and fire the timers due by then.", valueName: "time"))
-    var until: TimeArgument?
-
-    @Option(help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
-    var reorderWindow: Double = 0
 
     @Flag(help: "Write a self-contained HTML page instead of an SVG.")
     var html = false
@@ -68,38 +50,37 @@ struct Render: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
-        guard reorderWindow >= 0, reorderWindow <= 1e9 else {
-            throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
-        }
         if let width, !(480...20000).contains(width) { throw ValidationError("--width must be in 480…20000") }
     }
 
     func run() async throws {
         let decoder = CatalogDecoder()
-        let catalog = try loadCatalog(path: triggers, decoder: decoder).catalog
+        let catalog = try loadCatalog(path: input.triggers, decoder: decoder).catalog
         let engine = try Engine(
-            catalog: catalog, configuration: Engine.Configuration(reorderWindow: TimeSpan(seconds: reorderWindow)))
+            catalog: catalog, configuration: Engine.Configuration(reorderWindow: TimeSpan(seconds: input.reorderWindow))
+        )
         let requests = NDJSONReadingDecoder.RequestContext(decoder: decoder, catalog: catalog)
         var fixes: [Fix] = []
         var events: [Event] = []
         var badLines = BadLineCounter(maximumReported: 20, strict: false)
         let report = { (line: String) in OutputFile.standardError.write(line + "\n") }
         try forEachReading(
-            in: readings, format: inputFormat, device: device, requests: requests, badLines: &badLines, report: report
+            in: input.readings, format: input.inputFormat, device: device, requests: requests, badLines: &badLines,
+            report: report
         ) { reading in
             if case .fix(let fix) = reading { fixes.append(fix) }
             events += engine.process(reading)
         }
         if let line = badLines.unreportedLine { report(line) }
-        events += engine.finish(until: until?.timestamp)
+        events += engine.finish(until: input.until?.timestamp)
         var options = TraceRenderer.Options()
         if let width { options.width = Double(width) }
         let names =
-            readings.isEmpty
-            ? ["standard input"] : readings.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+            input.readings.isEmpty
+            ? ["standard input"] : input.readings.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
         options.title =
             title
-            ?? "\(names.joined(separator: ", ")) · \(triggers.split(separator: "/").last.map(String.init) ?? triggers)"
+            ?? "\(names.joined(separator: ", ")) · \(input.triggers.split(separator: "/").last.map(String.init) ?? input.triggers)"
         let renderer = TraceRenderer(catalog: catalog, options: options)
         let asHTML = html || output?.lowercased().hasSuffix(".html") == true
         let text = asHTML ? renderer.html(fixes: fixes, events: events) : renderer.svg(fixes: fixes, events: events)

@@ -36,23 +36,13 @@ struct Run: AsyncParsableCommand {
             """
     )
 
-    @Option(
-        name: .long, help: ArgumentHelp("The trigger catalog: JSON, or a GeoJSON FeatureCollection.", valueName: "file")
-    )
-    var triggers: String
-
-    @Argument(
-        help: ArgumentHelp("Reading files, read in order; - or none reads standard input.", valueName: "readings"))
-    var readings: [String] = []
+    @OptionGroup var input: InputOptions
 
     @Option(
         help: ArgumentHelp(
             "Output format: ndjson (SPEC §8 events), text, apns (APNs request bodies) or geojson (a FeatureCollection).",
             valueName: "format"))
     var format: EventFormat = .ndjson
-
-    @Option(help: ArgumentHelp("Read every input as this format: ndjson, csv, gpx or nmea.", valueName: "format"))
-    var inputFormat: InputFormat?
 
     @Option(
         help: ArgumentHelp(
@@ -62,15 +52,6 @@ struct Run: AsyncParsableCommand {
 
     @Flag(help: "Stop at the first bad line with exit code 65 instead of skipping it.")
     var strict = false
-
-    @Option(
-        help: ArgumentHelp(
-            "At end of input, move the clock to this time (RFC 3339 or Unix seconds) and fire the timers due by then.",
-            valueName: "time"))
-    var until: TimeArgument?
-
-    @Option(help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
-    var reorderWindow: Double = 0
 
     @Option(
         help: ArgumentHelp(
@@ -109,9 +90,6 @@ struct Run: AsyncParsableCommand {
     var progress = false
 
     func validate() throws {
-        guard reorderWindow >= 0, reorderWindow <= 1e9 else {
-            throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
-        }
         guard maxErrors >= 0 else { throw ValidationError("--max-errors must be ≥ 0") }
         if let device, device.isEmpty { throw ValidationError("--device must not be empty") }
         guard deliveredLimit >= 1 else { throw ValidationError("--delivered-limit must be ≥ 1") }
@@ -140,15 +118,15 @@ struct Run: AsyncParsableCommand {
         -> RunPipeline.Summary
     {
         let decoder = CatalogDecoder()
-        let decoded = try loadCatalog(path: triggers, decoder: decoder)
+        let decoded = try loadCatalog(path: input.triggers, decoder: decoder)
         if !quiet {
-            for warning in decoded.warnings { report("\(triggers): warning: \(warning)") }
+            for warning in decoded.warnings { report("\(input.triggers): warning: \(warning)") }
         }
         var options = RunPipeline.Options()
-        options.inputFormat = inputFormat
+        options.inputFormat = input.inputFormat
         options.strict = strict
-        options.until = until?.timestamp
-        options.reorderWindow = TimeSpan(seconds: reorderWindow)
+        options.until = input.until?.timestamp
+        options.reorderWindow = TimeSpan(seconds: input.reorderWindow)
         options.maximumReported = maxErrors
         options.clock = clock
         options.deliveredLimit = deliveredLimit
@@ -158,9 +136,9 @@ struct Run: AsyncParsableCommand {
             catalog: decoded.catalog, catalogDecoder: decoder, options: options, encoder: format.makeEncoder(),
             logger: Logger(label: "fenceline"))
         let summary: RunPipeline.Summary
-        let inputs = readings.isEmpty ? ["-"] : readings
+        let inputs = input.readings.isEmpty ? ["-"] : input.readings
         let display =
-            ProgressDisplay.isWanted(forced: progress, quiet: quiet, inputs: readings) && endsProcess
+            ProgressDisplay.isWanted(forced: progress, quiet: quiet, inputs: input.readings) && endsProcess
             ? ProgressDisplay() : nil
         defer { display?.finish() }
         // A diagnostic replaces the progress line rather than running into it.
@@ -175,7 +153,8 @@ struct Run: AsyncParsableCommand {
             throw CommandFailure(error)
         } catch let error as CatalogError {
             throw CommandFailure(
-                status: ExitStatus.badInput, message: error.issues.map { "\(triggers): \($0)" }.joined(separator: "\n"))
+                status: ExitStatus.badInput,
+                message: error.issues.map { "\(input.triggers): \($0)" }.joined(separator: "\n"))
         }
         if let stateOut, let engine = pipeline.lastEngine {
             let file = try OutputFile(path: stateOut)

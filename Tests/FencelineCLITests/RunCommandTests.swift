@@ -142,6 +142,18 @@ import Testing
         #expect(try CLI.run(["run", "--triggers", "x.json", "--until", "1e18"]).status == 64)
     }
 
+    /// run, explain and render share their input options, checks included.
+    @Test(arguments: [["run"], ["explain", "--device", "d", "--request", "r"], ["render"]])
+    func sharedInputOptionsAreCheckedAlike(command: [String]) throws {
+        let negative = try CLI.run(command + ["--triggers", "x.json", "--reorder-window=-3"])
+        #expect(negative.status == 64)
+        #expect(negative.stderr.contains("--reorder-window must be a number of seconds ≥ 0"))
+        let help = try CLI.run([command[0], "--help"])
+        for option in ["--triggers <file>", "<readings>", "--input-format <format>", "--until <time>"] {
+            #expect(help.stdout.contains(option), "\(command[0]): \(option)")
+        }
+    }
+
     @Test func textFormatAndOutputFile() throws {
         let directory = try CLI.temporaryDirectory()
         let output = directory.appendingPathComponent("events.txt")
