@@ -28,13 +28,13 @@ struct Explain: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var input: InputOptions
-
     @Option(help: ArgumentHelp("The device to explain.", valueName: "id"))
     var device: String
 
     @Option(help: ArgumentHelp("The region request to explain.", valueName: "id"))
     var request: String
+
+    @OptionGroup var input: InputOptions
 
     @Option(help: ArgumentHelp("The device id of GPX and NMEA readings (run's --device).", valueName: "id"))
     var inputDevice: String?
