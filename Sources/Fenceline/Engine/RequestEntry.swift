@@ -99,8 +99,9 @@ final class RegionEntry {
 }
 
 /// What the candidate loop reads for every slot: plain values in one flat array, so evaluating a
-/// fix against a fence touches this struct (and, for polygons, the engine's polygon array) instead
-/// of chasing the request, region and fence objects, which are read only when an event fires.
+/// fix against a fence touches this struct (and, for a polygon, its block, or for a multipolygon
+/// the engine's polygon array) instead of chasing the request, region and fence objects, which
+/// are read only when an event fires.
 struct HotSlot {
     enum Shape: UInt8 {
         case none, circle, polygon, other

@@ -21,7 +21,8 @@ final class SpatialIndex {
     static let levelCount = 21
     static let baseCellDegrees = 360.0 / Double(1 << 20)
 
-    /// A slot with its box inline, so a query rejects neighbours without touching the fence.
+    /// A slot with its box inline, so a query rejects neighbours without touching the fence: an
+    /// overlay entry, and how a packed member is built and read back (it is stored by columns).
     struct Member {
         var slot: Int32
         var south: Float
@@ -58,8 +59,8 @@ final class SpatialIndex {
         }
     }
 
-    /// One level of the packed part: cell key → run of `members`, key and run side by side so a
-    /// probe reads one cache line.
+    /// One level of the packed part: cell key → run of the packed columns (`slots`, `edges`), key
+    /// and run side by side so a probe reads one cache line.
     private struct Cell {
         var key: Int64
         var start: UInt32
@@ -360,6 +361,14 @@ final class SpatialIndex {
             let dy = min(y - y.rounded(.down), y.rounded(.down) + 1 - y) * size
             return min(dy * metresPerDegree, dx * metresPerDegree * cosine)
         }
+        // The key of the point's cell at `level`; while measuring, the clearance is also lowered
+        // to the distance to that cell's edge.
+        @inline(__always) func cellKey(level: Int) -> Int64 {
+            let size = Self.cellSize(level: level)
+            if measuring { clearance = min(clearance, edgeDistance(size: size)) }
+            return Self.key(
+                level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
+        }
         // Box distances are taken in floats, eight members at a time. Points are rounded to floats
         // before the box tests, this one and any later one, so the clearance gives up `rounding`:
         // two float steps at this point's magnitude (each rounding moves a point half a step).
@@ -385,11 +394,7 @@ final class SpatialIndex {
                 while pending != 0 {
                     let level = pending.trailingZeroBitCount
                     pending &= pending - 1
-                    let size = Self.cellSize(level: level)
-                    if measuring { clearance = min(clearance, edgeDistance(size: size)) }
-                    let key = Self.key(
-                        level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
-                    guard let run = packedRun(key, level: level) else { continue }
+                    guard let run = packedRun(cellKey(level: level), level: level) else { continue }
                     // While loops: a for-in over a Range showed unspecialised in profiles.
                     var index = run.lowerBound
                     while index + 8 <= run.upperBound {
@@ -436,11 +441,7 @@ final class SpatialIndex {
         while pending != 0 {
             let level = pending.trailingZeroBitCount
             pending &= pending - 1
-            let size = Self.cellSize(level: level)
-            if measuring { clearance = min(clearance, edgeDistance(size: size)) }
-            let key = Self.key(
-                level: level, column: Self.column(longitude, size: size), row: Self.row(latitude, size: size))
-            for member in overlay[key] ?? [] {
+            for member in overlay[cellKey(level: level)] ?? [] {
                 if member.contains(latitude: lat, longitude: lon) {
                     result.append(member.slot)
                 } else if measuring {

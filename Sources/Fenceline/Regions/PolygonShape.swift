@@ -250,8 +250,10 @@ final class PolygonShape {
         var best = limit * limit
         var found = false
         let isInBox = x >= part.minX && x <= part.maxX && y >= part.minY && y <= part.maxY
-        // The distance to the edges of one band, those within `limit` of the point.
-        func measure(_ band: Int) {
+        // The distance to the edges of one band, those within `limit` of the point; with
+        // `crossings`, also the crossing number along +x of the edges spanning y (all in y's band).
+        @inline(__always)
+        func measure(_ band: Int, crossings: Bool = false) {
             // While loops: a for-in over a Range showed unspecialised in profiles here.
             var slot = Int(bands[part.firstBand + band])
             let end = Int(bands[part.firstBand + band + 1])
@@ -259,6 +261,9 @@ final class PolygonShape {
                 let index = Int(bands[slot])
                 slot += 1
                 let a = points[index], b = points[index + 1]
+                if crossings, (a.y > y) != (b.y > y), x < a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y) {
+                    inside.toggle()
+                }
                 if x >= min(a.x, b.x) - limit && x <= max(a.x, b.x) + limit && y >= min(a.y, b.y) - limit
                     && y <= max(a.y, b.y) + limit
                 {
@@ -270,26 +275,9 @@ final class PolygonShape {
                 }
             }
         }
+        // The point's own band first (crossings only inside the box), measured in the same pass.
         let home = part.band(y)
-        if isInBox {
-            // Crossing number along +x over the edges spanning y, all in y's band, measured
-            // in the same pass.
-            var slot = Int(bands[part.firstBand + home])
-            let end = Int(bands[part.firstBand + home + 1])
-            while slot < end {
-                let index = Int(bands[slot])
-                slot += 1
-                let a = points[index], b = points[index + 1]
-                if (a.y > y) != (b.y > y), x < a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y) { inside.toggle() }
-                let d = PlanarMath.distanceSquared(px: x, py: y, ax: a.x, ay: a.y, bx: b.x, by: b.y)
-                if d <= best {
-                    best = d
-                    found = true
-                }
-            }
-        } else {
-            measure(home)
-        }
+        if isInBox { measure(home, crossings: true) } else { measure(home) }
         // Then the bands outwards, nearest first, while one may hold an edge closer than
         // the best so far (an edge of band b is at least the band's vertical gap away; the
         // gap is shortened by a micrometre for rounding in the band bounds).
