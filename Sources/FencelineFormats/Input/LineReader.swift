@@ -32,6 +32,13 @@ public final class LineReader {
     /// The longest line accepted, in bytes.
     public var maximumLineLength = 16 << 20
 
+    /// The error for line `number`, longer than ``maximumLineLength`` (which ``forEachLine(oversized:_:)``
+    /// passes to its `oversized` handler).
+    public func oversizedLineError(line number: Int) -> InputError {
+        InputError(
+            code: .lineTooLong, file: name, line: number, message: "line longer than \(maximumLineLength >> 20) MiB")
+    }
+
     /// Opens `path` (`-` is standard input).
     /// - Throws: ``InputError`` with code `fileMissing` or `unreadable`.
     public init(path: String) throws(InputError) {
@@ -69,7 +76,7 @@ public final class LineReader {
         if inflater == nil, let size {
             // A regular file is read straight into an array of its size, after the bytes the sniff
             // already read; what is left (a file that grew meanwhile) goes through chunks below.
-            var failure: Int32 = 0
+            var readErrno: Int32 = 0
             let head = pending
             pending = []
             let capacity = max(size, head.count) + 1
@@ -78,15 +85,15 @@ public final class LineReader {
                 while initialized < buffer.count {
                     let count = read(descriptor, buffer.baseAddress! + initialized, buffer.count - initialized)
                     if count < 0 && errno == EINTR { continue }
-                    if count < 0 { failure = errno }
+                    if count < 0 { readErrno = errno }
                     if count <= 0 { break }
                     initialized += count
                 }
             }
             plainBytesRead += result.count - head.count
-            if failure != 0 {
+            if readErrno != 0 {
                 throw InputError(
-                    code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(failure)))")
+                    code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(readErrno)))")
             }
             guard result.count == capacity else { return result }
             return try result + readRest()
@@ -237,7 +244,7 @@ public final class LineReader {
             }
             let count = try fill(into: &buffer, at: end)
             let atEnd = count == 0
-            end += max(0, count)
+            end += count
             let keepGoing = try buffer.withUnsafeBufferPointer { pointer -> Bool in
                 var cursor = start
                 while cursor < end {

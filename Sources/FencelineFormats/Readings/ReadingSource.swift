@@ -55,7 +55,8 @@ struct LineDecoder {
 }
 
 /// One input of any format, read as a sequence of readings and bad lines in order: what
-/// `fenceline readings`, `render` and `explain` read, and how the run pipeline reads GPX.
+/// `fenceline readings` and `render` read, and how the run pipeline reads GPX (and, when
+/// sharded, CSV and NMEA).
 public struct ReadingSource {
     /// The input.
     public let reader: LineReader
@@ -126,9 +127,7 @@ public struct ReadingSource {
                     goOn
                     && body(
                         .failure(
-                            InputError(
-                                code: .lineTooLong, file: reader.name, line: number,
-                                message: "line longer than \(reader.maximumLineLength >> 20) MiB")))
+                            reader.oversizedLineError(line: number)))
             }
         ) { line, number in
             guard goOn else { return false }

@@ -118,9 +118,7 @@ extension RunPipeline {
                         let span = spans[index]
                         guard span.start >= 0 else {
                             goOn = reject(
-                                InputError(
-                                    code: .lineTooLong, file: reader.name, line: span.number,
-                                    message: "line longer than \(reader.maximumLineLength >> 20) MiB"))
+                                reader.oversizedLineError(line: span.number))
                             continue
                         }
                         if parsed.meta[index].shard >= 0 {

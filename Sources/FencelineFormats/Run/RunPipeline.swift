@@ -177,9 +177,7 @@ public final class RunPipeline {
 
             func oversized(_ number: Int) -> Bool {
                 reject(
-                    InputError(
-                        code: .lineTooLong, file: reader.name, line: number,
-                        message: "line longer than \(reader.maximumLineLength >> 20) MiB"))
+                    reader.oversizedLineError(line: number))
             }
 
             if options.clock == .wall {
