@@ -2,18 +2,18 @@
 ///
 /// Written by hand (Howard Hinnant's `days_from_civil`) because the reading parsers must turn
 /// millions of timestamps into instants without building Foundation `Date`s or formatters.
-struct CivilDate: Hashable {
-    var year: Int
-    var month: Int
-    var day: Int
+package struct CivilDate: Hashable {
+    package var year: Int
+    package var month: Int
+    package var day: Int
 
-    init(year: Int, month: Int, day: Int) {
+    package init(year: Int, month: Int, day: Int) {
         self.year = year
         self.month = month
         self.day = day
     }
 
-    init(daysSinceEpoch: Int) {
+    package init(daysSinceEpoch: Int) {
         let shifted = daysSinceEpoch + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097
@@ -25,7 +25,7 @@ struct CivilDate: Hashable {
         year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
     }
 
-    var daysSinceEpoch: Int {
+    package var daysSinceEpoch: Int {
         let adjustedYear = month <= 2 ? year - 1 : year
         let era = (adjustedYear >= 0 ? adjustedYear : adjustedYear - 399) / 400
         let yearOfEra = adjustedYear - era * 400
@@ -34,7 +34,7 @@ struct CivilDate: Hashable {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func daysInMonth(year: Int, month: Int) -> Int {
+    package static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30

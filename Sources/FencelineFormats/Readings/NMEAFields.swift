@@ -112,10 +112,10 @@ struct NMEAFields {
         let month = Self.twoDigits(field, 2)
         let shortYear = Self.twoDigits(field, 4)
         let year = shortYear >= 80 ? 1900 + shortYear : 2000 + shortYear
-        guard (1...12).contains(month), day >= 1, day <= Self.daysInMonth(year: year, month: month) else {
+        guard (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month) else {
             throw LineError(field: name(), message: "\"\(text(index))\" is not a date (ddmmyy)")
         }
-        return Self.daysSinceEpoch(year: year, month: month, day: day)
+        return CivilDate(year: year, month: month, day: day).daysSinceEpoch
     }
 
     /// A latitude or longitude from `dddmm.mmmm` (field `index`) and its hemisphere (field `index + 1`);
@@ -193,23 +193,5 @@ struct NMEAFields {
 
     private static func twoDigits(_ field: UnsafeBufferPointer<UInt8>, _ offset: Int) -> Int {
         Int(field[offset] - 48) * 10 + Int(field[offset + 1] - 48)
-    }
-
-    static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Howard Hinnant's `days_from_civil`, for years after 1 BC.
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = shiftedYear / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

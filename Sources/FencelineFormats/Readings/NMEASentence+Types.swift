@@ -96,10 +96,10 @@ extension NMEASentence {
         let month = try fields.integer(3, in: 1...12, name: "ZDA month")
         let year = try fields.integer(4, in: 1980...9999, name: "ZDA year")
         guard let day, let month, let year else { return report }
-        guard day <= NMEAFields.daysInMonth(year: year, month: month) else {
+        guard day <= CivilDate.daysInMonth(year: year, month: month) else {
             throw LineError(field: "ZDA day", message: "\(year)-\(month) has no day \(day)")
         }
-        report.day = NMEAFields.daysSinceEpoch(year: year, month: month, day: day)
+        report.day = CivilDate(year: year, month: month, day: day).daysSinceEpoch
         return report
     }
 }
