@@ -47,6 +47,9 @@ struct InputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
     var reorderWindow: Double = 0
 
+    /// The files to read, `-` (standard input) when none is named.
+    var inputs: [String] { readings.isEmpty ? ["-"] : readings }
+
     func validate() throws {
         guard reorderWindow >= 0, reorderWindow <= 1e9 else {
             throw ValidationError("--reorder-window must be a number of seconds ≥ 0")

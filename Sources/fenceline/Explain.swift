@@ -18,7 +18,8 @@ struct Explain: AsyncParsableCommand {
             entered), why: no fix met the condition, the streaks were cut, a streak was still \
             waiting at the end, or fixes were ignored for their accuracy.
 
-            Readings, formats and options are those of `fenceline run`; --input-device names the \
+            Readings and formats are those of `fenceline run`, and so are its input options \
+            (--triggers, --input-format, --until, --reorder-window); --input-device names the \
             device of GPX and NMEA inputs (run's --device).
 
             Examples:
@@ -65,7 +66,7 @@ struct Explain: AsyncParsableCommand {
         pipeline.tracer = tracer
         do {
             _ = try pipeline.run(
-                inputs: input.readings.isEmpty ? ["-"] : input.readings, write: { _ in },
+                inputs: input.inputs, write: { _ in },
                 report: { OutputFile.standardError.write($0 + "\n") })
         } catch let error as InputError {
             throw CommandFailure(error)

@@ -15,8 +15,9 @@ struct Render: AsyncParsableCommand {
             with the time span. With --html (or an -o name ending in .html) the SVG is embedded \
             in a standalone page with the legend and a table of the events; it needs no network.
 
-            Readings, formats and options are those of `fenceline run`. Bad lines are reported on \
-            stderr and skipped.
+            Readings and formats are those of `fenceline run`, and so are its input options \
+            (--triggers, --input-format, --device, --until, --reorder-window). Bad lines are \
+            reported on stderr and skipped.
 
             Examples:
               fenceline render --triggers Data/scenarios/real-drive-visnjan/triggers.json Data/scenarios/real-drive-visnjan/readings.ndjson -o drive.svg

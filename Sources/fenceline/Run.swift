@@ -136,7 +136,7 @@ struct Run: AsyncParsableCommand {
             catalog: decoded.catalog, catalogDecoder: decoder, options: options, encoder: format.makeEncoder(),
             logger: Logger(label: "fenceline"))
         let summary: RunPipeline.Summary
-        let inputs = input.readings.isEmpty ? ["-"] : input.readings
+        let inputs = input.inputs
         let display =
             ProgressDisplay.isWanted(forced: progress, quiet: quiet, inputs: input.readings) && endsProcess
             ? ProgressDisplay() : nil

@@ -76,7 +76,8 @@ public final class GeoJSONEventEncoder: EventEncoder {
         writer.raw("}}")
     }
 
-    /// The colour a map gives each kind of event (the same as `fenceline render`'s).
+    /// The colour a map gives each kind of event (a palette of its own: `fenceline render` uses
+    /// `RenderStyle.colour(of:)`, whose greens and reds differ).
     static func colour(of kind: EventKind) -> String {
         switch kind {
         case .enter: "#1a9850"

@@ -11,8 +11,9 @@ import Fenceline
 /// the global clock per line, so it knows every event's release line, and sorting by (release
 /// line, time, SPEC §4 order, production order) reproduces the single-engine stream byte for byte.
 /// Before a shard applies a line its engine is ticked to the global clock, so its devices' timers
-/// have fired exactly as in one engine. Time and calendar requests live in shard 0 only (they fire
-/// once, not once per shard); control records go to every shard; each batch ends with a tick to
+/// have fired exactly as in one engine. Time and calendar requests fire in shard 0 only (once, not
+/// once per shard: the other shards list them but hold no timers for them); control records go to
+/// every shard; each batch ends with a tick to
 /// the global clock so every shard fires the timers one engine would have fired by then.
 ///
 /// The coordinator is confined to the thread that runs the pipeline; its properties are
@@ -24,7 +25,7 @@ final class ShardedRun {
     final class Shard: @unchecked Sendable {
         /// What a shard applies, in order: a reading of the current batch's parsed lines (by index,
         /// so the coordinator copies nothing), or a record of its own (ticks, controls, readings
-        /// that went through the reorder window or came from CSV).
+        /// that went through the reorder window or came from CSV, GPX or NMEA).
         enum Work {
             case item(line: Int, index: Int)
             case record(line: Int, reading: Reading)
