@@ -16,13 +16,17 @@ public enum ReadingEncoder {
         var writer = JSONWriter()
         swap(&writer.bytes, &bytes)
         defer { swap(&writer.bytes, &bytes) }
-        switch reading {
-        case .fix(let fix):
+        // Every reading opens with its device and time.
+        func begin(device: String, time: Timestamp) {
             writer.raw("{")
             writer.key("device", first: true)
-            writer.string(fix.device)
+            writer.string(device)
             writer.key("time")
-            writer.string(preciseRFC3339(fix.time))
+            writer.string(preciseRFC3339(time))
+        }
+        switch reading {
+        case .fix(let fix):
+            begin(device: fix.device, time: fix.time)
             writer.key("lat")
             writer.number(fix.coordinate.latitude)
             writer.key("lon")
@@ -37,11 +41,7 @@ public enum ReadingEncoder {
             writer.raw("}\n")
             return true
         case .sighting(let sighting):
-            writer.raw("{")
-            writer.key("device", first: true)
-            writer.string(sighting.device)
-            writer.key("time")
-            writer.string(preciseRFC3339(sighting.time))
+            begin(device: sighting.device, time: sighting.time)
             writer.key("beacon")
             writer.raw("{")
             writer.key("uuid", first: true)
