@@ -98,6 +98,13 @@ import Testing
                 readings.append(
                     .control(ControlRecord(time: Fixtures.at(Double(second)), operation: .removePending(["f3", "f4"]))))
             }
+            if second % 250 == 100 {
+                // Time requests come and go (and replace a fence): only region ones void discs.
+                let id = second % 500 == 100 ? "tick" : "f7"
+                let request = NotificationRequest(
+                    id: id, trigger: .timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: 30))))
+                readings.append(.control(ControlRecord(time: Fixtures.at(Double(second)), operation: .add(request))))
+            }
         }
         return readings
     }
@@ -135,6 +142,23 @@ import Testing
         _ = engine.process(
             .control(ControlRecord(time: Fixtures.at(1), operation: .add(Fixtures.circle("more", radius: 10)))))
         #expect(engine.devices.discs[0].epoch != engine.requestEpoch)
+    }
+
+    @Test func onlyRegionRequestsVoidDiscs() throws {
+        let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(radius: 50)]))
+        _ = engine.process(Fixtures.fix(0, east: 400))
+        let epoch = engine.requestEpoch
+        let timed = NotificationRequest(
+            id: "timed", trigger: .timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: 60))))
+        let beacon = NotificationRequest(
+            id: "beacon", trigger: .beacon(BeaconTrigger(uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")))
+        for operation in [ControlRecord.Operation.add(timed), .add(beacon), .removePending(["timed", "beacon"])] {
+            _ = engine.process(.control(ControlRecord(time: Fixtures.at(1), operation: operation)))
+        }
+        #expect(engine.requestEpoch == epoch)
+        #expect(engine.devices.discs[0].epoch == engine.requestEpoch)
+        _ = engine.process(.control(ControlRecord(time: Fixtures.at(2), operation: .removePending(["gate"]))))
+        #expect(engine.requestEpoch != epoch)
     }
 
     @Test func certificatesSettleFixesDeepInside() throws {

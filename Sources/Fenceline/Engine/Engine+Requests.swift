@@ -71,7 +71,8 @@ extension Engine {
             logger.debug("replaced request", metadata: ["request": "\(request.id)"])
         }
         let slot = Int32(requests.count)
-        requestEpoch &+= 1
+        // Only a region request can void a safe disc or a certificate (a new fence to enter).
+        if case .region = request.trigger { requestEpoch &+= 1 }
         let scope = request.devices.map { Set($0.map { devices.intern($0) }) }
         var region: RegionEntry?
         if case .region(let trigger) = request.trigger {
@@ -143,10 +144,11 @@ extension Engine {
         let entry = requests[Int(slot)]
         guard states[Int(slot)].isAlive else { return }
         states[Int(slot)].isAlive = false
-        requestEpoch &+= 1
         hot[Int(slot)].isAlive = false
         slotsByID[entry.request.id] = nil
         if let region = entry.region {
+            // Its records must be read again (and dropped) rather than settled by certificate.
+            requestEpoch &+= 1
             index.remove(slot: slot)
             crossIndex.remove(slot: slot)
             index.compactIfNeeded()

@@ -90,7 +90,8 @@ public final class Engine {
     /// Beacon requests by identity; a sighting looks up its exact key and the two wildcards.
     @exclusivity(unchecked) var beaconSlots: [BeaconKey: [Int32]] = [:]
     @exclusivity(unchecked) var widening = 0
-    /// Counts request additions and removals; a device's safe disc holds only within one epoch.
+    /// Counts region request additions and removals (only those can move a fence a device may
+    /// enter); a device's safe disc and a record's certificate hold only within one epoch.
     @exclusivity(unchecked) var requestEpoch: UInt64 = 0
     /// Off only in tests that check the safe discs change no event.
     @exclusivity(unchecked) var usesSafeDiscs = true
