@@ -27,10 +27,12 @@ extension Engine {
                 let box = GeoBounds(
                     south: point.latitude, north: point.latitude, west: point.longitude, east: point.longitude)
                 index.query(bounds: box.expanded(byMetres: accuracy), into: &candidates)
-            } else {
-                measuring = widening == 0 && usesSafeDiscs
+            } else if widening == 0 && usesSafeDiscs {
+                measuring = true
                 safe = 1000
                 index.query(latitude: point.latitude, longitude: point.longitude, into: &candidates, clearance: &safe)
+            } else {
+                index.query(latitude: point.latitude, longitude: point.longitude, into: &candidates)
             }
         }
         for record in devices.records[Int(device)] { candidates.append(record.slot) }
