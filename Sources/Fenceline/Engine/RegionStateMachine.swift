@@ -118,7 +118,7 @@ struct RegionStateMachine {
             fixes = count + 1
             streak = .pending(since: start, fixes: fixes, token: pendingToken)
         }
-        if fixes >= rules.minFixes && (delay == .zero || time > since.advanced(by: delay)) {
+        if Self.confirms(fixes: fixes, since: since, at: time, delay: delay, minFixes: rules.minFixes) {
             let confirmed = confirm(since: since, at: time, rules: rules, token: token)
             action.output = confirmed.output
             action.dwell = confirmed.dwell
@@ -133,9 +133,16 @@ struct RegionStateMachine {
     @inline(__always)
     mutating func extendStreak(at time: Timestamp, delay: TimeSpan, minFixes: Int) -> Bool {
         guard case .pending(let since, let fixes, let token) = streak else { return false }
-        if fixes + 1 >= minFixes && (delay == .zero || time > since.advanced(by: delay)) { return false }
+        if Self.confirms(fixes: fixes + 1, since: since, at: time, delay: delay, minFixes: minFixes) { return false }
         streak = .pending(since: since, fixes: fixes + 1, token: token)
         return true
+    }
+
+    /// Whether a streak open `since`, with `fixes` fixes counted (the one at `time` included),
+    /// confirms at that fix. A fix exactly at the delay's end does not: the timer confirms then.
+    @inline(__always)
+    static func confirms(fixes: Int, since: Timestamp, at time: Timestamp, delay: TimeSpan, minFixes: Int) -> Bool {
+        fixes >= minFixes && (delay == .zero || time > since.advanced(by: delay))
     }
 
     /// What ``fix(_:at:rules:token:)`` does with a fix that does not meet the condition towards
