@@ -205,8 +205,11 @@ extension Engine {
         let condition: RegionStateMachine.Condition
         var margin: Double
         if hot.shape == .circle {
-            condition = regionCondition(slot: slot, hot: hot, point: point, accuracy: 0)
-            if let approximate = hot.circle.approximateDistance(to: point) {
+            // One approximate measurement serves the condition and the margin.
+            let approximate = hot.circle.approximateDistance(to: point)
+            condition = Self.circleCondition(
+                hot.circle, approximate: approximate, point: point, enter: enter, exit: exit)
+            if let approximate {
                 // Within 3 cm of the haversine distance the condition is decided by.
                 margin = abs(approximate - hot.circle.radius - threshold) - 0.1
             } else {
@@ -281,14 +284,9 @@ extension Engine {
         }
         switch hot.shape {
         case .circle:
-            if let approximate = hot.circle.approximateDistance(to: point) {
-                let s = approximate - hot.circle.radius
-                if s <= limits.enter - 0.1 { return .enter }
-                if s > limits.exit + 0.1 { return .exit }
-                if s > limits.enter + 0.1 && s <= limits.exit - 0.1 { return .band }
-            }
-            let s = hot.circle.signedDistance(to: point)
-            return classify(abs(s) <= boundaryTolerance ? 0 : s)
+            return Self.circleCondition(
+                hot.circle, approximate: hot.circle.approximateDistance(to: point), point: point, enter: limits.enter,
+                exit: limits.exit)
         case .polygon:
             let (inside, distance) = polygonContainment(
                 hot,
@@ -297,6 +295,23 @@ extension Engine {
         case .other, .none:
             return classify(requests[Int(slot)].region!.fence.signedDistance(to: point))
         }
+    }
+
+    /// A circle's condition under the thresholds `enter` and `exit` on `s`, from its `approximate`
+    /// centre distance (``CircleShape/approximateDistance(to:)``, within 3 cm) unless that lies
+    /// within 10 cm of a threshold, when the exact distance decides.
+    @inline(__always)
+    static func circleCondition(
+        _ circle: CircleShape, approximate: Double?, point: Coordinate, enter: Double, exit: Double
+    ) -> RegionStateMachine.Condition {
+        if let approximate {
+            let s = approximate - circle.radius
+            if s <= enter - 0.1 { return .enter }
+            if s > exit + 0.1 { return .exit }
+            if s > enter + 0.1 && s <= exit - 0.1 { return .band }
+        }
+        let s = circle.signedDistance(to: point)
+        return condition(abs(s) <= boundaryTolerance ? 0 : s, enter: enter, exit: exit)
     }
 
     /// The condition of a polygon (not in `overlap` mode) and its `enterMargin`, from one
