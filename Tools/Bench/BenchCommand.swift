@@ -63,11 +63,7 @@ struct BenchCommand: AsyncParsableCommand {
                 let load = try measureLoad(catalogPath)
                 print(String(format: "%@: load %.2f s (%@)", name, load.total, load.breakdown))
                 let catalog = try decodeCatalog(catalogPath)
-                var library = try measureLibrary(catalog, readings)
-                for _ in 1..<max(1, repeats) {
-                    let again = try measureLibrary(catalog, readings)  // the best of `repeats`: the machine is noisy
-                    if again.rate > library.rate { library = again }
-                }
+                let library = try fastest(of: { try measureLibrary(catalog, readings) }, rate: \.rate)
                 print(
                     String(
                         format: "%@: %@ readings/s, p50 %.2f µs, p99 %.2f µs, p99.9 %.2f µs", name, rate(library.rate),
@@ -86,17 +82,9 @@ struct BenchCommand: AsyncParsableCommand {
             // Library: the engine alone, readings parsed beforehand; latency of every process call.
             let load = try measureLoad(catalogPath)
             let readings = try parse(readingsPath)
-            var library = try measureLibrary(catalog, readings)
-            for _ in 1..<max(1, repeats) {
-                let again = try measureLibrary(catalog, readings)  // the best of `repeats`: the machine is noisy
-                if again.rate > library.rate { library = again }
-            }
+            let library = try fastest(of: { try measureLibrary(catalog, readings) }, rate: \.rate)
             // GEOS-only baseline, streaming from the file like the CLI (parse included).
-            var baseline = try measureBaseline(catalog, readingsPath)
-            for _ in 1..<max(1, repeats) {
-                let again = try measureBaseline(catalog, readingsPath)
-                if again.rate > baseline.rate { baseline = again }
-            }
+            let baseline = try fastest(of: { try measureBaseline(catalog, readingsPath) }, rate: \.rate)
             // End to end: the CLI, minus a run of its first reading alone (which loads the catalog,
             // adds it to the engine at that reading's time, and exits).
             let output = "\(directory)/\(name).events.ndjson"
@@ -239,6 +227,17 @@ struct BenchCommand: AsyncParsableCommand {
         var breakdown: String {
             String(format: "decode+validate %.2f s, engine %.2f s, install+index %.2f s", decode, engine, install)
         }
+    }
+
+    /// The fastest of `repeats` runs of `measure`: the machine is noisy, and a run can only be
+    /// slowed by it, never sped up.
+    func fastest<Result>(of measure: () throws -> Result, rate: (Result) -> Double) throws -> Result {
+        var best = try measure()
+        for _ in 1..<max(1, repeats) {
+            let again = try measure()
+            if rate(again) > rate(best) { best = again }
+        }
+        return best
     }
 
     func measureLoad(_ path: String) throws -> LoadResult {
