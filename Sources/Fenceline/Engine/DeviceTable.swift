@@ -88,7 +88,8 @@ struct DeviceTable {
         var center = Coordinate(latitude: 0, longitude: 0)
         /// Metres; 0 when there is none.
         var radius = 0.0
-        /// The engine's request epoch it was measured in: any request added or removed since voids it.
+        /// The engine's request epoch it was measured in: any region request added or removed since
+        /// voids it.
         var epoch: UInt64 = 0
         /// Metres per degree of longitude at the centre.
         var metresPerLongitude = 0.0
@@ -102,7 +103,8 @@ struct DeviceTable {
             metresPerLongitude = Earth.metresPerDegree * cos(center.latitude * .pi / 180)
         }
 
-        /// Whether `point` is certainly inside (a local projection, padded as for polygon certificates).
+        /// Whether `point` is certainly inside: a local projection, padded (0.1 % and 1 cm) for the
+        /// projection's error within the kilometre a disc spans at most.
         @inline(__always)
         func holds(_ point: Coordinate) -> Bool {
             let dy = (point.latitude - center.latitude) * Earth.metresPerDegree
@@ -203,6 +205,13 @@ struct DeviceTable {
     @inline(__always)
     func acceptedFix(device: Int32, bucket: Int) -> AcceptedFix {
         accepted[Int(device) * thresholds.count + bucket]
+    }
+
+    /// Whether the device has had a fix accepted in `bucket` since apply sequence `sequence` (a
+    /// request's addition): then it is known to be outside a request it holds no record for.
+    @inline(__always)
+    func hasAcceptedFix(device: Int32, bucket: Int, after sequence: UInt64) -> Bool {
+        acceptedFix(device: device, bucket: bucket).sequence > sequence
     }
 
     /// Records `coordinate` as the last accepted fix in every bucket whose threshold admits `accuracy`.

@@ -12,6 +12,7 @@ extension Engine {
             visitStamp = 1
         }
         candidates.removeAll(keepingCapacity: true)
+        let crosses = crossIndex.count > 0 ? pendingCrosses(fix, device: device, accuracy: accuracy) : []
         // Tracked pairs whose certificates settle the fix step first, reading nothing of their
         // requests (a likely cache miss each); they lead `candidates` so the loop below skips them.
         let settled = stepSettledRecords(fix, device: device)
@@ -36,7 +37,6 @@ extension Engine {
             }
         }
         for record in devices.records[Int(device)] { candidates.append(record.slot) }
-        let crosses = crossIndex.count > 0 ? pendingCrosses(fix, device: device, accuracy: accuracy) : []
         // A handful of candidates (the usual) are deduplicated among themselves: a stamp per slot
         // is a likely cache miss each. Many, or `initial: "state"` requests to sweep, use stamps.
         let stamping = candidates.count > 16 || !stateSlots.isEmpty
@@ -126,7 +126,7 @@ extension Engine {
                     let condition: RegionStateMachine.Condition
                     if hot.pointee.mode == .ignore && (hot.pointee.shape == .polygon || hot.pointee.shape == .circle) {
                         condition = certifiedCondition(
-                            slot: slot, hot: hot.pointee, point: fix.coordinate, record: &stored.pointee)
+                            hot: hot.pointee, point: fix.coordinate, record: &stored.pointee)
                     } else {
                         condition = regionCondition(
                             slot: slot, hot: hot.pointee, point: fix.coordinate, accuracy: accuracy)
@@ -158,7 +158,7 @@ extension Engine {
         } else {
             condition = regionCondition(slot: slot, hot: hot.pointee, point: fix.coordinate, accuracy: accuracy)
         }
-        let known = devices.acceptedFix(device: device, bucket: hot.pointee.bucket).sequence > hot.pointee.addedSequence
+        let known = devices.hasAcceptedFix(device: device, bucket: hot.pointee.bucket, after: hot.pointee.addedSequence)
         var machine: RegionStateMachine
         let action: RegionStateMachine.Action
         if known {
@@ -194,31 +194,31 @@ extension Engine {
     /// while inside, enter while outside), so the certificate guards that one threshold: a fix
     /// deep inside may wander into the band and back without a new measurement.
     private func certifiedCondition(
-        slot: Int32, hot: borrowing HotSlot, point: Coordinate, record: inout DeviceTable.RegionRecord
+        hot: borrowing HotSlot, point: Coordinate, record: inout DeviceTable.RegionRecord
     ) -> RegionStateMachine.Condition {
         if record.certificateHolds(point, epoch: requestEpoch) { return record.safeCondition }
         let isInside = record.machine.isInside
-        let enter = -hot.enterCushion
-        let exit = hot.exitCushion
+        let (enter, exit) = hot.limits(accuracy: 0)!  // `ignore` mode: no accuracy term
         // How far the fix is from the threshold the machine watches.
         let threshold = isInside ? exit : enter
         let condition: RegionStateMachine.Condition
         var margin: Double
         if hot.shape == .circle {
-            // One approximate measurement serves the condition and the margin.
-            let approximate = hot.circle.approximateDistance(to: point)
-            condition = Self.circleCondition(
-                hot.circle, approximate: approximate, point: point, enter: enter, exit: exit)
-            if let approximate {
+            // One measurement serves the condition and the margin.
+            if let approximate = hot.circle.approximateDistance(to: point) {
+                condition = Self.circleCondition(
+                    hot.circle, approximate: approximate, point: point, enter: enter, exit: exit)
                 // Within 3 cm of the haversine distance the condition is decided by.
                 margin = abs(approximate - hot.circle.radius - threshold) - 0.1
             } else {
-                margin = abs(hot.circle.signedDistance(to: point) - threshold) - 0.01
+                let s = hot.circle.signedDistance(to: point)
+                condition = Self.condition(snappedToBoundary(s), enter: enter, exit: exit)
+                margin = abs(s - threshold) - 0.01
             }
         } else {
             let reach = max(abs(enter), abs(exit)) + 50
             let (inside, distance) = polygonContainment(hot, of: point, measuringWithin: reach)
-            let s = Self.signedDistance(inside: inside, distance: distance)
+            let s = signedDistance(inside: inside, distance: distance)
             condition = Self.condition(s, enter: enter, exit: exit)
             // Beyond reach, `s` is only known to be below -reach (inside) or above +reach.
             margin = s.isFinite ? abs(s - threshold) : max(0, inside ? threshold + reach : reach - threshold)
@@ -255,13 +255,6 @@ extension Engine {
         return s > exit + boundaryTolerance ? .exit : .band
     }
 
-    /// A polygon's `s` from ``PolygonShape/containment(of:measuringWithin:)``: 0 on the boundary
-    /// (within the tolerance), negative inside.
-    @inline(__always)
-    static func signedDistance(inside: Bool, distance: Double) -> Double {
-        distance <= boundaryTolerance ? 0 : (inside ? -distance : distance)
-    }
-
     /// The SPEC §5 condition of a fix for the region in `slot`, from its flat values.
     ///
     /// The three distance modes are thresholds on `s` (`HotSlot.limits`), and the exact `s` is
@@ -291,7 +284,7 @@ extension Engine {
             let (inside, distance) = polygonContainment(
                 hot,
                 of: point, measuringWithin: max(abs(limits.enter), abs(limits.exit)) + 1)
-            return classify(Self.signedDistance(inside: inside, distance: distance))
+            return classify(signedDistance(inside: inside, distance: distance))
         case .other, .none:
             return classify(requests[Int(slot)].region!.fence.signedDistance(to: point))
         }
@@ -310,8 +303,7 @@ extension Engine {
             if s > exit + 0.1 { return .exit }
             if s > enter + 0.1 && s <= exit - 0.1 { return .band }
         }
-        let s = circle.signedDistance(to: point)
-        return condition(abs(s) <= boundaryTolerance ? 0 : s, enter: enter, exit: exit)
+        return condition(snappedToBoundary(circle.signedDistance(to: point)), enter: enter, exit: exit)
     }
 
     /// The condition of a polygon (not in `overlap` mode) and its `enterMargin`, from one
@@ -322,7 +314,7 @@ extension Engine {
         let limits = hot.limits(accuracy: accuracy)!
         let reach = max(abs(limits.enter), abs(limits.exit)) + 1
         let (inside, distance) = polygonContainment(hot, of: point, measuringWithin: reach)
-        let s = Self.signedDistance(inside: inside, distance: distance)
+        let s = signedDistance(inside: inside, distance: distance)
         let condition = Self.condition(s, enter: limits.enter, exit: limits.exit)
         let margin: Double
         switch hot.mode {

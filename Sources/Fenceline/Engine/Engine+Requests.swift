@@ -71,11 +71,11 @@ extension Engine {
             logger.debug("replaced request", metadata: ["request": "\(request.id)"])
         }
         let slot = Int32(requests.count)
-        // Only a region request can void a safe disc or a certificate (a new fence to enter).
-        if case .region = request.trigger { requestEpoch &+= 1 }
         let scope = request.devices.map { Set($0.map { devices.intern($0) }) }
         var region: RegionEntry?
         if case .region(let trigger) = request.trigger {
+            // Only a region request can void a safe disc or a certificate (a new fence to enter).
+            requestEpoch &+= 1
             let hysteresis = trigger.hysteresis
             do {
                 let fence = try PreparedFence(

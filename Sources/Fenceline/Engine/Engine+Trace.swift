@@ -176,7 +176,7 @@ extension Engine {
                 record.machine.awaitsDwell, record.isDone
             )
         }
-        let known = devices.acceptedFix(device: device, bucket: bucket).sequence > requests[Int(slot)].addedSequence
+        let known = devices.hasAcceptedFix(device: device, bucket: bucket, after: requests[Int(slot)].addedSequence)
         return (known ? .outside : .unknown, nil, false, false)
     }
 }

@@ -75,7 +75,7 @@ final class SpatialIndex {
     @exclusivity(unchecked) private var levels: [Level] = Array(repeating: Level(), count: levelCount)
     /// The packed members column by column, so a query tests eight boxes per step: their slots,
     /// and their boxes as four runs of `slots.count` floats (south, north, west, east). A removed
-    /// member keeps its place with an empty box (`vacant`), which no point is in.
+    /// member keeps its place with an empty box (see `vacate(slot:)`), which no point is in.
     @exclusivity(unchecked) private var slots: [Int32] = []
     @exclusivity(unchecked) private var edges: [Float] = []
     @exclusivity(unchecked) private var packedLevels: UInt32 = 0

@@ -34,8 +34,7 @@ struct CorridorShape {
                 px: x, py: y, ax: xs[index - 1], ay: ys[index - 1], bx: xs[index], by: ys[index])
             if d < best { best = d }
         }
-        let signed = best.squareRoot() - width
-        return abs(signed) <= boundaryTolerance ? 0 : signed
+        return snappedToBoundary(best.squareRoot() - width)
     }
 
     /// Whether the straight lon/lat segment from `a` to `b` comes within the corridor.

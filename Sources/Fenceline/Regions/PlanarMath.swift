@@ -66,3 +66,16 @@ enum PlanarMath {
 /// Distances below this many metres count as on the boundary: it absorbs floating-point noise in
 /// positions meant to lie exactly on an edge or at a cushion, and is far below any GPS precision.
 let boundaryTolerance = 1e-6
+
+/// A signed distance `s`, 0 when it lies within ``boundaryTolerance`` of the boundary.
+@inline(__always)
+func snappedToBoundary(_ s: Double) -> Double {
+    abs(s) <= boundaryTolerance ? 0 : s
+}
+
+/// The signed distance of a point `distance` metres from a boundary, negative `inside`, 0 on it
+/// (within ``boundaryTolerance``).
+@inline(__always)
+func signedDistance(inside: Bool, distance: Double) -> Double {
+    distance <= boundaryTolerance ? 0 : (inside ? -distance : distance)
+}

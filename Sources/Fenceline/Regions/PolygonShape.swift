@@ -1,11 +1,12 @@
 import Foundation
 
-/// Polygons in a local frame on two contiguous arrays: vertices (x, y interleaved, ring after ring,
-/// each ring closed) and, per part, horizontal bands listing the edges that cross them.
+/// Polygons in a local frame in one allocation: per part, horizontal bands listing the edges that
+/// cross them, then the vertices (ring after ring, each ring closed); a simple polygon's block
+/// starts with a header the engine measures it through (see ``Block``).
 ///
 /// Containment is a crossing-number test over the edges of the point's band only, and distances
 /// are measured only to edges in the bands within reach, so a test reads a few cache lines however
-/// large the polygon. A class: the candidate loop reads it by reference.
+/// large the polygon. A class: it owns that allocation, freed in `deinit`.
 final class PolygonShape {
     struct Part {
         /// Where a reading's longitude is unwrapped to before testing this part.
@@ -27,15 +28,12 @@ final class PolygonShape {
         }
     }
 
-    // The fields a measurement reads come first, so they share the object's first cache lines.
     let frame: LocalFrame
     /// Vertices of every ring in local metres, each ring closed (last = first).
     let points: UnsafeBufferPointer<SIMD2<Double>>
     /// One offset per band of every part and a final end, each into this same buffer, then the
     /// edges of each band, an edge named by the index of its first vertex in `points`.
     let bands: UnsafeBufferPointer<Int32>
-    /// The one part of a simple polygon, kept inline so the common case reads no parts array.
-    let onlyPart: Part?
     let parts: [Part]
     let bounds: GeoBounds
     /// Vertex index ranges of the rings.
@@ -116,9 +114,10 @@ final class PolygonShape {
         let pointsOffset = (bandsOffset + bands.count * MemoryLayout<Int32>.stride + 15) & ~15
         storage = UnsafeMutableRawPointer.allocate(
             byteCount: pointsOffset + points.count * MemoryLayout<SIMD2<Double>>.stride, alignment: 64)
-        if let part = parts.first {  // read only through `block`, which a simple polygon has
+        if parts.count == 1 {  // read only through `block`, which a simple polygon has
             storage.initializeMemory(
-                as: Block.Header.self, repeating: Block.Header(frame: frame, part: part, pointsOffset: pointsOffset),
+                as: Block.Header.self,
+                repeating: Block.Header(frame: frame, part: parts[0], pointsOffset: pointsOffset),
                 count: 1)
         }
         let storedBands = (storage + bandsOffset).bindMemory(to: Int32.self, capacity: bands.count)
@@ -129,7 +128,6 @@ final class PolygonShape {
         self.points = UnsafeBufferPointer(start: storedPoints, count: points.count)
         self.rings = rings
         self.parts = parts
-        self.onlyPart = parts.count == 1 ? parts[0] : nil
     }
 
     /// A simple polygon's measurement data in one block, read through a pointer the engine keeps
@@ -161,7 +159,7 @@ final class PolygonShape {
     }
 
     /// The block of a simple polygon (one part), `nil` for a multipolygon.
-    var block: Block? { onlyPart == nil ? nil : Block(base: storage) }
+    var block: Block? { parts.count == 1 ? Block(base: storage) : nil }
 
     deinit {
         storage.deallocate()
@@ -191,9 +189,7 @@ final class PolygonShape {
             }
             if crossings { inside = true }
         }
-        let distance = best.squareRoot()
-        if distance <= boundaryTolerance { return 0 }
-        return inside ? -distance : distance
+        return Fenceline.signedDistance(inside: inside, distance: best.squareRoot())
     }
 
     /// Containment, and the distance to the nearest edge only when it is at most `limit` metres
@@ -201,7 +197,6 @@ final class PolygonShape {
     /// that threshold comparisons up to `limit` need.
     @inline(__always)
     func containment(of point: Coordinate, measuringWithin limit: Double) -> (inside: Bool, distance: Double) {
-        if let part = onlyPart { return containment(of: point, in: part, measuringWithin: limit) }
         var inside = false
         var distance = Double.infinity
         for part in parts {

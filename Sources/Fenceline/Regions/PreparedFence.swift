@@ -81,8 +81,7 @@ struct PreparedFence {
     func signedDistance(to point: Coordinate) -> Double {
         switch shape {
         case .circle(let circle):
-            let s = circle.signedDistance(to: point)
-            return abs(s) <= boundaryTolerance ? 0 : s
+            return snappedToBoundary(circle.signedDistance(to: point))
         case .polygon(let polygon): return polygon.signedDistance(to: point)
         case .corridor(let corridor): return corridor.signedDistance(to: point)
         }
