@@ -334,18 +334,6 @@ struct JSONRef {
         return String(decoding: UnsafeBufferPointer(rebasing: tape.bytes[node.start..<node.end]), as: UTF8.self)
     }
 
-    /// Whether this is a string equal to `key` (compared on raw bytes when it has no escapes).
-    func isString(_ key: String) -> Bool {
-        let node = node
-        guard node.kind == .string else { return false }
-        if node.needsDecoding { return text == key }
-        let length = node.end - node.start - 2
-        guard key.utf8.count == length else { return false }
-        let raw = tape.bytes.baseAddress! + node.start + 1
-        return key.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, raw, length) == 0 }
-            ?? (text == key)
-    }
-
     /// An array's elements in order, `nil` for other kinds.
     var elements: Elements? {
         let node = node

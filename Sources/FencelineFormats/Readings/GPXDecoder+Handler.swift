@@ -68,7 +68,7 @@ extension GPXDecoder {
                 return
             }
             if let point {
-                if depth == point.depth + 1, ["time", "ele", "speed", "course", "fix"].contains(name) {
+                if depth == point.depth + 1, PointDraft.capturedFields.contains(name) {
                     startCapture(name)
                 } else if name == "extensions" {
                     skippedDepth = depth
@@ -120,10 +120,7 @@ extension GPXDecoder {
                 }
                 return
             }
-            if let container, container.depth == depth {
-                flush(container)
-                self.container = nil
-            }
+            if container?.depth == depth { flushContainer() }
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {
@@ -150,6 +147,11 @@ extension GPXDecoder {
             if !sawRoot {
                 return stop(parser, "the document has no <gpx> element: it is empty or not XML")
             }
+            flushContainer()
+        }
+
+        /// Ends the open `trk` or `rte`, if any, appending its points.
+        private func flushContainer() {
             if let container { flush(container) }
             container = nil
         }
@@ -210,8 +212,7 @@ extension GPXDecoder {
         private func stop(_ parser: XMLParser, _ message: String) {
             guard !stopped else { return }
             stopped = true
-            if let container { flush(container) }
-            container = nil
+            flushContainer()
             point = nil
             items.append(
                 Item(line: max(parser.lineNumber, 1), result: .failure(LineError(code: .malformed, message: message))))

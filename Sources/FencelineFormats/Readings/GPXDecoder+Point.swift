@@ -16,6 +16,9 @@ extension GPXDecoder {
         /// The first field whose text passed ``GPXDecoder/maximumFieldBytes``.
         var overlong: String?
 
+        /// The child elements whose text ``set(_:to:overlong:)`` keeps.
+        static let capturedFields: Set<String> = ["time", "ele", "speed", "course", "fix"]
+
         /// Stores the text of child element `name`, keeping the first of repeated ones.
         mutating func set(_ name: String, to text: String, overlong isOverlong: Bool) {
             if isOverlong && overlong == nil { overlong = name }
@@ -71,12 +74,17 @@ extension GPXDecoder {
 
         /// An optional number: empty text means absent.
         static func optionalNumber(_ text: String, field: String) throws(LineError) -> Double? {
-            text.trimmingXMLSpace.isEmpty ? nil : try number(text, field: field)
+            let trimmed = text.trimmingXMLSpace
+            return trimmed.isEmpty ? nil : try decimal(trimmed, field: field)
         }
 
         /// An xsd:decimal (an exponent is tolerated, as some writers emit one), finite.
         static func number(_ text: String, field: String) throws(LineError) -> Double {
-            let trimmed = text.trimmingXMLSpace
+            try decimal(text.trimmingXMLSpace, field: field)
+        }
+
+        /// ``number(_:field:)`` of text already trimmed.
+        private static func decimal(_ trimmed: String, field: String) throws(LineError) -> Double {
             guard isDecimal(trimmed.utf8), let value = Double(trimmed), value.isFinite else {
                 throw LineError(field: field, message: "\"\(trimmed)\" is not a decimal number such as 45.2735")
             }

@@ -96,7 +96,7 @@ extension NMEADecoder {
 
         static let halfDay: Int64 = 12 * 3600 * 1_000_000
 
-        /// The date after a sentence at `timeOfDay`, which reports `reportedDay` if it is a valid `RMC`.
+        /// The date after a sentence at `timeOfDay`, which reports `reportedDay` if it is a valid `RMC` or a `ZDA`.
         static func advance(_ carried: CarriedDate?, to timeOfDay: Int64, reportedDay: Int?) -> CarriedDate? {
             if let reportedDay { return CarriedDate(day: reportedDay, timeOfDay: timeOfDay) }
             guard var carried else { return nil }

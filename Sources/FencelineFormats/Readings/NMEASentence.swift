@@ -70,8 +70,7 @@ struct NMEAReport: Equatable {
     /// status says nothing. The other fields of a sentence without a valid fix are not read:
     /// receivers fill them with placeholders such as `8960.0000`.
     mutating func validity(status: Int, mode: Int, in fields: NMEAFields, valid: [UInt8]) throws(LineError) -> Bool {
-        let name = "\(kind.rawValue) status"
-        guard let status = try fields.character(status, name: name) else { return false }
+        guard let status = try fields.character(status, name: "\(kind.rawValue) status") else { return false }
         let mode = try fields.character(mode, name: "\(kind.rawValue) mode")
         saysInvalid = !valid.contains(status) || mode == UInt8(ascii: "N")
         return !saysInvalid
@@ -94,7 +93,7 @@ struct NMEAReport: Equatable {
 
 /// The framing of NMEA 0183 lines: comments, junk before the sentence, checksum, talker.
 enum NMEASentence {
-    /// Talkers whose `RMC`/`GGA`/`GLL`/`GST` are read: GPS, GLONASS, Galileo, BeiDou (both ids),
+    /// Talkers whose `RMC`/`GGA`/`GLL`/`GST`/`ZDA` are read: GPS, GLONASS, Galileo, BeiDou (both ids),
     /// QZSS, NavIC, combined GNSS, and integrated navigation (`IN`, a GNSS+inertial position, as
     /// marine chartplotters send).
     static let talkers: Set<String> = ["GP", "GL", "GA", "BD", "GB", "GQ", "GI", "GN", "IN"]
@@ -118,12 +117,14 @@ enum NMEASentence {
         }
         let sentence = UnsafeBufferPointer(rebasing: line[dollar..<end])
         let (body, hasChecksum) = try checkedBody(sentence)
-        let fields = NMEAFields(body)
-        let address = fields.bytes(0)
+        // The address first: most sentences of a log (GSV, GSA, VTG, …) are not read, so they are
+        // not split into fields.
+        let address = body.prefix { $0 != UInt8(ascii: ",") }
         guard sentence[0] == UInt8(ascii: "$"), address.count == 5,
             talkers.contains(String(decoding: address.prefix(2), as: UTF8.self)),
             let kind = NMEAReport.Kind(rawValue: String(decoding: address.suffix(3), as: UTF8.self))
         else { return nil }
+        let fields = NMEAFields(body)
         guard hasChecksum else {
             throw LineError(
                 code: .malformed, field: "checksum",

@@ -35,13 +35,6 @@ extension RunPipeline {
             }
         }
 
-        func reject(_ error: InputError) -> Bool {
-            let goOn = badLines.reject(error, report: report)
-            summary.skipped = badLines.count
-            summary.strictFailure = badLines.strictFailure
-            return goOn
-        }
-
         func accept(_ reading: Reading) {
             summary.readings += 1
             if reorder != nil, let time = reading.time {
@@ -51,14 +44,10 @@ extension RunPipeline {
             }
         }
 
-        /// A fix or sighting of the batch, routed by index (it stays in `parsed`, and the time and
-        /// shard come from the parse) unless it must wait in the reorder window.
+        /// A fix or sighting of the batch, routed by index: it stays in `parsed`, and the time and
+        /// shard come from the parse.
         func accept(item index: Int) {
             let meta = parsed.meta[index]
-            guard reorder == nil else {
-                guard case .reading(let reading) = parsed.items[index] else { return }
-                return accept(reading)
-            }
             summary.readings += 1
             coordinator.route(item: index, time: Timestamp(microseconds: meta.time), shard: Int(meta.shard))
         }
@@ -80,7 +69,7 @@ extension RunPipeline {
                 try source.forEach { item in
                     switch item {
                     case .success(let reading): accept(reading)
-                    case .failure(let error): goOn = reject(error)
+                    case .failure(let error): goOn = badLines.reject(error, report: report)
                     }
                     count += 1
                     if count & 0x7FFF == 0 {
@@ -117,11 +106,11 @@ extension RunPipeline {
                     for index in 0..<count where goOn {
                         let span = spans[index]
                         guard span.start >= 0 else {
-                            goOn = reject(
-                                reader.oversizedLineError(line: span.number))
+                            goOn = badLines.reject(reader.oversizedLineError(line: span.number), report: report)
                             continue
                         }
-                        if parsed.meta[index].shard >= 0 {
+                        if reorder == nil, parsed.meta[index].shard >= 0 {
+                            // Readings that must wait in the reorder window go through `accept(_:)`.
                             accept(item: index)
                             continue
                         }
@@ -134,7 +123,7 @@ extension RunPipeline {
                             case .control: if let reading = try serial.decode(line) { accept(reading) }
                             }
                         } catch {
-                            goOn = reject(error.located(file: reader.name, line: span.number))
+                            goOn = badLines.reject(error.located(file: reader.name, line: span.number), report: report)
                         }
                     }
                 }
@@ -154,16 +143,18 @@ extension RunPipeline {
                 return true
             }
             if goOn || !spans.isEmpty { flush() }
-            if goOn, let failure = reader.failure { goOn = reject(failure) }
+            if goOn, let failure = reader.failure { goOn = badLines.reject(failure, report: report) }
         }
         if let held = reorder?.release(through: nil) {
             for reading in held { coordinator.route(reading) }
         }
-        emit(coordinator.runBatch(final: true, until: summary.strictFailure == nil ? options.until : nil))
+        emit(coordinator.runBatch(final: true, until: badLines.strictFailure == nil ? options.until : nil))
         meter?.note(summary, always: true)
         buffer.append(contentsOf: encoder.footer())
         if !buffer.isEmpty { write(buffer) }
         summary.stale = coordinator.stale
+        summary.skipped = badLines.count
+        summary.strictFailure = badLines.strictFailure
         if let line = badLines.unreportedLine { report(line) }
         return summary
     }

@@ -127,14 +127,6 @@ public final class RunPipeline {
             }
         }
 
-        /// Records a bad line; returns whether to go on.
-        func reject(_ error: InputError) -> Bool {
-            let goOn = badLines.reject(error, report: report)
-            summary.skipped = badLines.count
-            summary.strictFailure = badLines.strictFailure
-            return goOn
-        }
-
         var goOn = true
         for reader in readers {
             let live = reader.name == "-" || options.clock == .wall
@@ -150,7 +142,7 @@ public final class RunPipeline {
                         emit(engine.process(reading), flush: live)
                         meter?.note(summary)
                         goOn = true
-                    case .failure(let error): goOn = reject(error)
+                    case .failure(let error): goOn = badLines.reject(error, report: report)
                     }
                     return goOn
                 }
@@ -166,7 +158,7 @@ public final class RunPipeline {
                 do throws(LineError) {
                     reading = try decoder.decode(line, number: number)
                 } catch {
-                    return reject(error.located(file: reader.name, line: number))
+                    return badLines.reject(error.located(file: reader.name, line: number), report: report)
                 }
                 guard let reading else { return true }
                 summary.readings += 1
@@ -176,8 +168,7 @@ public final class RunPipeline {
             }
 
             func oversized(_ number: Int) -> Bool {
-                reject(
-                    reader.oversizedLineError(line: number))
+                badLines.reject(reader.oversizedLineError(line: number), report: report)
             }
 
             if options.clock == .wall {
@@ -205,14 +196,16 @@ public final class RunPipeline {
                 summary.readings += 1
                 emit(engine.process(reading), flush: live)
             }
-            if goOn, let failure = reader.failure { goOn = reject(failure) }
+            if goOn, let failure = reader.failure { goOn = badLines.reject(failure, report: report) }
             if !goOn { break }
         }
-        emit(engine.finish(until: summary.strictFailure == nil ? options.until : nil), flush: false)
+        emit(engine.finish(until: badLines.strictFailure == nil ? options.until : nil), flush: false)
         meter?.note(summary, always: true)
         buffer.append(contentsOf: encoder.footer())
         if !buffer.isEmpty { write(buffer) }
         summary.stale = engine.statistics.stale
+        summary.skipped = badLines.count
+        summary.strictFailure = badLines.strictFailure
         if let line = badLines.unreportedLine { report(line) }
         return summary
     }
