@@ -50,6 +50,15 @@ struct InputOptions: ParsableArguments {
     /// The files to read, `-` (standard input) when none is named.
     var inputs: [String] { readings.isEmpty ? ["-"] : readings }
 
+    /// The run pipeline's options these set (the rest keep their defaults).
+    var pipelineOptions: RunPipeline.Options {
+        var options = RunPipeline.Options()
+        options.inputFormat = inputFormat
+        options.until = until?.timestamp
+        options.reorderWindow = TimeSpan(seconds: reorderWindow)
+        return options
+    }
+
     func validate() throws {
         guard reorderWindow >= 0, reorderWindow <= 1e9 else {
             throw ValidationError("--reorder-window must be a number of seconds ≥ 0")

@@ -52,10 +52,7 @@ struct Explain: AsyncParsableCommand {
                 status: ExitStatus.usage,
                 message: "\(input.triggers): no request \"\(request)\"; the catalog has: \(ids)")
         }
-        var options = RunPipeline.Options()
-        options.inputFormat = input.inputFormat
-        options.until = input.until?.timestamp
-        options.reorderWindow = TimeSpan(seconds: input.reorderWindow)
+        var options = input.pipelineOptions
         options.device = inputDevice
         options.maximumReported = 5
         let collector = PairEvents(device: device, request: request)

@@ -85,7 +85,6 @@ struct Readings: AsyncParsableCommand {
                 buffer.removeAll(keepingCapacity: true)
             }
         }
-        if let line = badLines.unreportedLine { report(line) }
         if !quiet {
             let extra = controls > 0 ? ", \(controls) control records not written" : ""
             report("fenceline: \(readings) readings, \(badLines.count) skipped\(extra)")
@@ -117,6 +116,7 @@ func forEachReading(
                 }
             }
         }
+        if let line = badLines.unreportedLine { report(line) }
     } catch let error as InputError {
         throw CommandFailure(error)
     }

@@ -72,7 +72,6 @@ struct Render: AsyncParsableCommand {
             if case .fix(let fix) = reading { fixes.append(fix) }
             events += engine.process(reading)
         }
-        if let line = badLines.unreportedLine { report(line) }
         events += engine.finish(until: input.until?.timestamp)
         var options = TraceRenderer.Options()
         if let width { options.width = Double(width) }

@@ -122,11 +122,8 @@ struct Run: AsyncParsableCommand {
         if !quiet {
             for warning in decoded.warnings { report("\(input.triggers): warning: \(warning)") }
         }
-        var options = RunPipeline.Options()
-        options.inputFormat = input.inputFormat
+        var options = input.pipelineOptions
         options.strict = strict
-        options.until = input.until?.timestamp
-        options.reorderWindow = TimeSpan(seconds: input.reorderWindow)
         options.maximumReported = maxErrors
         options.clock = clock
         options.deliveredLimit = deliveredLimit

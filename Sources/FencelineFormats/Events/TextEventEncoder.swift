@@ -12,8 +12,7 @@ public struct TextEventEncoder: EventEncoder {
     public func encode(_ event: Event, into bytes: inout [UInt8]) {
         var line = "#\(event.sequence)".padded(to: 5)
         line += " \(event.time.rfc3339)".padded(to: 26)
-        let kind = event.kind == .state ? "state:\(event.state?.rawValue ?? "")" : event.kind.rawValue
-        line += "  " + kind.padded(to: 13)
+        line += "  " + event.kindLabel.padded(to: 13)
         line += " " + event.requestID.padded(to: 14)
         line += " " + (event.device ?? "-").padded(to: 14)
         if let distance = event.distance {

@@ -276,9 +276,9 @@ public enum ExplainReport {
         }
     }
 
+    /// Metres to a decimetre, as events write distances.
     private static func metres(_ value: Double) -> String {
-        let rounded = (value * 10).rounded() / 10
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+        JSONWriter.format(roundedDistance(value))
     }
 
     private static func signed(_ value: Double) -> String {

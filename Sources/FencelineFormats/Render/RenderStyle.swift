@@ -38,11 +38,11 @@ enum RenderStyle {
         func n(_ value: Double) -> String { SVGText.number(value) }
         switch kind {
         case .enter:  // a triangle pointing up: coming in
-            return "M0 \(n(-1.15 * r))L\(n(r))\(pair(0.75 * r))L\(n(-r))\(pair(0.75 * r))Z"
+            return "M0 \(n(-1.15 * r))L\(SVGText.point(r, 0.75 * r))L\(SVGText.point(-r, 0.75 * r))Z"
         case .exit:  // pointing down: going out
-            return "M0 \(n(1.15 * r))L\(n(r))\(pair(-0.75 * r))L\(n(-r))\(pair(-0.75 * r))Z"
+            return "M0 \(n(1.15 * r))L\(SVGText.point(r, -0.75 * r))L\(SVGText.point(-r, -0.75 * r))Z"
         case .dwell:  // a square: staying
-            return "M\(n(-0.8 * r))\(pair(-0.8 * r))H\(n(0.8 * r))V\(n(0.8 * r))H\(n(-0.8 * r))Z"
+            return "M\(SVGText.point(-0.8 * r, -0.8 * r))H\(n(0.8 * r))V\(n(0.8 * r))H\(n(-0.8 * r))Z"
         case .cross:  // an X: passing through
             let a = 0.3 * r
             let b = r
@@ -63,15 +63,10 @@ enum RenderStyle {
         }
     }
 
-    private static func pair(_ y: Double) -> String {
-        let text = SVGText.number(y)
-        return text.hasPrefix("-") ? text : " " + text
-    }
-
     private static func polygon(_ points: [(Double, Double)]) -> String {
         var d = ""
         for (index, point) in points.enumerated() {
-            d += (index == 0 ? "M" : "L") + SVGText.number(point.0) + pair(point.1)
+            d += (index == 0 ? "M" : "L") + SVGText.point(point.0, point.1)
         }
         return d + "Z"
     }

@@ -14,6 +14,13 @@ enum SVGText {
         return (tenths < 0 ? "-" : "") + String(magnitude / 10) + "." + String(magnitude % 10)
     }
 
+    /// A point of path data, `x y`: the space is left out before a negative `y`, whose `-`
+    /// separates the numbers (a `y` that rounds to 0 keeps it).
+    static func point(_ x: Double, _ y: Double) -> String {
+        let text = number(y)
+        return number(x) + (text.hasPrefix("-") ? text : " " + text)
+    }
+
     /// `value` with `digits` decimals (for degrees and metres in captions), trailing zeros kept.
     static func fixed(_ value: Double, digits: Int) -> String {
         guard value.isFinite else { return "0" }

@@ -18,10 +18,12 @@ extension TraceRenderer {
     /// only a good likeness of a disc of a few hundred kilometres.
     static let largestEllipseRadius = 200_000.0
 
-    /// Draws every fence (translucent fill, outline, tooltip) and returns where their labels go.
+    /// Draws every fence (translucent fill, outline, tooltip) and returns where their labels go:
+    /// none above the label limit, where `drawLabels` writes none.
     func drawFences(_ scene: TraceScene, layout: Layout, projection: MapProjection, into out: inout String)
         -> [LabelAnchor]
     {
+        let labelled = scene.fences.count <= options.maximumFenceLabels
         var anchors: [LabelAnchor] = []
         for (index, fence) in scene.fences.enumerated() {
             let id = SVGText.escaped(fence.id)
@@ -30,6 +32,7 @@ extension TraceRenderer {
                 let element = Self.areaElement(fence.geometry, projection: projection)!
                 out += "<\(element.tag) class=\"fl-fence\" \(element.attributes)>"
                 out += "<title>\(id) · circle, radius \(SVGText.distance(radius))</title></\(element.tag)>\n"
+                guard labelled else { continue }
                 let (x, y) = projection.point(latitude: center.latitude, longitude: center.longitude)
                 let rx = radius * projection.pixelsPerMetreEast(atLatitude: center.latitude)
                 let ry = radius * projection.pixelsPerMetre
@@ -40,7 +43,7 @@ extension TraceRenderer {
                 if holes > 0 { description += ", \(holes) hole\(holes == 1 ? "" : "s")" }
                 let element = Self.areaElement(fence.geometry, projection: projection)!
                 out += "<path class=\"fl-fence\" \(element.attributes)><title>\(id) · \(description)</title></path>\n"
-                if let anchor = Self.polygonAnchor(parts, projection: projection) {
+                if labelled, let anchor = Self.polygonAnchor(parts, projection: projection) {
                     anchors.append(
                         LabelAnchor(
                             text: fence.id, x: anchor.x, y: anchor.y, halfWidth: anchor.halfWidth,
@@ -49,7 +52,7 @@ extension TraceRenderer {
             case .corridor(let path, let width):
                 drawCorridor(
                     path, width: width, id: id, index: index, layout: layout, projection: projection, into: &out)
-                if let middle = Self.point(along: path, at: 0.5, projection: projection) {
+                if labelled, let middle = Self.point(along: path, at: 0.5, projection: projection) {
                     // A band is long and thin: its label goes beside it, never across.
                     let half = width * projection.pixelsPerMetre + 1
                     var anchor = LabelAnchor(text: fence.id, x: middle.x, y: middle.y, halfWidth: 0, halfHeight: half)
@@ -131,7 +134,6 @@ extension TraceRenderer {
     /// SVG path data through `rings` (display longitudes), skipping points closer than 0.4 px to the
     /// previous one so a 10,000-vertex coastline costs what the pixels can show.
     static func pathData(_ rings: [[Coordinate]], projection: MapProjection, closed: Bool) -> String {
-        let n = SVGText.number
         var d = ""
         for ring in rings where !ring.isEmpty {
             var last = (x: Double.nan, y: Double.nan)
@@ -139,7 +141,7 @@ extension TraceRenderer {
                 let p = projection.point(latitude: point.latitude, longitude: point.longitude)
                 let isEnd = index == 0 || index == ring.count - 1
                 if !isEnd && abs(p.x - last.x) < 0.4 && abs(p.y - last.y) < 0.4 { continue }
-                d += (index == 0 ? "M" : "L") + n(p.x) + (p.y < 0 ? "" : " ") + n(p.y)
+                d += (index == 0 ? "M" : "L") + SVGText.point(p.x, p.y)
                 last = p
             }
             if closed { d += "Z" }

@@ -13,7 +13,7 @@ extension TraceRenderer {
         _ anchors: [LabelAnchor], scene: TraceScene, layout: Layout, projection: MapProjection,
         into out: inout String
     ) {
-        guard anchors.count <= options.maximumFenceLabels else { return }
+        guard !anchors.isEmpty, anchors.count <= options.maximumFenceLabels else { return }
         let n = SVGText.number
         let (markers, lines) = labelObstacles(scene, layout: layout, projection: projection)
         // Fences small enough that a label over them would seem to name them.

@@ -25,7 +25,7 @@ extension TraceRenderer {
                 if !jumps && offset > 0 && !isLast && abs(point.x - last.x) < 0.5 && abs(point.y - last.y) < 0.5 {
                     continue
                 }
-                d += (offset == 0 || jumps ? "M" : "L") + n(point.x) + (point.y < 0 ? "" : " ") + n(point.y)
+                d += (offset == 0 || jumps ? "M" : "L") + SVGText.point(point.x, point.y)
                 last = point
             }
             if points.count == 1 { d += "h0" }
@@ -96,8 +96,8 @@ extension TraceRenderer {
         for (index, mark) in scene.marks.enumerated() {
             let event = mark.event
             let (x, y) = projection.point(latitude: mark.coordinate.latitude, longitude: mark.coordinate.longitude)
-            let kind = event.kind == .state ? "state:\(event.state?.rawValue ?? "")" : event.kind.rawValue
-            var tooltip = "#\(event.sequence) \(event.time.rfc3339) \(kind) \(event.requestID) \(event.device ?? "-")"
+            var tooltip =
+                "#\(event.sequence) \(event.time.rfc3339) \(event.kindLabel) \(event.requestID) \(event.device ?? "-")"
             if mark.isEstimated { tooltip += " (no position: drawn at the nearest fix)" }
             out += "<g class=\"fl-event\" id=\"fl-ev\(index)\" data-seq=\"\(event.sequence)\" "
             out += "transform=\"translate(\(n(x)) \(n(y)))\"><title>\(SVGText.escaped(tooltip))</title>"
