@@ -23,4 +23,23 @@ import Testing
         #expect(table.id(of: "never seen") == nil)
         #expect(table.intern("") == Int32(expected.count))
     }
+
+    @Test func namesOfEveryLengthInternApart() {
+        // Lengths around the hash's eight-byte steps and the 15-byte limit of inline strings.
+        var table = DeviceTable()
+        let names = (0..<40).flatMap { length in
+            ["x", "é", "y"].map { String(repeating: "a", count: length) + $0 }
+        }
+        for (index, name) in names.enumerated() { #expect(table.intern(name) == Int32(index)) }
+        for (index, name) in names.enumerated() { #expect(table.id(of: name) == Int32(index)) }
+    }
+
+    @Test func namesDifferingOnlyInLaterBytesSpreadOverTheTable() {
+        // Fleet ids share a prefix; the table indexes by the hash's low bits, so those must depend
+        // on every byte, or the probes grow long.
+        var table = DeviceTable()
+        for number in 0..<4000 { _ = table.intern("dev-" + String(number + 10_000).dropFirst()) }
+        for number in 0..<4000 { _ = table.intern("vehicle-\(number)-of-the-northern-fleet") }
+        #expect(table.longestProbe < 24)
+    }
 }

@@ -127,11 +127,31 @@ struct DeviceTable {
     /// only cost probes).
     private var table = [Int32](repeating: -1, count: 64)
 
+    /// Eight bytes per step over the name's contiguous UTF-8 (a short name is spilled to the
+    /// stack for it), then a full 64-bit finaliser (MurmurHash3's), since the table takes the low
+    /// bits: walking the `utf8` view byte by byte cost more than the rest of the lookup.
     @inline(__always)
     private static func hash(_ name: String) -> Int {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-        return Int(truncatingIfNeeded: hash ^ (hash >> 29))
+        var name = name
+        return name.withUTF8 { bytes in
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(bytes.count)
+            if let base = bytes.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                var offset = 0
+                while offset + 8 <= bytes.count {
+                    hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+                    hash ^= hash >> 29
+                    offset += 8
+                }
+                while offset < bytes.count {
+                    hash = (hash ^ UInt64(base[offset])) &* 0x100_0000_01B3
+                    offset += 1
+                }
+            }
+            hash = (hash ^ (hash >> 33)) &* 0xFF51_AFD7_ED55_8CCD
+            hash = (hash ^ (hash >> 33)) &* 0xC4CE_B9FE_1A85_EC53
+            return Int(truncatingIfNeeded: hash ^ (hash >> 33))
+        }
     }
 
     @inline(__always)
@@ -156,6 +176,16 @@ struct DeviceTable {
     private(set) var thresholds: [Double] = [.infinity]
 
     var count: Int { names.count }
+
+    /// The most slots any name's lookup passes before finding it (tests check the hash spreads).
+    var longestProbe: Int {
+        let mask = table.count - 1
+        var longest = 0
+        for (position, id) in table.enumerated() where id >= 0 {
+            longest = max(longest, (position - Self.hash(names[Int(id)])) & mask)
+        }
+        return longest
+    }
 
     /// The dense id of `name`, adding the device when new.
     @inline(__always)

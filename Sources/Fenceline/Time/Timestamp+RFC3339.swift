@@ -69,15 +69,15 @@ extension Timestamp {
         guard let second = digits(2), second <= 60 else { return nil }
         var micros: Int64 = 0
         if expect(UInt8(ascii: ".")) {
-            var scale: Int64 = 100_000
-            var any = false
+            // Microseconds: the first six digits, scaled up once (no division per digit); any
+            // further digits are dropped.
+            let first = cursor
             while cursor < bytes.count, bytes[cursor] >= 48, bytes[cursor] <= 57 {
-                micros += Int64(bytes[cursor] - 48) * scale
-                scale /= 10
+                if cursor - first < 6 { micros = micros * 10 + Int64(bytes[cursor] - 48) }
                 cursor += 1
-                any = true
             }
-            guard any else { return nil }
+            guard cursor > first else { return nil }
+            for _ in min(6, cursor - first)..<6 { micros *= 10 }
         }
         guard cursor < bytes.count else { return nil }
         var offsetSeconds = 0

@@ -6,11 +6,12 @@ import Foundation
 /// exact integer scaled by an exact power of ten, a single IEEE operation and so correctly
 /// rounded (Clinger's fast path). Anything else goes to the C library's `strtod`.
 enum DecimalNumber {
-    static let powersOfTen: [Double] = (0...22).map { exponent in
-        var value = 1.0
-        for _ in 0..<exponent { value *= 10 }
-        return value
-    }
+    /// 10^0 through 10^22, every one exact in a double. A literal, so the compiler lays it out
+    /// statically: a computed initialiser cost a lazy-initialisation check on every number.
+    static let powersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+        1e19, 1e20, 1e21, 1e22,
+    ]
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double {
         var index = 0

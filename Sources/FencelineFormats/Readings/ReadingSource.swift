@@ -4,7 +4,7 @@ public import Fenceline
 /// its header, NMEA with its epochs), keeping the per-input state those formats need.
 struct LineDecoder {
     private enum State {
-        case ndjson(NDJSONReadingDecoder)
+        case ndjson
         /// `nil` until the header is read; `failed` when the header was bad (the rows are then
         /// not reported one by one).
         case csv(CSVReadingDecoder?, failed: Bool)
@@ -12,12 +12,16 @@ struct LineDecoder {
     }
 
     private var state: State
+    /// Kept outside `state`, so a line reads it in place rather than copying it out of the enum
+    /// (with its references) as a pattern binding would.
+    private let ndjson: NDJSONReadingDecoder
 
     /// A decoder for `format`, which must be line-based (not GPX); `device` names the device of
     /// formats whose lines carry none (NMEA).
     init(format: InputFormat, device: String, requests: NDJSONReadingDecoder.RequestContext?) {
+        ndjson = NDJSONReadingDecoder(requests: requests)
         switch format {
-        case .ndjson, .gpx: state = .ndjson(NDJSONReadingDecoder(requests: requests))
+        case .ndjson, .gpx: state = .ndjson
         case .csv: state = .csv(nil, failed: false)
         case .nmea: state = .nmea(NMEADecoder(device: device))
         }
@@ -27,8 +31,8 @@ struct LineDecoder {
     /// sentence whose epoch is still open).
     mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws(LineError) -> Reading? {
         switch state {
-        case .ndjson(let decoder):
-            return try decoder.decode(line)
+        case .ndjson:
+            return try ndjson.decode(line)
         case .csv(let decoder?, _):
             return try decoder.decode(line)
         case .csv(nil, let failed):

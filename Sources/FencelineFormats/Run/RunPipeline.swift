@@ -114,20 +114,9 @@ public final class RunPipeline {
         lastEngine = engine
         if let tracer { engine.trace(tracer) }
         let requests = NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)
-        var summary = Summary()
-        var buffer = encoder.header()
-        var badLines = BadLineCounter(maximumReported: options.maximumReported, strict: options.strict)
-
-        func emit(_ events: [Event], flush: Bool) {
-            for event in events { encoder.encode(event, into: &buffer) }
-            summary.events += events.count
-            if buffer.count >= 1 << 16 || (flush && !buffer.isEmpty) {
-                write(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
-
-        var goOn = true
+        let run = SerialRun(
+            engine: engine, encoder: encoder, meter: meter,
+            badLines: BadLineCounter(maximumReported: options.maximumReported, strict: options.strict))
         for reader in readers {
             let live = reader.name == "-" || options.clock == .wall
             let format = try InputFormat.of(reader, forced: options.inputFormat)
@@ -137,77 +126,118 @@ public final class RunPipeline {
                     reader: reader, format: format, device: options.device, requests: requests)
                 try source.forEach { item in
                     switch item {
-                    case .success(let reading):
-                        summary.readings += 1
-                        emit(engine.process(reading), flush: live)
-                        meter?.note(summary)
-                        goOn = true
-                    case .failure(let error): goOn = badLines.reject(error, report: report)
+                    case .success(let reading): run.accept(reading, flush: live, write: write)
+                    case .failure(let error): run.reject(error, report: report)
                     }
-                    return goOn
+                    return run.goOn
                 }
-                if !goOn { break }
+                if !run.goOn { break }
                 continue
             }
-            var decoder = LineDecoder(
+            run.decoder = LineDecoder(
                 format: format, device: options.device ?? ReadingSource.fileDevice(reader.name), requests: requests)
-
-            /// Decodes and applies one line; returns whether to go on.
-            func handle(_ line: UnsafeBufferPointer<UInt8>, _ number: Int) -> Bool {
-                let reading: Reading?
-                do throws(LineError) {
-                    reading = try decoder.decode(line, number: number)
-                } catch {
-                    return badLines.reject(error.located(file: reader.name, line: number), report: report)
-                }
-                guard let reading else { return true }
-                summary.readings += 1
-                emit(engine.process(reading), flush: live)
-                meter?.note(summary)
-                return true
-            }
-
-            func oversized(_ number: Int) -> Bool {
-                badLines.reject(reader.oversizedLineError(line: number), report: report)
-            }
-
             if options.clock == .wall {
                 let lines = LiveLines(reader: reader)
-                while goOn {
+                while run.goOn {
                     let (items, ended) = lines.next(timeout: 1)
-                    for item in items where goOn {
+                    for item in items where run.goOn {
                         switch item {
-                        case .line(let bytes, let number): goOn = bytes.withUnsafeBufferPointer { handle($0, number) }
-                        case .oversized(let number): goOn = oversized(number)
+                        case .line(let bytes, let number):
+                            bytes.withUnsafeBufferPointer {
+                                run.handle($0, number, reader: reader, flush: live, write: write, report: report)
+                            }
+                        case .oversized(let number): run.reject(reader.oversizedLineError(line: number), report: report)
                         case .failed(let error): throw error
                         }
                     }
-                    if goOn { emit(engine.advance(to: Timestamp(seconds: Date().timeIntervalSince1970)), flush: true) }
+                    if run.goOn {
+                        run.emit(
+                            engine.advance(to: Timestamp(seconds: Date().timeIntervalSince1970)), flush: true,
+                            write: write)
+                    }
                     if ended { break }
                 }
             } else {
-                try reader.forEachLine(oversized: { goOn = oversized($0) }) { line, number in
-                    guard goOn else { return false }
-                    goOn = handle(line, number)
-                    return goOn
+                try reader.forEachLine(oversized: { run.reject(reader.oversizedLineError(line: $0), report: report) }) {
+                    line, number in
+                    guard run.goOn else { return false }
+                    run.handle(line, number, reader: reader, flush: live, write: write, report: report)
+                    return run.goOn
                 }
             }
-            if goOn, let reading = decoder.finish() {
-                summary.readings += 1
-                emit(engine.process(reading), flush: live)
-            }
-            if goOn, let failure = reader.failure { goOn = badLines.reject(failure, report: report) }
-            if !goOn { break }
+            if run.goOn, let reading = run.decoder.finish() { run.accept(reading, flush: live, write: write) }
+            if run.goOn, let failure = reader.failure { run.reject(failure, report: report) }
+            if !run.goOn { break }
         }
-        emit(engine.finish(until: badLines.strictFailure == nil ? options.until : nil), flush: false)
-        meter?.note(summary, always: true)
-        buffer.append(contentsOf: encoder.footer())
-        if !buffer.isEmpty { write(buffer) }
+        run.emit(
+            engine.finish(until: run.badLines.strictFailure == nil ? options.until : nil), flush: false, write: write)
+        meter?.note(run.summary, always: true)
+        run.buffer.append(contentsOf: encoder.footer())
+        if !run.buffer.isEmpty { write(run.buffer) }
+        var summary = run.summary
         summary.stale = engine.statistics.stale
-        summary.skipped = badLines.count
-        summary.strictFailure = badLines.strictFailure
-        if let line = badLines.unreportedLine { report(line) }
+        summary.skipped = run.badLines.count
+        summary.strictFailure = run.badLines.strictFailure
+        if let line = run.badLines.unreportedLine { report(line) }
         return summary
+    }
+}
+
+/// The mutable state of a single-engine run, reached through a reference by the per-line code:
+/// local variables captured by the line closures cost a dynamic exclusivity check on every access,
+/// which showed in profiles of the per-line path. Confined to the run's thread.
+private final class SerialRun {
+    let engine: Engine
+    let encoder: any EventEncoder
+    let meter: ProgressMeter?
+    @exclusivity(unchecked) var summary = RunPipeline.Summary()
+    @exclusivity(unchecked) var buffer: [UInt8]
+    @exclusivity(unchecked) var badLines: BadLineCounter
+    /// Whether to read on: false once `--strict` meets a bad line.
+    @exclusivity(unchecked) var goOn = true
+    /// The current input's line decoder.
+    @exclusivity(unchecked) var decoder = LineDecoder(format: .ndjson, device: "", requests: nil)
+
+    init(engine: Engine, encoder: any EventEncoder, meter: ProgressMeter?, badLines: BadLineCounter) {
+        self.engine = engine
+        self.encoder = encoder
+        self.meter = meter
+        self.badLines = badLines
+        buffer = encoder.header()
+    }
+
+    /// Encodes `events`, writing the buffer once it is large or when `flush` (live input) asks.
+    func emit(_ events: [Event], flush: Bool, write: ([UInt8]) -> Void) {
+        for event in events { encoder.encode(event, into: &buffer) }
+        summary.events += events.count
+        if buffer.count >= 1 << 16 || (flush && !buffer.isEmpty) {
+            write(buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Applies a reading and writes its events.
+    func accept(_ reading: Reading, flush: Bool, write: ([UInt8]) -> Void) {
+        summary.readings += 1
+        emit(engine.process(reading), flush: flush, write: write)
+        meter?.note(summary)
+    }
+
+    /// Counts a bad line; under `--strict` it stops the run.
+    func reject(_ error: InputError, report: (String) -> Void) {
+        goOn = badLines.reject(error, report: report)
+    }
+
+    /// Decodes and applies one line of `reader`.
+    func handle(
+        _ line: UnsafeBufferPointer<UInt8>, _ number: Int, reader: LineReader, flush: Bool,
+        write: ([UInt8]) -> Void, report: (String) -> Void
+    ) {
+        do throws(LineError) {
+            if let reading = try decoder.decode(line, number: number) { accept(reading, flush: flush, write: write) }
+        } catch {
+            reject(error.located(file: reader.name, line: number), report: report)
+        }
     }
 }
 
@@ -227,7 +257,9 @@ final class ProgressMeter {
         totalBytes = sizes.count == readers.count ? sizes.reduce(0, +) : nil
     }
 
-    /// Reports when the count of readings is a multiple of 16 Ki (or `always`).
+    /// Reports when the count of readings is a multiple of 16 Ki (or `always`). Inlined, so the
+    /// summary is not copied for the readings that report nothing.
+    @inline(__always)
     func note(_ summary: RunPipeline.Summary, always: Bool = false) {
         guard always || summary.readings & 0x3FFF == 0 else { return }
         report(
