@@ -1,9 +1,10 @@
 import Fenceline
-import FencelineFormats
 import Foundation
 import Logging
 import TestSupport
 import Testing
+
+@testable import FencelineFormats
 
 /// `--threads N` shards devices across engines; its output must be byte for byte the one-thread output.
 @Suite struct ShardedRunTests {
@@ -112,6 +113,15 @@ import Testing
         var reports: [String] = []
         let summary = try pipeline.run(inputs: [path], write: { output += $0 }, report: { reports.append($0) })
         return (String(decoding: output, as: UTF8.self), reports, summary.line)
+    }
+
+    @Test(arguments: [2, 3, 8])
+    func fleetIdsSpreadEvenlyOverShards(threads: Int) {
+        // Ids sharing a long prefix and differing in their last digits, as fleets name devices.
+        var counts = [Int](repeating: 0, count: threads)
+        for number in 0..<4000 { counts[ShardedRun.shard(of: "dev-\(number)", count: threads)] += 1 }
+        let fair = 4000 / threads
+        #expect(counts.allSatisfy { abs($0 - fair) < fair / 5 }, "\(counts)")
     }
 
     @Test(arguments: [2, 3, 8])

@@ -127,32 +127,8 @@ struct DeviceTable {
     /// only cost probes).
     private var table = [Int32](repeating: -1, count: 64)
 
-    /// Eight bytes per step over the name's contiguous UTF-8 (a short name is spilled to the
-    /// stack for it), then a full 64-bit finaliser (MurmurHash3's), since the table takes the low
-    /// bits: walking the `utf8` view byte by byte cost more than the rest of the lookup.
     @inline(__always)
-    private static func hash(_ name: String) -> Int {
-        var name = name
-        return name.withUTF8 { bytes in
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(bytes.count)
-            if let base = bytes.baseAddress {
-                let raw = UnsafeRawPointer(base)
-                var offset = 0
-                while offset + 8 <= bytes.count {
-                    hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
-                    hash ^= hash >> 29
-                    offset += 8
-                }
-                while offset < bytes.count {
-                    hash = (hash ^ UInt64(base[offset])) &* 0x100_0000_01B3
-                    offset += 1
-                }
-            }
-            hash = (hash ^ (hash >> 33)) &* 0xFF51_AFD7_ED55_8CCD
-            hash = (hash ^ (hash >> 33)) &* 0xC4CE_B9FE_1A85_EC53
-            return Int(truncatingIfNeeded: hash ^ (hash >> 33))
-        }
-    }
+    private static func hash(_ name: String) -> Int { DeviceHash.of(name) }
 
     @inline(__always)
     private func find(_ name: String, hash: Int) -> (id: Int32?, position: Int) {
@@ -256,5 +232,38 @@ struct DeviceTable {
     @inline(__always)
     func recordIndex(device: Int32, slot: Int32) -> Int? {
         records[Int(device)].firstIndex { $0.slot == slot }
+    }
+}
+
+/// A fast, unseeded hash of a device name, the same on every run: the engine's device table is
+/// indexed by its low bits, and `--threads` picks a device's shard from its high bits.
+public enum DeviceHash {
+    /// Eight bytes per step over the name's contiguous UTF-8 (a short name is spilled to the
+    /// stack for it), then a full 64-bit finaliser (MurmurHash3's), so that low and high bits both
+    /// depend on every byte. Walking the `utf8` view byte by byte cost more than the rest of a
+    /// device lookup; the names are the caller's own input, so a keyed hash is not needed
+    /// (collisions only cost probes).
+    @inlinable
+    public static func of(_ name: String) -> Int {
+        var name = name
+        return name.withUTF8 { bytes in
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(bytes.count)
+            if let base = bytes.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                var offset = 0
+                while offset + 8 <= bytes.count {
+                    hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+                    hash ^= hash >> 29
+                    offset += 8
+                }
+                while offset < bytes.count {
+                    hash = (hash ^ UInt64(base[offset])) &* 0x100_0000_01B3
+                    offset += 1
+                }
+            }
+            hash = (hash ^ (hash >> 33)) &* 0xFF51_AFD7_ED55_8CCD
+            hash = (hash ^ (hash >> 33)) &* 0xC4CE_B9FE_1A85_EC53
+            return Int(truncatingIfNeeded: hash ^ (hash >> 33))
+        }
     }
 }

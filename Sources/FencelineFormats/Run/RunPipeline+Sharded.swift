@@ -84,11 +84,12 @@ extension RunPipeline {
 
             func flush() {
                 let count = spans.count
-                // Refilled in place rather than allocated afresh for every batch.
-                parsed.items.removeAll(keepingCapacity: true)
-                parsed.items.append(contentsOf: repeatElement(.blank, count: count))
-                parsed.meta.removeAll(keepingCapacity: true)
-                parsed.meta.append(contentsOf: repeatElement((time: 0, shard: -1), count: count))
+                // Kept from batch to batch: the workers overwrite every line's entry, releasing the
+                // last batch's readings in parallel (clearing them here cost a serial pass).
+                if parsed.items.count != count {
+                    parsed.items = Array(repeating: .blank, count: count)
+                    parsed.meta = Array(repeating: (time: 0, shard: -1), count: count)
+                }
                 // Parsed in parallel, one chunk of lines per thread.
                 let chunk = (count + threads - 1) / threads
                 bytes.withUnsafeBufferPointer { all in
@@ -171,7 +172,12 @@ private struct ParseWork: @unchecked Sendable {
     /// Parses the lines in `range`, noting each reading's time and shard for the coordinator.
     func parse(_ range: Range<Int>, shards: Int) {
         let decoder = NDJSONReadingDecoder()
-        for index in range where spans[index].start >= 0 {
+        for index in range {
+            meta[index] = (0, -1)
+            guard spans[index].start >= 0 else {
+                items[index] = .blank
+                continue
+            }
             let line = UnsafeBufferPointer(rebasing: all[spans[index].start..<spans[index].end])
             do throws(LineError) {
                 switch try decoder.decodeDeferringControls(line) {

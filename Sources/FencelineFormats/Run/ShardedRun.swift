@@ -115,14 +115,13 @@ final class ShardedRun {
         }
     }
 
-    /// FNV-1a over the device id: the same shard for a device on every run (Swift's hashing is seeded).
+    /// A device's shard, from the high bits of its ``DeviceHash`` (the engine's table uses the low
+    /// ones): the same on every run, where Swift's own hashing is seeded.
+    @inline(__always)
     static func shard(of device: String, count: Int) -> Int {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in device.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01B3
-        }
-        return Int(hash % UInt64(count))
+        Int(
+            truncatingIfNeeded: UInt64(UInt(bitPattern: DeviceHash.of(device))).multipliedFullWidth(by: UInt64(count))
+                .high)
     }
 
     /// Routes one reading (after any reordering), in input order.
