@@ -161,14 +161,22 @@ import Testing
         #expect(engine.requestEpoch != epoch)
     }
 
+    /// An engine with one circle of `radius` at the origin, its device's fix at the centre at 0 s
+    /// and one `east` metres out at `second`, and that device's record for the circle.
+    static func trackedRecord(radius: Double, thenEast east: Double, at second: Double) throws -> (
+        Engine, DeviceTable.RegionRecord
+    ) {
+        let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(radius: radius)]))
+        _ = engine.process(Fixtures.fix(0, east: 0))
+        _ = engine.process(Fixtures.fix(second, east: east))
+        return (engine, try #require(engine.devices.records[0].first))
+    }
+
     @Test func certificatesSettleFixesDeepInside() throws {
         // Inside a 200 m circle (exit cushion 20 m), 100 m from its edge: the record's certificate
         // covers about 119 m around the fix, so a fix 30 m on settles without a measurement, and
         // its position is still the one timer-fired events will report.
-        let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(radius: 200)]))
-        _ = engine.process(Fixtures.fix(0, east: 0))
-        _ = engine.process(Fixtures.fix(1, east: 100))
-        let record = try #require(engine.devices.records[0].first)
+        let (engine, record) = try Self.trackedRecord(radius: 200, thenEast: 100, at: 1)
         #expect(record.machine.isInside)
         #expect(abs(record.safe.radius - 119) < 0.5)
         #expect(record.safe.epoch == engine.requestEpoch)
@@ -196,10 +204,7 @@ import Testing
     @Test func circleCertificatesStayWithinAKilometre() throws {
         // 10 km inside a 30 km circle the threshold is 10 km away, but the certificate's disc is
         // only padded for a kilometre of local projection.
-        let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(radius: 30_000)]))
-        _ = engine.process(Fixtures.fix(0, east: 0))
-        _ = engine.process(Fixtures.fix(1, east: 20_000))
-        let record = try #require(engine.devices.records[0].first)
+        let (_, record) = try Self.trackedRecord(radius: 30_000, thenEast: 20_000, at: 1)
         #expect(record.safe.radius > 900)
         #expect(record.safe.radius <= 1000)
     }
@@ -209,10 +214,7 @@ import Testing
         // 2 s opens the exit streak and a certificate of about 79 m. A fix 10 m on at 3 s is
         // counted without a measurement; one after the delay would confirm, so it is left to the
         // full step.
-        let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(radius: 200)]))
-        _ = engine.process(Fixtures.fix(0, east: 0))
-        _ = engine.process(Fixtures.fix(2, east: 300))
-        let record = try #require(engine.devices.records[0].first)
+        let (engine, record) = try Self.trackedRecord(radius: 200, thenEast: 300, at: 2)
         #expect(record.machine.isInside)
         #expect(record.safeCondition == .exit)
         #expect(record.machine.pendingStreak?.fixes == 1)

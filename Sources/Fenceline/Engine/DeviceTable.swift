@@ -128,9 +128,6 @@ struct DeviceTable {
     private var table = [Int32](repeating: -1, count: 64)
 
     @inline(__always)
-    private static func hash(_ name: String) -> Int { DeviceHash.of(name) }
-
-    @inline(__always)
     private func find(_ name: String, hash: Int) -> (id: Int32?, position: Int) {
         let mask = table.count - 1
         var position = hash & mask
@@ -158,7 +155,7 @@ struct DeviceTable {
         let mask = table.count - 1
         var longest = 0
         for (position, id) in table.enumerated() where id >= 0 {
-            longest = max(longest, (position - Self.hash(names[Int(id)])) & mask)
+            longest = max(longest, (position - DeviceHash.of(names[Int(id)])) & mask)
         }
         return longest
     }
@@ -166,7 +163,7 @@ struct DeviceTable {
     /// The dense id of `name`, adding the device when new.
     @inline(__always)
     mutating func intern(_ name: String) -> Int32 {
-        let hash = Self.hash(name)
+        let hash = DeviceHash.of(name)
         let (found, position) = find(name, hash: hash)
         if let found { return found }
         let id = Int32(names.count)
@@ -177,7 +174,7 @@ struct DeviceTable {
             table = [Int32](repeating: -1, count: table.count * 2)
             let mask = table.count - 1
             for (index, name) in names.enumerated() {
-                var slot = Self.hash(name) & mask
+                var slot = DeviceHash.of(name) & mask
                 while table[slot] >= 0 { slot = (slot + 1) & mask }
                 table[slot] = Int32(index)
             }
@@ -191,7 +188,7 @@ struct DeviceTable {
     }
 
     /// The dense id of `name` if the device has been seen.
-    func id(of name: String) -> Int32? { find(name, hash: Self.hash(name)).id }
+    func id(of name: String) -> Int32? { find(name, hash: DeviceHash.of(name)).id }
 
     /// The bucket of `maxAccuracy`, adding it when new.
     mutating func bucket(maxAccuracy: Double) -> Int {

@@ -69,8 +69,8 @@ extension Timestamp {
         guard let second = digits(2), second <= 60 else { return nil }
         var micros: Int64 = 0
         if expect(UInt8(ascii: ".")) {
-            // Microseconds: the first six digits, scaled up once (no division per digit); any
-            // further digits are dropped.
+            // Microseconds: the first six digits, then scaled up by the digits missing from six
+            // (no division per digit); any further digits are dropped.
             let first = cursor
             while cursor < bytes.count, bytes[cursor] >= 48, bytes[cursor] <= 57 {
                 if cursor - first < 6 { micros = micros * 10 + Int64(bytes[cursor] - 48) }

@@ -84,11 +84,13 @@ extension RunPipeline {
 
             func flush() {
                 let count = spans.count
-                // Kept from batch to batch: the workers overwrite every line's entry, releasing the
-                // last batch's readings in parallel (clearing them here cost a serial pass).
-                if parsed.items.count != count {
-                    parsed.items = Array(repeating: .blank, count: count)
-                    parsed.meta = Array(repeating: (time: 0, shard: -1), count: count)
+                // Kept from batch to batch and only grown: the workers overwrite the entries of this
+                // batch's lines, releasing the last batch's readings in parallel rather than in a
+                // serial clear here.
+                if parsed.items.count < count {
+                    parsed.items.append(contentsOf: repeatElement(.blank, count: count - parsed.items.count))
+                    parsed.meta.append(
+                        contentsOf: repeatElement((time: 0, shard: -1), count: count - parsed.meta.count))
                 }
                 // Parsed in parallel, one chunk of lines per thread.
                 let chunk = (count + threads - 1) / threads
@@ -128,7 +130,11 @@ extension RunPipeline {
                         }
                     }
                 }
-                emit(parsed.items.withUnsafeBufferPointer { coordinator.runBatch(final: false, until: nil, items: $0) })
+                emit(
+                    parsed.items.withUnsafeBufferPointer {
+                        coordinator.runBatch(
+                            final: false, until: nil, items: UnsafeBufferPointer(rebasing: $0[..<count]))
+                    })
                 meter?.note(summary, always: true)
                 bytes.removeAll(keepingCapacity: true)
                 spans.removeAll(keepingCapacity: true)
@@ -173,7 +179,9 @@ private struct ParseWork: @unchecked Sendable {
     func parse(_ range: Range<Int>, shards: Int) {
         let decoder = NDJSONReadingDecoder()
         for index in range {
-            meta[index] = (0, -1)
+            // Time and shard for a fix or sighting; (0, -1) marks anything else.
+            var routing: (time: Int64, shard: Int32) = (0, -1)
+            defer { meta[index] = routing }
             guard spans[index].start >= 0 else {
                 items[index] = .blank
                 continue
@@ -186,9 +194,9 @@ private struct ParseWork: @unchecked Sendable {
                     items[index] = .reading(reading)
                     switch reading {
                     case .fix(let fix):
-                        meta[index] = (fix.time.microseconds, Int32(ShardedRun.shard(of: fix.device, count: shards)))
+                        routing = (fix.time.microseconds, Int32(ShardedRun.shard(of: fix.device, count: shards)))
                     case .sighting(let sighting):
-                        meta[index] = (
+                        routing = (
                             sighting.time.microseconds, Int32(ShardedRun.shard(of: sighting.device, count: shards))
                         )
                     case .control: break

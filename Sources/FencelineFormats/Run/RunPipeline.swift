@@ -118,7 +118,8 @@ public final class RunPipeline {
             engine: engine, encoder: encoder, meter: meter,
             badLines: BadLineCounter(maximumReported: options.maximumReported, strict: options.strict))
         for reader in readers {
-            let live = reader.name == "-" || options.clock == .wall
+            run.file = reader.name
+            run.live = reader.name == "-" || options.clock == .wall
             let format = try InputFormat.of(reader, forced: options.inputFormat)
             if format == .gpx {
                 // A whole document, read at once.
@@ -126,7 +127,7 @@ public final class RunPipeline {
                     reader: reader, format: format, device: options.device, requests: requests)
                 try source.forEach { item in
                     switch item {
-                    case .success(let reading): run.accept(reading, flush: live, write: write)
+                    case .success(let reading): run.accept(reading, write: write)
                     case .failure(let error): run.reject(error, report: report)
                     }
                     return run.goOn
@@ -144,7 +145,7 @@ public final class RunPipeline {
                         switch item {
                         case .line(let bytes, let number):
                             bytes.withUnsafeBufferPointer {
-                                run.handle($0, number, reader: reader, flush: live, write: write, report: report)
+                                run.handle($0, number, write: write, report: report)
                             }
                         case .oversized(let number): run.reject(reader.oversizedLineError(line: number), report: report)
                         case .failed(let error): throw error
@@ -161,11 +162,11 @@ public final class RunPipeline {
                 try reader.forEachLine(oversized: { run.reject(reader.oversizedLineError(line: $0), report: report) }) {
                     line, number in
                     guard run.goOn else { return false }
-                    run.handle(line, number, reader: reader, flush: live, write: write, report: report)
+                    run.handle(line, number, write: write, report: report)
                     return run.goOn
                 }
             }
-            if run.goOn, let reading = run.decoder.finish() { run.accept(reading, flush: live, write: write) }
+            if run.goOn, let reading = run.decoder.finish() { run.accept(reading, write: write) }
             if run.goOn, let failure = reader.failure { run.reject(failure, report: report) }
             if !run.goOn { break }
         }
@@ -195,7 +196,10 @@ private final class SerialRun {
     @exclusivity(unchecked) var badLines: BadLineCounter
     /// Whether to read on: false once `--strict` meets a bad line.
     @exclusivity(unchecked) var goOn = true
-    /// The current input's line decoder.
+    /// The current input's name (for bad-line reports), whether it is live (its events are
+    /// written as they come) and its line decoder.
+    @exclusivity(unchecked) var file = ""
+    @exclusivity(unchecked) var live = false
     @exclusivity(unchecked) var decoder = LineDecoder(format: .ndjson, device: "", requests: nil)
 
     init(engine: Engine, encoder: any EventEncoder, meter: ProgressMeter?, badLines: BadLineCounter) {
@@ -217,9 +221,9 @@ private final class SerialRun {
     }
 
     /// Applies a reading and writes its events.
-    func accept(_ reading: Reading, flush: Bool, write: ([UInt8]) -> Void) {
+    func accept(_ reading: Reading, write: ([UInt8]) -> Void) {
         summary.readings += 1
-        emit(engine.process(reading), flush: flush, write: write)
+        emit(engine.process(reading), flush: live, write: write)
         meter?.note(summary)
     }
 
@@ -228,15 +232,12 @@ private final class SerialRun {
         goOn = badLines.reject(error, report: report)
     }
 
-    /// Decodes and applies one line of `reader`.
-    func handle(
-        _ line: UnsafeBufferPointer<UInt8>, _ number: Int, reader: LineReader, flush: Bool,
-        write: ([UInt8]) -> Void, report: (String) -> Void
-    ) {
+    /// Decodes and applies one line of the current input.
+    func handle(_ line: UnsafeBufferPointer<UInt8>, _ number: Int, write: ([UInt8]) -> Void, report: (String) -> Void) {
         do throws(LineError) {
-            if let reading = try decoder.decode(line, number: number) { accept(reading, flush: flush, write: write) }
+            if let reading = try decoder.decode(line, number: number) { accept(reading, write: write) }
         } catch {
-            reject(error.located(file: reader.name, line: number), report: report)
+            reject(error.located(file: file, line: number), report: report)
         }
     }
 }

@@ -12,7 +12,8 @@ import Fenceline
 /// line, time, SPEC §4 order, production order) reproduces the single-engine stream byte for byte.
 /// Before a shard applies a line its engine is ticked to the global clock, so its devices' timers
 /// have fired exactly as in one engine. Time and calendar requests fire in shard 0 only (once, not
-/// once per shard: the other shards list them but hold no timers for them); control records go to
+/// once per shard: forks list the catalog's ones without their timers, and ones added later are
+/// removed from the other shards); control records go to
 /// every shard; each batch ends with a tick to
 /// the global clock so every shard fires the timers one engine would have fired by then.
 ///
