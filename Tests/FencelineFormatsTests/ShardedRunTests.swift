@@ -34,8 +34,9 @@ import Testing
         ]}
         """
 
-    /// Many devices walking across the fences, interleaved by time, with beacon sightings, control
-    /// records (timed, untimed, old), stale readings and bad lines scattered through.
+    /// Many devices walking across the fences, interleaved by time (some lagging behind the clock),
+    /// with beacon sightings, control records (timed, untimed, old), stale readings and bad lines
+    /// scattered through.
     static func readings(seed: UInt64) -> String {
         var generator = SplitMix(state: seed)
         let devices = (0..<23).map { "d\($0)" }
@@ -52,8 +53,11 @@ import Testing
                 positions[index].1 = max(-500, min(500, positions[index].1))
                 let point = Fixtures.offset(east: positions[index].0, north: positions[index].1)
                 let accuracy = Int.random(in: 3...25, using: &generator)
+                // The first devices report through a slow link, a few seconds behind the others:
+                // in order for each device, but older than the clock when they arrive.
+                let lag = index < 4 ? index + 1 : 0
                 lines.append(
-                    #"{"device":"\#(device)","time":\#(start + second),"lat":\#(point.latitude),"lon":\#(point.longitude),"accuracy":\#(accuracy)}"#
+                    #"{"device":"\#(device)","time":\#(start + second - lag),"lat":\#(point.latitude),"lon":\#(point.longitude),"accuracy":\#(accuracy)}"#
                 )
             }
             if second % 7 == 3 {

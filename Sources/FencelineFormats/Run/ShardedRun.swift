@@ -149,7 +149,7 @@ final class ShardedRun {
         noteClock(time)
         line += 1
         let target = shards[shard]
-        sync(target)
+        sync(target, arriving: time)
         target.inbox.append(.item(line: line, index: index))
     }
 
@@ -205,14 +205,19 @@ final class ShardedRun {
     /// fired every timer due before that clock by now, and a reading older than the clock (but not
     /// stale) must find its device's timers in that same state.
     private func deliver(_ reading: Reading, to shard: Shard) {
-        sync(shard)
+        sync(shard, arriving: reading.time)
         shard.inbox.append(.record(line: line, reading: reading))
     }
 
-    private func sync(_ shard: Shard) {
-        if let clock, shard.synced.map({ $0 < clock }) ?? true {
+    /// Moves a shard that lags the global clock there before it applies a line stamped `time`. A
+    /// line stamped with the clock itself (the usual case: the line that moved it) moves the
+    /// shard's engine there as it is applied, firing the same timers first, so it needs no tick; a
+    /// tick per line cost the shards nearly as much as the readings.
+    private func sync(_ shard: Shard, arriving time: Timestamp?) {
+        guard let clock, shard.synced.map({ $0 < clock }) ?? true else { return }
+        shard.synced = clock
+        if time != clock {
             shard.inbox.append(.record(line: line, reading: .control(ControlRecord(time: clock, operation: .tick))))
-            shard.synced = clock
         }
     }
 
