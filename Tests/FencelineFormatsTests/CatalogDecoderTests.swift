@@ -214,6 +214,18 @@ import Testing
         #expect(decoded.warnings.map(\.path) == ["requests[0].trigger.repeat", "requests[1]"])
     }
 
+    @Test func unknownFieldNamesAreComparedWhole() throws {
+        // Escaped names of known fields are known; a prefix, an extension or an empty name is not.
+        let decoded = try decode(
+            #"{"requests":[{"\u0069d":"b","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":50,"re\u0070eats":false,"typ":1,"radiuss":2,"":3},"i\u0064s":1}]}"#
+        )
+        #expect(decoded.catalog.requests.first?.id == "b")
+        #expect(
+            decoded.warnings.map(\.path).sorted() == [
+                "requests[0].ids", "requests[0].trigger.", "requests[0].trigger.radiuss", "requests[0].trigger.typ",
+            ])
+    }
+
     @Test func aDecodedCatalogChangedAfterwardsIsValidatedAgainByTheEngine() throws {
         var catalog = try decode(#"{"requests":[{"id":"a","# + Self.circle + "}]}").catalog
         #expect(throws: Never.self) { try Engine(catalog: catalog) }

@@ -61,6 +61,35 @@ import Testing
         #expect(refusedByGEOS > 1000)
     }
 
+    @Test func largerRingsAreNeverCertifiedWhenGEOSRefusesThem() throws {
+        // Stars of 13-60 vertices, some with two vertices swapped (often crossing edges far
+        // apart in the ring, found only by the sweep) and some snapped to a coarse grid (touching
+        // vertices and collinear edges).
+        var generator = SplitMix(state: 9)
+        var certified = 0
+        var refusedByGEOS = 0
+        for round in 0..<1500 {
+            var ring = star(&generator, vertices: Int.random(in: 13...60, using: &generator))
+            ring.removeLast()
+            if round % 3 == 1 {
+                let first = Int.random(in: 0..<ring.count, using: &generator)
+                let second = Int.random(in: 0..<ring.count, using: &generator)
+                ring.swapAt(first, second)
+            } else if round % 3 == 2 {
+                ring = ring.map { PlanarPoint(x: ($0.x * 1000).rounded() / 1000, y: ($0.y * 1000).rounded() / 1000) }
+            }
+            ring = closed(ring)
+            let valid = try geosValid(ring)
+            if !valid { refusedByGEOS += 1 }
+            if RingCertificate.certifiesSimple(ring) {
+                certified += 1
+                #expect(valid, "certified a ring GEOS refuses: \(ring)")
+            }
+        }
+        #expect(certified > 500)
+        #expect(refusedByGEOS > 300)
+    }
+
     @Test(arguments: [
         // A bow-tie, a vertex touching an opposite edge, a spike folding back on its edge, a
         // repeated point, collinear points, and a turn so slight its products underflow.

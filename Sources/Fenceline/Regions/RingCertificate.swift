@@ -10,7 +10,7 @@ import GEOSBridge
 /// two adjacent edges fold back on each other, every orientation decided with Shewchuk's
 /// error-bounded determinant (a sign the bound cannot guarantee means "don't know").
 enum RingCertificate {
-    /// Rings longer than this go to GEOS: the pairwise test is quadratic.
+    /// Rings longer than this go to GEOS: the test is quadratic at worst.
     static let maximumVertices = 256
 
     /// Whether `ring` (closed, at least 4 positions, planar x = lon, y = lat) is certainly a
@@ -27,37 +27,64 @@ enum RingCertificate {
                 let c = p[index + 1]
                 if a == b || b == c || orientation(a, b, c) == 0 { return false }
             }
-            // Non-adjacent edges share no point.
-            for i in 0..<edges {
-                let a1 = p[i]
-                let a2 = p[i + 1]
-                let minX = min(a1.x, a2.x)
-                let maxX = max(a1.x, a2.x)
-                let minY = min(a1.y, a2.y)
-                let maxY = max(a1.y, a2.y)
-                // Edge i is adjacent to i+1 and (for i == 0) to the last edge.
-                let last = i == 0 ? edges - 1 : edges
-                var j = i + 2
-                while j < last {
-                    let b1 = p[j]
-                    let b2 = p[j + 1]
-                    j += 1
-                    if max(b1.x, b2.x) < minX || min(b1.x, b2.x) > maxX || max(b1.y, b2.y) < minY
-                        || min(b1.y, b2.y) > maxY
-                    {
-                        continue  // disjoint boxes: exact comparisons, certainly apart
-                    }
-                    let o1 = orientation(a1, a2, b1)
-                    let o2 = orientation(a1, a2, b2)
-                    if o1 != 0 && o1 == o2 { continue }  // b entirely on one side of a's line
-                    let o3 = orientation(b1, b2, a1)
-                    let o4 = orientation(b1, b2, a2)
-                    if o3 != 0 && o3 == o4 { continue }
-                    return false  // they touch or cross, or a sign is uncertain
+            // Non-adjacent edges share no point. Sort and sweep: the edges in order of their
+            // least x, each compared only with those after it that begin (in x) before it ends,
+            // and then only when their y ranges meet. Comparing every pair was most of the
+            // validation of a catalog of 64-vertex fences.
+            return withUnsafeTemporaryAllocation(of: EdgeBox.self, capacity: edges) { buffer in
+                var boxes = buffer
+                for index in 0..<edges {
+                    let a = p[index]
+                    let b = p[index + 1]
+                    boxes.initializeElement(
+                        at: index,
+                        to: EdgeBox(
+                            minX: min(a.x, b.x), maxX: max(a.x, b.x), minY: min(a.y, b.y), maxY: max(a.y, b.y),
+                            index: index))
                 }
+                // Insertion sort: rings are short, and the standard library's stable sort cost
+                // as much as the sweep here.
+                for position in 1..<edges {
+                    let box = boxes[position]
+                    var hole = position
+                    while hole > 0 && boxes[hole - 1].minX > box.minX {
+                        boxes[hole] = boxes[hole - 1]
+                        hole -= 1
+                    }
+                    boxes[hole] = box
+                }
+                for position in 0..<edges {
+                    let box = boxes[position]
+                    let a1 = p[box.index]
+                    let a2 = p[box.index + 1]
+                    var next = position + 1
+                    // Boxes that only touch are compared too (exact comparisons either way).
+                    while next < edges && boxes[next].minX <= box.maxX {
+                        let other = boxes[next]
+                        next += 1
+                        if other.maxY < box.minY || other.minY > box.maxY { continue }
+                        let gap = abs(other.index - box.index)
+                        if gap == 1 || gap == edges - 1 { continue }  // adjacent: checked above
+                        let b1 = p[other.index]
+                        let b2 = p[other.index + 1]
+                        let o1 = orientation(a1, a2, b1)
+                        let o2 = orientation(a1, a2, b2)
+                        if o1 != 0 && o1 == o2 { continue }  // b entirely on one side of a's line
+                        let o3 = orientation(b1, b2, a1)
+                        let o4 = orientation(b1, b2, a2)
+                        if o3 != 0 && o3 == o4 { continue }
+                        return false  // they touch or cross, or a sign is uncertain
+                    }
+                }
+                return true
             }
-            return true
         }
+    }
+
+    /// An edge's bounding box, and the index of its first vertex.
+    private struct EdgeBox {
+        var minX, maxX, minY, maxY: Double
+        var index: Int
     }
 
     /// The sign of the turn a → b → c: 1 left, -1 right, 0 when straight or when rounding could

@@ -51,12 +51,9 @@ struct FieldReader {
     func has(_ key: String) -> Bool { self[key] != nil }
 
     /// Warns about members this object does not know (a likely typo).
-    func warnUnknown(known: Set<String>) {
-        guard let members = object?.members else { return }
-        for (name, _) in members {
-            let key = name.text
-            if !known.contains(key) { sink.warn(at(key), "unknown field \"\(key)\" is ignored") }
-        }
+    func warnUnknown(known: [String]) {
+        guard let object else { return }
+        for key in object.memberNames(notIn: known) { sink.warn(at(key), "unknown field \"\(key)\" is ignored") }
     }
 
     func string(_ key: String, required: Bool = false) -> String? {

@@ -379,6 +379,41 @@ struct JSONRef {
         }
     }
 
+    /// The names of an object's members that are not among `known`, in order (usually none).
+    ///
+    /// Names are compared on raw bytes (a name with escapes is decoded first): making a `String`
+    /// of every member name and hashing it showed in profiles of loading large catalogs.
+    func memberNames(notIn known: [String]) -> [String] {
+        tape.nodes.withUnsafeBufferPointer { nodes in
+            let object = nodes[index]
+            guard object.kind == .object else { return [] }
+            var unknown: [String] = []
+            var position = index + 1
+            for _ in 0..<object.count {
+                let name = nodes[position]
+                let value = nodes[position + 1]
+                if name.needsDecoding {
+                    let text = JSONRef(tape: tape, index: position).text
+                    if !known.contains(text) { unknown.append(text) }
+                } else {
+                    let start = tape.bytes.baseAddress! + name.start + 1
+                    let length = name.end - name.start - 2
+                    let isKnown = known.contains { key in
+                        key.utf8.count == length
+                            && (length == 0
+                                || key.utf8.withContiguousStorageIfAvailable {
+                                    memcmp($0.baseAddress!, start, length) == 0
+                                }
+                                    ?? key.utf8.elementsEqual(UnsafeBufferPointer(start: start, count: length)))
+                    }
+                    if !isKnown { unknown.append(JSONRef(tape: tape, index: position).text) }
+                }
+                position = value.kind == .array || value.kind == .object ? value.end : position + 2
+            }
+            return unknown
+        }
+    }
+
     /// The value as a `JSONValue` tree (for data carried through untouched, such as `userInfo`).
     var value: JSONValue {
         switch kind {
