@@ -1,4 +1,5 @@
 import Fenceline
+import TestSupport
 import Testing
 
 @testable import FencelineFormats
@@ -115,6 +116,37 @@ import Testing
                 }
                 #expect(number.value == Double(text)!, "\(text)")
             }
+        }
+    }
+
+    @Test func numbersFollowedByMoreBytesAreCorrectlyRounded() throws {
+        // Numbers inside documents, followed by more bytes: every length of fraction (with leading
+        // zeros), with and without an exponent, and each kind of byte after it.
+        var generator = SplitMix(state: 17)
+        for round in 0..<20_000 {
+            let integer = String(UInt64.random(in: 0...999_999_999_999, using: &generator))
+            let zeros = String(repeating: "0", count: Int.random(in: 0...9, using: &generator))
+            let length = Int.random(in: 1...20, using: &generator)
+            let fraction = String((0..<length).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+            let number = "\(round.isMultiple(of: 3) ? "-" : "")\(integer).\(zeros)\(fraction)"
+            let exponent = round.isMultiple(of: 5) ? "e-3" : ""
+            let text = [
+                "[\(number)\(exponent),1,2,3,4,5]", "{\"a\":\(number)\(exponent)}        ",
+                "[\(number)\(exponent)         ]",
+            ][
+                round % 3]
+            guard case .array(let items) = try parse(#"[\#(text)]"#), let first = items.first else {
+                Issue.record("not parsed: \(text)"); continue
+            }
+            let value: Double?
+            switch first {
+            case .array(let inner):
+                if case .number(let parsed)? = inner.first { value = parsed.value } else { value = nil }
+            case .object(let object):
+                if case .number(let parsed)? = object["a"] { value = parsed.value } else { value = nil }
+            default: value = nil
+            }
+            #expect(value == Double(number + exponent)!, "\(text)")
         }
     }
 
