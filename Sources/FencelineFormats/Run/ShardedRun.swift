@@ -10,8 +10,9 @@ import Fenceline
 /// clock passes its due time, or the clock when it was set if that is later. The coordinator keeps
 /// the global clock per line, so it knows every event's release line, and sorting by (release
 /// line, time, SPEC §4 order, production order) reproduces the single-engine stream byte for byte.
-/// Before a shard applies a line its engine is ticked to the global clock, so its devices' timers
-/// have fired exactly as in one engine. Time and calendar requests fire in shard 0 only (once, not
+/// Before a shard applies a line its engine is moved to the global clock (by a tick, unless the line
+/// is stamped with that clock and so moves it itself), so its devices' timers have fired exactly as
+/// in one engine. Time and calendar requests fire in shard 0 only (once, not
 /// once per shard: forks list the catalog's ones without their timers, and ones added later are
 /// removed from the other shards); control records go to
 /// every shard; each batch ends with a tick to
