@@ -121,7 +121,7 @@ import Testing
 
     @Test func numbersFollowedByMoreBytesAreCorrectlyRounded() throws {
         // Numbers inside documents, followed by more bytes: every length of fraction (with leading
-        // zeros), with and without an exponent, and each kind of byte after it.
+        // zeros), with and without an exponent, followed by a comma, a brace or spaces.
         var generator = SplitMix(state: 17)
         for round in 0..<20_000 {
             let integer = String(UInt64.random(in: 0...999_999_999_999, using: &generator))

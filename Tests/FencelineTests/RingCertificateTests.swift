@@ -25,6 +25,21 @@ import Testing
             })
     }
 
+    /// Rings certified and rings GEOS refuses; a ring certified that GEOS refuses is an issue.
+    struct Tally {
+        var certified = 0
+        var refusedByGEOS = 0
+
+        mutating func add(_ ring: [PlanarPoint], geosValid: ([PlanarPoint]) throws -> Bool) throws {
+            let valid = try geosValid(ring)
+            if !valid { refusedByGEOS += 1 }
+            if RingCertificate.certifiesSimple(ring) {
+                certified += 1
+                #expect(valid, "certified a ring GEOS refuses: \(ring)")
+            }
+        }
+    }
+
     @Test func starsAreCertifiedAndGEOSAgrees() throws {
         var generator = SplitMix(state: 21)
         for vertices in [3, 4, 8, 17, 36, 64, 200] {
@@ -38,8 +53,7 @@ import Testing
 
     @Test func randomRingsAreNeverCertifiedWhenGEOSRefusesThem() throws {
         var generator = SplitMix(state: 5)
-        var certified = 0
-        var refusedByGEOS = 0
+        var tally = Tally()
         for round in 0..<3000 {
             let count = Int.random(in: 3...12, using: &generator)
             // Coarse grids make touching vertices, collinear edges and repeated points common.
@@ -50,15 +64,10 @@ import Testing
                         x: (Double.random(in: 0...1, using: &generator) * grid).rounded() / grid,
                         y: (Double.random(in: 0...1, using: &generator) * grid).rounded() / grid)
                 })
-            let valid = try geosValid(ring)
-            if !valid { refusedByGEOS += 1 }
-            if RingCertificate.certifiesSimple(ring) {
-                certified += 1
-                #expect(valid, "certified a ring GEOS refuses: \(ring)")
-            }
+            try tally.add(ring, geosValid: geosValid)
         }
-        #expect(certified > 100)
-        #expect(refusedByGEOS > 1000)
+        #expect(tally.certified > 100)
+        #expect(tally.refusedByGEOS > 1000)
     }
 
     @Test func largerRingsAreNeverCertifiedWhenGEOSRefusesThem() throws {
@@ -66,8 +75,7 @@ import Testing
         // apart in the ring, found only by the sweep) and some snapped to a coarse grid (touching
         // vertices and collinear edges).
         var generator = SplitMix(state: 9)
-        var certified = 0
-        var refusedByGEOS = 0
+        var tally = Tally()
         for round in 0..<1500 {
             var ring = star(&generator, vertices: Int.random(in: 13...60, using: &generator))
             ring.removeLast()
@@ -79,15 +87,10 @@ import Testing
                 ring = ring.map { PlanarPoint(x: ($0.x * 1000).rounded() / 1000, y: ($0.y * 1000).rounded() / 1000) }
             }
             ring = closed(ring)
-            let valid = try geosValid(ring)
-            if !valid { refusedByGEOS += 1 }
-            if RingCertificate.certifiesSimple(ring) {
-                certified += 1
-                #expect(valid, "certified a ring GEOS refuses: \(ring)")
-            }
+            try tally.add(ring, geosValid: geosValid)
         }
-        #expect(certified > 500)
-        #expect(refusedByGEOS > 300)
+        #expect(tally.certified > 500)
+        #expect(tally.refusedByGEOS > 300)
     }
 
     @Test(arguments: [

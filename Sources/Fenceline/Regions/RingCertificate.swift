@@ -31,8 +31,7 @@ enum RingCertificate {
             // least x, each compared only with those after it that begin (in x) before it ends,
             // and then only when their y ranges meet. Comparing every pair was most of the
             // validation of a catalog of 64-vertex fences.
-            return withUnsafeTemporaryAllocation(of: EdgeBox.self, capacity: edges) { buffer in
-                var boxes = buffer
+            return withUnsafeTemporaryAllocation(of: EdgeBox.self, capacity: edges) { boxes in
                 for index in 0..<edges {
                     let a = p[index]
                     let b = p[index + 1]

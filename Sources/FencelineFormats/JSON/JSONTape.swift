@@ -298,9 +298,21 @@ struct JSONRef {
     }
 
     /// The index of the node after this value's subtree.
-    var next: Int {
-        let node = node
-        return node.kind == .array || node.kind == .object ? node.end : index + 1
+    var next: Int { Self.after(node, at: index) }
+
+    /// The index of the node after the value `node` (at `position`) and its subtree.
+    @inline(__always)
+    static func after(_ node: JSONTape.Node, at position: Int) -> Int {
+        node.kind == .array || node.kind == .object ? node.end : position + 1
+    }
+
+    /// Whether a member name without escapes (`name`, a string node of this tape) is `key`,
+    /// compared on raw bytes.
+    @inline(__always)
+    private func rawName(_ name: JSONTape.Node, is key: UnsafeBufferPointer<UInt8>) -> Bool {
+        let length = name.end - name.start - 2
+        return length == key.count
+            && (length == 0 || memcmp(key.baseAddress!, tape.bytes.baseAddress! + name.start + 1, length) == 0)
     }
 
     var number: Double? { kind == .number ? node.number : nil }
@@ -362,17 +374,11 @@ struct JSONRef {
                 var position = index + 1
                 for _ in 0..<object.count {
                     let name = nodes[position]
-                    let value = nodes[position + 1]
-                    let length = name.end - name.start - 2
-                    if name.needsDecoding {
-                        if JSONRef(tape: tape, index: position).text.utf8.elementsEqual(key) { found = position + 1 }
-                    } else if length == key.count
-                        && (length == 0
-                            || memcmp(key.baseAddress!, tape.bytes.baseAddress! + name.start + 1, length) == 0)
-                    {
-                        found = position + 1
-                    }
-                    position = value.kind == .array || value.kind == .object ? value.end : position + 2
+                    let matches =
+                        name.needsDecoding
+                        ? JSONRef(tape: tape, index: position).text.utf8.elementsEqual(key) : rawName(name, is: key)
+                    if matches { found = position + 1 }
+                    position = Self.after(nodes[position + 1], at: position + 1)
                 }
                 return found.map { JSONRef(tape: tape, index: $0) }
             }
@@ -391,24 +397,16 @@ struct JSONRef {
             var position = index + 1
             for _ in 0..<object.count {
                 let name = nodes[position]
-                let value = nodes[position + 1]
                 if name.needsDecoding {
                     let text = JSONRef(tape: tape, index: position).text
                     if !known.contains(text) { unknown.append(text) }
-                } else {
-                    let start = tape.bytes.baseAddress! + name.start + 1
-                    let length = name.end - name.start - 2
-                    let isKnown = known.contains { key in
-                        key.utf8.count == length
-                            && (length == 0
-                                || key.utf8.withContiguousStorageIfAvailable {
-                                    memcmp($0.baseAddress!, start, length) == 0
-                                }
-                                    ?? key.utf8.elementsEqual(UnsafeBufferPointer(start: start, count: length)))
-                    }
-                    if !isKnown { unknown.append(JSONRef(tape: tape, index: position).text) }
+                } else if !known.contains(where: { key in
+                    var key = key
+                    return key.withUTF8 { rawName(name, is: $0) }
+                }) {
+                    unknown.append(JSONRef(tape: tape, index: position).text)
                 }
-                position = value.kind == .array || value.kind == .object ? value.end : position + 2
+                position = Self.after(nodes[position + 1], at: position + 1)
             }
             return unknown
         }
