@@ -1,6 +1,7 @@
 import ArgumentParser
 import Fenceline
 import FencelineFormats
+import Foundation
 import Logging
 
 /// `fenceline run`: evaluate a catalog over readings and write the events.
@@ -89,6 +90,12 @@ struct Run: AsyncParsableCommand {
     @Flag(help: "Show progress on stderr even when it is not a terminal or the input is standard input.")
     var progress = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "At the end, report on stderr the wall and CPU time from the first applied reading to the end (for Tools/bench).",
+            visibility: .hidden))
+    var timings = false
+
     func validate() throws {
         guard maxErrors >= 0 else { throw ValidationError("--max-errors must be ≥ 0") }
         if let device, device.isEmpty { throw ValidationError("--device must not be empty") }
@@ -146,6 +153,7 @@ struct Run: AsyncParsableCommand {
         do {
             summary = try pipeline.run(inputs: inputs, write: write, report: reportLine, progress: display?.update)
             display?.finish()
+            if timings { report(Self.timingsLine(from: pipeline.steadyStart, to: .now(readings: summary.readings))) }
         } catch let error as InputError {
             throw CommandFailure(error)
         } catch let error as CatalogError {
@@ -161,5 +169,14 @@ struct Run: AsyncParsableCommand {
         if !quiet { report(summary.line) }
         if endsProcess { _ = Unmanaged.passRetained(pipeline) }
         return summary
+    }
+
+    /// The `--timings` line: the readings after the steady start, and the wall and CPU seconds
+    /// they took. Its shape is what Tools/bench reads.
+    static func timingsLine(from start: RunMark?, to end: RunMark) -> String {
+        let start = start ?? end
+        return String(
+            format: "fenceline: timings: %d readings after the first in %.6f s wall, %.6f s CPU",
+            end.readings - start.readings, end.wall - start.wall, end.cpu - start.cpu)
     }
 }

@@ -20,6 +20,26 @@ import Testing
         #expect(result.stderr == "fenceline: 104 readings, 0 skipped, 0 stale, 10 events\n")
     }
 
+    /// The hidden `--timings` line Tools/bench reads: the readings after the first (after the
+    /// first batch with `--threads`), and wall and CPU seconds; the events are unchanged.
+    @Test(arguments: ["1", "2"]) func timingsReportTheStreamingPhase(threads: String) throws {
+        let plain = try CLI.run(demo + ["--quiet"])
+        let timed = try CLI.run(demo + ["--quiet", "--timings", "--threads", threads])
+        #expect(timed.status == 0)
+        #expect(timed.stdout == plain.stdout)
+        let words = timed.stderr.split(separator: " ")
+        #expect(timed.stderr.hasPrefix("fenceline: timings: "))
+        #expect(words.count == 14)
+        guard words.count == 14 else { return }
+        // The 104 readings fit in one batch, so with threads the steady start is the end.
+        #expect(Int(words[2]) == (threads == "1" ? 103 : 0))
+        #expect(words[3...7].joined(separator: " ") == "readings after the first in")
+        #expect((Double(words[8]) ?? -1) >= 0)
+        #expect((Double(words[11]) ?? -1) >= 0)
+        #expect(words[12...].joined(separator: " ") == "s CPU\n")
+        #expect(!(try CLI.run(["run", "--help"])).stdout.contains("timings"))
+    }
+
     @Test func sameInputGivesByteIdenticalOutput() throws {
         let first = try CLI.run(demo)
         let second = try CLI.run(demo)

@@ -41,8 +41,8 @@ struct BenchCommand: AsyncParsableCommand {
 
     @Option(
         help: """
-            Runs of each timing: the library and the baseline count their fastest run; end to end \
-            counts the median of as many back-to-back pairs of a full run and a catalog-only run.
+            Runs of each timing, of which each figure counts the fastest; end to end, that is the \
+            streaming phase fenceline run times itself (--timings), from its first applied reading to the end.
             """)
     var repeats = 5
 
@@ -85,17 +85,14 @@ struct BenchCommand: AsyncParsableCommand {
             let library = try fastest(of: { try measureLibrary(catalog, readings) }, rate: \.rate)
             // GEOS-only baseline, streaming from the file like the CLI (parse included).
             let baseline = try fastest(of: { try measureBaseline(catalog, readingsPath) }, rate: \.rate)
-            // End to end: the CLI, minus a run of its first reading alone (which loads the catalog,
-            // adds it to the engine at that reading's time, and exits).
+            // End to end: the CLI, timed by itself from its first applied reading (the catalog
+            // loaded and added) to the end.
             let output = "\(directory)/\(name).events.ndjson"
-            let first = "\(directory)/\(name).first.ndjson"
-            try Data(try firstLine(of: readingsPath).utf8).write(to: URL(fileURLWithPath: first))
-            let (streamSeconds, full) = try Spawned.beyondStart(
-                of: repeats, fenceline,
-                full: ["run", "--triggers", catalogPath, readingsPath, "-o", output, "--quiet"],
-                startOnly: ["run", "--triggers", catalogPath, first, "-o", "/dev/null", "--quiet"])
+            let stream = try Spawned.streaming(
+                of: repeats, fenceline, ["run", "--triggers", catalogPath, readingsPath, "-o", output, "--quiet"])
+            let full = stream.whole
             guard full.status == 0 else { throw ValidationError("fenceline run failed on \(name)") }
-            let streaming = Double(count) / streamSeconds
+            let streaming = Double(stream.readings) / stream.seconds
             table.add(
                 "\(name): end to end, fenceline run (readings/s)", rate(streaming), rate(baseline.rate),
                 ratio(streaming / baseline.rate), name == "country100k" ? "≥ 1.5 M" : "≥ 1.0 M")
@@ -118,16 +115,13 @@ struct BenchCommand: AsyncParsableCommand {
 
             if try runHelp().contains("--threads") {
                 let threaded = "\(directory)/\(name).events.threads2.ndjson"
-                let (twoSeconds, two) = try Spawned.beyondStart(
+                let two = try Spawned.streaming(
                     of: repeats, fenceline,
-                    full: [
-                        "run", "--threads", "2", "--triggers", catalogPath, readingsPath, "-o", threaded, "--quiet",
-                    ],
-                    startOnly: [
-                        "run", "--threads", "2", "--triggers", catalogPath, first, "-o", "/dev/null", "--quiet",
-                    ])
-                guard two.status == 0 else { throw ValidationError("fenceline run --threads 2 failed on \(name)") }
-                let twoRate = Double(count) / twoSeconds
+                    ["run", "--threads", "2", "--triggers", catalogPath, readingsPath, "-o", threaded, "--quiet"])
+                guard two.whole.status == 0 else {
+                    throw ValidationError("fenceline run --threads 2 failed on \(name)")
+                }
+                let twoRate = Double(two.readings) / two.seconds
                 let identical = FileManager.default.contentsEqual(atPath: output, andPath: threaded)
                 if !identical { failures.append("\(name): --threads 2 output differs from 1 thread") }
                 table.add(
@@ -205,15 +199,6 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     // MARK: Measurements
-
-    func firstLine(of path: String) throws -> String {
-        var line = ""
-        try LineReader(path: path).forEachLine { bytes, _ in
-            line = String(decoding: bytes, as: UTF8.self) + "\n"
-            return false
-        }
-        return line
-    }
 
     func decodeCatalog(_ path: String) throws -> Catalog {
         try CatalogDecoder().decode(LineReader(path: path).readAll()).catalog

@@ -10,40 +10,63 @@ struct Spawned {
     var seconds: Double
     var peakKilobytes: Int
 
-    /// The seconds a command spends past its start-up: `times` pairs of the `full` command and the
-    /// `startOnly` one (the same start, nothing after), run back to back, and the median of the
-    /// pairs' differences. A pair runs in the same stretch of this machine's slow and fast spells,
-    /// so its difference is steadier than that of two separate best times. Also the fastest full
-    /// run, with the largest peak memory of any; a failing run ends it and is returned.
-    static func beyondStart(of times: Int, _ path: String, full: [String], startOnly: [String]) throws -> (
-        seconds: Double, full: Spawned
+    /// The streaming phase of `fenceline run`, timed by the run itself (`--timings`: from the
+    /// first applied reading, after the catalog is loaded and added, to the end): `times` runs,
+    /// the fastest, as for the library figures, since this machine's noise can only slow a run.
+    /// Also the fastest whole run, with the largest peak memory of any; a failing run ends it and
+    /// is returned.
+    static func streaming(of times: Int, _ path: String, _ arguments: [String]) throws -> (
+        readings: Int, seconds: Double, cpu: Double, whole: Spawned
     ) {
-        var differences: [Double] = []
-        var fastest: Spawned?
+        var best: (readings: Int, seconds: Double, cpu: Double)?
+        var whole: Spawned?
+        let log = NSTemporaryDirectory() + "fenceline-bench-\(getpid()).stderr"
+        defer { try? FileManager.default.removeItem(atPath: log) }
         for _ in 0..<max(1, times) {
-            let whole = try run(path, full)
-            guard whole.status == 0 else { return (0, whole) }
-            let start = try run(path, startOnly)
-            guard start.status == 0 else { return (0, start) }
-            differences.append(whole.seconds - start.seconds)
-            if var best = fastest {
-                best.seconds = min(best.seconds, whole.seconds)
-                best.peakKilobytes = max(best.peakKilobytes, whole.peakKilobytes)
-                fastest = best
+            let spawned = try run(path, arguments + ["--timings"], standardError: log)
+            guard spawned.status == 0 else { return (0, 0, 0, spawned) }
+            let text = try String(contentsOfFile: log, encoding: .utf8)
+            guard let timed = timings(in: text) else {
+                throw NSError(
+                    domain: "bench", code: 1,
+                    userInfo: [NSLocalizedDescriptionKey: "no timings line from \(path): \(text)"])
+            }
+            if best == nil || timed.seconds < best!.seconds { best = timed }
+            if var fastest = whole {
+                fastest.seconds = min(fastest.seconds, spawned.seconds)
+                fastest.peakKilobytes = max(fastest.peakKilobytes, spawned.peakKilobytes)
+                whole = fastest
             } else {
-                fastest = whole
+                whole = spawned
             }
         }
-        differences.sort()
-        return (max(1e-9, differences[differences.count / 2]), fastest!)
+        return (best!.readings, max(1e-9, best!.seconds), best!.cpu, whole!)
     }
 
-    static func run(_ path: String, _ arguments: [String]) throws -> Spawned {
+    /// The figures of a `fenceline: timings: N readings after the first in W s wall, C s CPU` line.
+    static func timings(in text: String) -> (readings: Int, seconds: Double, cpu: Double)? {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("fenceline: timings: ") })
+        else { return nil }
+        let words = line.split(separator: " ")
+        guard words.count >= 14, let readings = Int(words[2]), let wall = Double(words[8]),
+            let cpu = Double(words[11])
+        else { return nil }
+        return (readings, wall, cpu)
+    }
+
+    /// Runs `path` with `arguments`, its standard error sent to the file `standardError` when given.
+    static func run(_ path: String, _ arguments: [String], standardError: String? = nil) throws -> Spawned {
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let standardError {
+            posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
         let start = DispatchTime.now().uptimeNanoseconds
-        let spawned = posix_spawn(&pid, path, nil, nil, argv, environ)
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
         guard spawned == 0 else {
             throw NSError(
                 domain: "bench", code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot run \(path)"])

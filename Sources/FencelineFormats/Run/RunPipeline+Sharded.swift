@@ -74,6 +74,7 @@ extension RunPipeline {
                     count += 1
                     if count & 0x7FFF == 0 {
                         emit(coordinator.runBatch(final: false, until: nil))
+                        if steadyStart == nil && summary.readings > 0 { steadyStart = .now(readings: summary.readings) }
                         meter?.note(summary, always: true)
                     }
                     return goOn
@@ -135,6 +136,7 @@ extension RunPipeline {
                         coordinator.runBatch(
                             final: false, until: nil, items: UnsafeBufferPointer(rebasing: $0[..<count]))
                     })
+                if steadyStart == nil && summary.readings > 0 { steadyStart = .now(readings: summary.readings) }
                 meter?.note(summary, always: true)
                 bytes.removeAll(keepingCapacity: true)
                 spans.removeAll(keepingCapacity: true)

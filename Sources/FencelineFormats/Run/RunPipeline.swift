@@ -84,6 +84,9 @@ public final class RunPipeline {
     /// The engines of the last `--threads` run, kept as long as the pipeline: a process that ends
     /// right after (and keeps the pipeline) does not spend time tearing them down.
     var lastShardedRun: ShardedRun?
+    /// The moment the last run had applied its first reading (with `--threads`, its first batch):
+    /// the catalog is added to the engine by then. `nil` when it read none.
+    public internal(set) var steadyStart: RunMark?
 
     /// Creates a pipeline for a decoded catalog.
     public init(
@@ -105,6 +108,7 @@ public final class RunPipeline {
     ) throws -> Summary {
         let readers = try inputs.map { path throws(InputError) in try LineReader(path: path) }
         let meter = progress.map { ProgressMeter(readers: readers, report: $0) }
+        steadyStart = nil
         if options.threads > 1 { return try runSharded(readers, write: write, report: report, meter: meter) }
         let engine = try Engine(
             catalog: catalog,
@@ -175,6 +179,7 @@ public final class RunPipeline {
         meter?.note(run.summary, always: true)
         run.buffer.append(contentsOf: encoder.footer())
         if !run.buffer.isEmpty { write(run.buffer) }
+        steadyStart = run.steadyStart
         var summary = run.summary
         summary.stale = engine.statistics.stale
         summary.skipped = run.badLines.count
@@ -201,6 +206,8 @@ private final class SerialRun {
     @exclusivity(unchecked) var file = ""
     @exclusivity(unchecked) var live = false
     @exclusivity(unchecked) var decoder = LineDecoder(format: .ndjson, device: "", requests: nil)
+    /// Taken once the first reading is applied.
+    @exclusivity(unchecked) var steadyStart: RunMark?
 
     init(engine: Engine, encoder: any EventEncoder, meter: ProgressMeter?, badLines: BadLineCounter) {
         self.engine = engine
@@ -224,6 +231,7 @@ private final class SerialRun {
     func accept(_ reading: Reading, write: ([UInt8]) -> Void) {
         summary.readings += 1
         emit(engine.process(reading), flush: live, write: write)
+        if summary.readings == 1 { steadyStart = .now(readings: 1) }
         meter?.note(summary)
     }
 
