@@ -194,6 +194,8 @@ import Testing
         let numbers = [
             "52.37", "-0", "4.8951", "1e2", "0.5E-1", "00.1", "1.", "-", "91", "-180", "180.0000001", "NaN", "1e400",
         ]
+        var canonical = 0
+        defer { #expect(canonical > 50) }
         for _ in 0..<4000 {
             func pick(_ list: [String]) -> String { list[Int.random(in: 0..<list.count, using: &generator)] }
             var line =
@@ -207,6 +209,15 @@ import Testing
             let general = "{ " + line.dropFirst()
             let fast = Result { () throws(LineError) in try decode(line) }
             let slow = Result { () throws(LineError) in try decode(String(general)) }
+            // The unwrapped fast path, which the run pipeline calls first, reads the same fix.
+            if let fix = Array(line.utf8).withUnsafeBufferPointer({ decoder.canonicalFix($0) }) {
+                canonical += 1
+                if case .success(let reading) = slow {
+                    #expect(reading == .fix(fix), "\(line)")
+                } else {
+                    Issue.record("\(line): canonical \(fix), general \(slow)")
+                }
+            }
             switch (fast, slow) {
             case (.success(let a), .success(let b)): #expect(a == b, "\(line)")
             case (.failure(let a), .failure(let b)): #expect(a.field == b.field, "\(line)")

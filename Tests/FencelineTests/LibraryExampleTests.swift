@@ -26,6 +26,30 @@ import Testing
         #expect(events.first?.content.body == "truck-17 enter")
     }
 
+    /// `process(_:)` and `produce(_:)` of a bare fix give what the same fix as a reading gives,
+    /// with and without a reorder window (which the bare call must not bypass).
+    @Test(arguments: [0, 3.0]) func aBareFixIsProcessedAsItsReading(window: Double) throws {
+        let requests = [Fixtures.circle(), Fixtures.circle("naive", hysteresis: .naive)]
+        let configuration = Engine.Configuration(reorderWindow: TimeSpan(seconds: window))
+        let wrapped = try Engine(catalog: Catalog(requests: requests), configuration: configuration)
+        let bare = try Engine(catalog: Catalog(requests: requests), configuration: configuration)
+        var fromWrapped: [Event] = []
+        var fromBare: [Event] = []
+        // Out of order by a second now and then, and one stale fix.
+        let steps: [(Double, Double)] = [(0, 300), (2, 120), (1, 200), (3, 0), (5, -20), (4, 10), (30, 400), (2, 0)]
+        for (seconds, east) in steps {
+            let reading = Fixtures.fix(seconds, east: east)
+            guard case .fix(let fix) = reading else { continue }
+            fromWrapped += wrapped.process(reading)
+            fromBare += bare.process(fix)
+        }
+        fromWrapped += wrapped.finish(until: Fixtures.at(120))
+        fromBare += bare.finish(until: Fixtures.at(120))
+        #expect(fromBare == fromWrapped)
+        #expect(fromBare.count >= 4)
+        #expect(bare.statistics == wrapped.statistics)
+    }
+
     @Test func processHoldsTheEventsOfItsOwnInstantUntilTimeMovesOn() throws {
         let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(hysteresis: .naive)]))
         #expect(engine.process(Fixtures.fix(0, east: 300)).isEmpty)

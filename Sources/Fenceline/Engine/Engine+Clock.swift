@@ -5,20 +5,7 @@ extension Engine {
     /// Applies a reading at its time (or a control record at the clock).
     func apply(_ reading: Reading) {
         switch reading {
-        case .fix(let fix):
-            let device = devices.intern(fix.device)
-            if let tracer, isTraced(device: device) {
-                guard admit(device: device, at: fix.time) else {
-                    tracer.record(
-                        RegionTraceStep(
-                            cause: .staleFix(fix), ignored: "stale: older than the device's last reading",
-                            before: .unknown, after: .unknown, awaitsDwell: false, isDone: false))
-                    return
-                }
-                return applyTraced(fix, device: device, tracer: tracer)
-            }
-            guard admit(device: device, at: fix.time) else { return }
-            apply(fix, device: device)
+        case .fix(let fix): apply(fix)
         case .sighting(let sighting):
             let device = devices.intern(sighting.device)
             guard admit(device: device, at: sighting.time) else { return }
@@ -34,6 +21,25 @@ extension Engine {
             statistics.applied += 1
             apply(control.operation)
         }
+    }
+
+    /// Applies one fix: the reading most streams are made of, which callers holding a ``Fix``
+    /// pass straight here rather than wrapped in a ``Reading`` (copying the enum in and out showed
+    /// in profiles).
+    func apply(_ fix: Fix) {
+        let device = devices.intern(fix.device)
+        if let tracer, isTraced(device: device) {
+            guard admit(device: device, at: fix.time) else {
+                tracer.record(
+                    RegionTraceStep(
+                        cause: .staleFix(fix), ignored: "stale: older than the device's last reading",
+                        before: .unknown, after: .unknown, awaitsDwell: false, isDone: false))
+                return
+            }
+            return applyTraced(fix, device: device, tracer: tracer)
+        }
+        guard admit(device: device, at: fix.time) else { return }
+        apply(fix, device: device)
     }
 
     /// Stale check and clock move shared by every per-device reading.

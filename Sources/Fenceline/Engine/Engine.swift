@@ -149,6 +149,13 @@ public final class Engine {
         return release(before: clock, inclusive: false)
     }
 
+    /// Applies one fix, as `process(.fix(fix))` does, without wrapping it in a ``Reading``.
+    public func process(_ fix: Fix) -> [Event] {
+        guard configuration.reorderWindow == .zero else { return process(.fix(fix)) }
+        apply(fix)
+        return release(before: clock, inclusive: false)
+    }
+
     /// Moves the clock to `time` (never back), fires every timer due at or before it, and returns
     /// the events of every instant up to and including `time`.
     ///
@@ -257,6 +264,12 @@ extension Engine {
     /// engine configured with `eventRelease: .asProduced`; see ``ProducedEvent``).
     public func produce(_ reading: Reading) -> [ProducedEvent] {
         apply(reading)
+        return events.drainProduced()
+    }
+
+    /// `produce(.fix(fix))`, without wrapping the fix in a ``Reading``.
+    public func produce(_ fix: Fix) -> [ProducedEvent] {
+        apply(fix)
         return events.drainProduced()
     }
 

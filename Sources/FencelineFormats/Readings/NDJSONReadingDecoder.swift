@@ -61,8 +61,18 @@ public struct NDJSONReadingDecoder {
         try decode(line, deferringControls: true)
     }
 
-    private func decode(_ line: UnsafeBufferPointer<UInt8>, deferringControls: Bool) throws(LineError) -> LineKind {
-        if let reading = decodeCanonical(line) { return .reading(reading) }
+    /// Decodes a reading line that ``canonicalFix(_:)`` has already turned down.
+    func decodeNonCanonical(_ line: UnsafeBufferPointer<UInt8>) throws(LineError) -> Reading? {
+        switch try decode(line, deferringControls: false, tryingCanonical: false) {
+        case .reading(let reading): reading
+        case .blank, .control: nil
+        }
+    }
+
+    func decode(
+        _ line: UnsafeBufferPointer<UInt8>, deferringControls: Bool, tryingCanonical: Bool = true
+    ) throws(LineError) -> LineKind {
+        if tryingCanonical, let fix = canonicalFix(line) { return .reading(.fix(fix)) }
         var scanner = JSONScanner(bytes: line)
         scanner.skipWhitespace()
         if scanner.isAtEnd { return .blank }
@@ -77,11 +87,12 @@ public struct NDJSONReadingDecoder {
         }
     }
 
-    /// The common line exactly as our writers and most feeds lay it out,
+    /// The fix on a line laid out exactly as our writers and most feeds lay it out,
     /// `{"device":"…","time":"…","lat":…,"lon":…}` with an optional `"accuracy":…` and no spaces,
     /// read by matching its bytes in order; `nil` for anything else (including any error), which
-    /// the general path then reads, so both agree on every line.
-    private func decodeCanonical(_ line: UnsafeBufferPointer<UInt8>) -> Reading? {
+    /// ``decode(_:)`` reads in full, so both agree on every line. Callers that apply fixes
+    /// directly (``Engine/process(_:)-(Fix)``) use it to skip wrapping the fix in a ``Reading``.
+    public func canonicalFix(_ line: UnsafeBufferPointer<UInt8>) -> Fix? {
         guard let base = line.baseAddress else { return nil }
         var position = 0
         let count = line.count
@@ -125,10 +136,9 @@ public struct NDJSONReadingDecoder {
         guard literal("}"), position == count, (-90.0...90.0).contains(lat), (-180.0...180.0).contains(lon),
             accuracy.map({ $0 >= 0 && $0.isFinite }) ?? true
         else { return nil }
-        return .fix(
-            Fix(
-                device: String(decoding: device, as: UTF8.self), time: time,
-                coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy))
+        return Fix(
+            device: String(decoding: device, as: UTF8.self), time: time,
+            coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy)
     }
 
     private func decodeFast(

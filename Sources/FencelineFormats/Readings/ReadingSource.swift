@@ -27,12 +27,23 @@ struct LineDecoder {
         }
     }
 
+    /// For NDJSON, the fix on a canonically laid-out line (``NDJSONReadingDecoder/canonicalFix(_:)``);
+    /// `nil` for any other line or format, which then goes to `decode(_:number:afterCanonical:)`.
+    @inline(__always)
+    func canonicalFix(_ line: UnsafeBufferPointer<UInt8>) -> Fix? {
+        guard case .ndjson = state else { return nil }
+        return ndjson.canonicalFix(line)
+    }
+
     /// The reading `line` completes, `nil` for none (a blank or comment line, a CSV header, an NMEA
-    /// sentence whose epoch is still open).
-    mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws(LineError) -> Reading? {
+    /// sentence whose epoch is still open). `afterCanonical`: `canonicalFix(_:)` has turned the
+    /// line down already.
+    mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int, afterCanonical: Bool = false)
+        throws(LineError) -> Reading?
+    {
         switch state {
         case .ndjson:
-            return try ndjson.decode(line)
+            return afterCanonical ? try ndjson.decodeNonCanonical(line) : try ndjson.decode(line)
         case .csv(let decoder?, _):
             return try decoder.decode(line)
         case .csv(nil, let failed):

@@ -122,6 +122,7 @@ extension RunPipeline {
                         do throws(LineError) {
                             switch parsed.items[index] {
                             case .blank: continue
+                            case .fix(let fix): accept(.fix(fix))
                             case .reading(let reading): accept(reading)
                             case .failure(let error): throw error
                             case .control: if let reading = try serial.decode(line) { accept(reading) }
@@ -189,8 +190,13 @@ private struct ParseWork: @unchecked Sendable {
                 continue
             }
             let line = UnsafeBufferPointer(rebasing: all[spans[index].start..<spans[index].end])
+            if let fix = decoder.canonicalFix(line) {
+                routing = (fix.time.microseconds, Int32(ShardedRun.shard(of: fix.device, count: shards)))
+                items[index] = .fix(fix)
+                continue
+            }
             do throws(LineError) {
-                switch try decoder.decodeDeferringControls(line) {
+                switch try decoder.decode(line, deferringControls: true, tryingCanonical: false) {
                 case .blank: items[index] = .blank
                 case .reading(let reading):
                     items[index] = .reading(reading)

@@ -235,6 +235,14 @@ private final class SerialRun {
         meter?.note(summary)
     }
 
+    /// Applies a fix and writes its events (the common line, passed without a ``Reading``).
+    func accept(_ fix: Fix, write: ([UInt8]) -> Void) {
+        summary.readings += 1
+        emit(engine.process(fix), flush: live, write: write)
+        if summary.readings == 1 { steadyStart = .now(readings: 1) }
+        meter?.note(summary)
+    }
+
     /// Counts a bad line; under `--strict` it stops the run.
     func reject(_ error: InputError, report: (String) -> Void) {
         goOn = badLines.reject(error, report: report)
@@ -242,8 +250,11 @@ private final class SerialRun {
 
     /// Decodes and applies one line of the current input.
     func handle(_ line: UnsafeBufferPointer<UInt8>, _ number: Int, write: ([UInt8]) -> Void, report: (String) -> Void) {
+        if let fix = decoder.canonicalFix(line) { return accept(fix, write: write) }
         do throws(LineError) {
-            if let reading = try decoder.decode(line, number: number) { accept(reading, write: write) }
+            if let reading = try decoder.decode(line, number: number, afterCanonical: true) {
+                accept(reading, write: write)
+            }
         } catch {
             reject(error.located(file: file, line: number), report: report)
         }

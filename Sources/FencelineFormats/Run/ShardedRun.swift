@@ -50,9 +50,12 @@ final class ShardedRun {
                 let events: [ProducedEvent]
                 switch work {
                 case .item(let itemLine, let index):
-                    guard case .reading(let reading) = items[index] else { continue }
+                    switch items[index] {
+                    case .fix(let fix): events = engine.produce(fix)
+                    case .reading(let reading): events = engine.produce(reading)
+                    case .blank, .control, .failure: continue
+                    }
                     line = itemLine
-                    events = engine.produce(reading)
                 case .record(let recordLine, let reading):
                     line = recordLine
                     events = engine.produce(reading)
@@ -76,6 +79,8 @@ final class ShardedRun {
     /// A parsed line of a batch.
     enum Parsed {
         case blank
+        /// A canonically laid-out fix line (the usual), kept unwrapped.
+        case fix(Fix)
         case reading(Reading)
         case control
         case failure(LineError)
