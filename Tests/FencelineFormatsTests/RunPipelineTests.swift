@@ -151,4 +151,44 @@ import Testing
         }
         #expect(seen == lines.map(\.count))
     }
+
+    /// Blocks hold whole lines (a `\r` left in place), numbered on from the counts the consumer
+    /// returns; lines over the limit go to `oversized` between blocks; the last line may lack its
+    /// newline; returning nil stops.
+    @Test(arguments: [1, 100, 4096, 1 << 20])
+    func blocksHoldWholeLinesInOrder(blockSize: Int) throws {
+        var lines: [String] = []
+        for index in 0..<3000 {
+            var text = String(repeating: "y", count: index * 613 % 900)
+            if index % 10 == 3 { text += "\r" }
+            lines.append(text)
+        }
+        lines[1234] = String(repeating: "z", count: 70_000)
+        let path = try file("blocks.txt", lines.joined(separator: "\n"))
+        let reader = try LineReader(path: path)
+        reader.maximumLineLength = 65_536
+        var seen: [String] = []
+        var oversized: [Int] = []
+        try reader.forEachBlock(blockSize: blockSize, oversized: { oversized.append($0) }) { block, first in
+            #expect(first == seen.count + oversized.count + 1)
+            #expect(block.last == 0x0A || seen.count + oversized.count + block.split(separator: 0x0A).count == 3000)
+            let inBlock = block.split(separator: 0x0A, omittingEmptySubsequences: false)
+            let found = block.last == 0x0A ? inBlock.dropLast() : inBlock[...]
+            seen += found.map { String(decoding: $0, as: UTF8.self) }
+            return found.count
+        }
+        #expect(oversized == [1235])
+        var expected = lines
+        expected.remove(at: 1234)
+        // Compared outside the expectation, which would print both arrays of long lines.
+        let same = seen == expected
+        #expect(same, "\(seen.count) lines read, \(expected.count) expected")
+
+        var blocks = 0
+        try LineReader(path: path).forEachBlock(blockSize: blockSize) { _, _ in
+            blocks += 1
+            return nil
+        }
+        #expect(blocks == 1)
+    }
 }

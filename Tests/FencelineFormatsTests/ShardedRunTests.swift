@@ -101,7 +101,9 @@ import Testing
         return path
     }
 
-    static func run(threads: Int, path: String, reorderWindow: Double = 0, until: Timestamp? = nil) throws -> (
+    static func run(
+        threads: Int, path: String, reorderWindow: Double = 0, until: Timestamp? = nil, blockSize: Int = 4 << 20
+    ) throws -> (
         output: String, reports: [String], summary: String
     ) {
         let decoder = CatalogDecoder()
@@ -110,6 +112,7 @@ import Testing
         options.threads = threads
         options.reorderWindow = TimeSpan(seconds: reorderWindow)
         options.until = until
+        options.readBlockSize = blockSize
         let pipeline = RunPipeline(
             catalog: catalog, catalogDecoder: decoder, options: options, encoder: NDJSONEventEncoder(),
             logger: Logger(label: "test"))
@@ -148,6 +151,35 @@ import Testing
             #expect(single.output.contains(#""request":"dock""#))
             #expect(single.reports.count == 2)
         }
+    }
+
+    /// Blocks far smaller than the file, split into a share per thread at line ends: CRLF and
+    /// blank lines, a line over the 16 MiB limit and a last line without a newline are read, and
+    /// bad lines reported with their numbers, exactly as with one thread.
+    @Test(arguments: [(3, 700), (2, 4096), (4, 1 << 16)])
+    func shardedBlocksReadEveryLineAsOneThreadDoes(threads: Int, blockSize: Int) throws {
+        var lines = Self.readings(seed: 4).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.removeLast().isEmpty)
+        for index in stride(from: lines.count - 1, to: 0, by: -1) {
+            switch index % 97 {
+            case 5: lines[index] += "\r"
+            case 11: lines.insert("", at: index)
+            case 17: lines.insert("   ", at: index)
+            case 23: lines.insert(#"{"device":"d3","time":"later","lat":1,"lon":2}"#, at: index)
+            default: break
+            }
+        }
+        lines.insert(String(repeating: "x", count: 17 << 20), at: lines.count / 2)
+        let path = try Self.file(seed: 4)
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let single = try Self.run(threads: 1, path: path)
+        let sharded = try Self.run(threads: threads, path: path, blockSize: blockSize)
+        #expect(sharded.output == single.output)
+        #expect(sharded.reports == single.reports)
+        #expect(sharded.summary == single.summary)
+        #expect(single.reports.contains { $0.hasSuffix(":\(lines.count / 2 + 1): line longer than 16 MiB") })
+        #expect(single.reports.count > 4)
+        #expect(single.output.split(separator: "\n").count > 100)
     }
 
     @Test func shardedOutputEqualsOneThreadWithAReorderWindowAndUntil() throws {

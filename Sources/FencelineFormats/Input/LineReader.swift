@@ -210,6 +210,95 @@ public final class LineReader {
         }
     }
 
+    /// Calls `body` with blocks of whole lines, for a consumer that splits them itself (in
+    /// parallel): each block ends with a `\n` but the input's last, whose last line may lack one;
+    /// `\r` is left in place. `body` gets the block and the 1-based number of its first line and
+    /// returns how many lines the block held (its `\n`s, plus one for a last line without one), or
+    /// `nil` to stop. A line longer than ``maximumLineLength`` is passed to `oversized` instead, in
+    /// order between blocks. A block is as large as `blockSize` allows (the last may be smaller),
+    /// so a pipe is read until that much has come.
+    public func forEachBlock(
+        blockSize: Int = 4 << 20, oversized: (Int) -> Void = { _ in },
+        _ body: (UnsafeBufferPointer<UInt8>, Int) throws -> Int?
+    ) throws {
+        var buffer = [UInt8](repeating: 0, count: max(1, min(blockSize, maximumLineLength)))
+        var end = 0
+        var lineNumber = 0
+        var skippingOversized = false
+        defer { if failure != nil { failure!.line = lineNumber + 1 } }
+        while true {
+            var atEnd = false
+            while end < buffer.count {
+                let count = try fill(into: &buffer, at: end)
+                if count == 0 {
+                    atEnd = true
+                    break
+                }
+                end += count
+            }
+            // Where the block of whole lines ends: after the last newline held.
+            var blockEnd = 0
+            buffer.withUnsafeBufferPointer { pointer in
+                var cursor = end
+                while cursor > 0 {
+                    if pointer[cursor - 1] == 0x0A {
+                        blockEnd = cursor
+                        break
+                    }
+                    cursor -= 1
+                }
+            }
+            if skippingOversized {
+                // The rest of an oversized line, up to its newline, is dropped unseen.
+                let newline = buffer.withUnsafeBufferPointer { pointer in
+                    memchr(pointer.baseAddress!, 0x0A, end).map {
+                        pointer.baseAddress!.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+                    }
+                }
+                guard let newline else {
+                    end = 0
+                    if atEnd {
+                        lineNumber += 1
+                        oversized(lineNumber)
+                        return
+                    }
+                    continue
+                }
+                lineNumber += 1
+                oversized(lineNumber)
+                skippingOversized = false
+                buffer.withUnsafeMutableBufferPointer { pointer in
+                    pointer.baseAddress!.update(from: pointer.baseAddress! + newline + 1, count: end - newline - 1)
+                }
+                end -= newline + 1
+                blockEnd = max(0, blockEnd - newline - 1)
+                if !atEnd && blockEnd == 0 { continue }
+            }
+            if atEnd { blockEnd = end }
+            if blockEnd > 0 {
+                let lines = try buffer.withUnsafeBufferPointer { pointer in
+                    try body(UnsafeBufferPointer(rebasing: pointer[..<blockEnd]), lineNumber + 1)
+                }
+                guard let lines else { return }
+                lineNumber += lines
+                buffer.withUnsafeMutableBufferPointer { pointer in
+                    pointer.baseAddress!.update(from: pointer.baseAddress! + blockEnd, count: end - blockEnd)
+                }
+                end -= blockEnd
+            } else if end == buffer.count {
+                // No newline in a full buffer: a longer line than it holds.
+                if buffer.count >= maximumLineLength {
+                    skippingOversized = true
+                    end = 0
+                } else {
+                    buffer.append(
+                        contentsOf: repeatElement(0, count: min(buffer.count, maximumLineLength - buffer.count)))
+                }
+            }
+            if atEnd { return }
+        }
+    }
+
     /// Calls `body` with each line and its 1-based number; `body` returns `false` to stop.
     /// Lines that are too long are passed to `oversized` instead.
     public func forEachLine(

@@ -1,5 +1,6 @@
 import Dispatch
 import Fenceline
+import Foundation
 
 extension RunPipeline {
     /// The pipeline with `threads` engines: batches of lines are parsed in parallel, routed in
@@ -44,19 +45,15 @@ extension RunPipeline {
             }
         }
 
-        /// A fix or sighting of the batch, routed by index: it stays in `parsed`, and the time and
-        /// shard come from the parse.
-        func accept(item index: Int) {
-            let meta = parsed.meta[index]
+        /// A fix or sighting of the batch, routed by index: it stays in its parse part, and the
+        /// time and shard come from the parse.
+        func accept(item index: Int, time: Int64, shard: Int32) {
             summary.readings += 1
-            coordinator.route(item: index, time: Timestamp(microseconds: meta.time), shard: Int(meta.shard))
+            coordinator.route(item: index, time: Timestamp(microseconds: time), shard: Int(shard))
         }
 
-        // One batch: the bytes of its lines back to back, and where each line is (start -1 marks
-        // a line too long to keep).
-        var bytes: [UInt8] = []
-        var spans: [(start: Int, end: Int, number: Int)] = []
-        let parsed = ShardedRun.ParsedBox()
+        // The parse workers' shares of the current block, kept from block to block.
+        let parts = (0..<threads).map { _ in ShardedRun.ParsedPart() }
 
         for reader in readers {
             guard goOn else { break }
@@ -83,76 +80,58 @@ extension RunPipeline {
                 continue
             }
 
-            func flush() {
-                let count = spans.count
-                // Kept from batch to batch and only grown: the workers overwrite the entries of this
-                // batch's lines, releasing the last batch's readings in parallel rather than in a
-                // serial clear here.
-                if parsed.items.count < count {
-                    parsed.items.append(contentsOf: repeatElement(.blank, count: count - parsed.items.count))
-                    parsed.meta.append(
-                        contentsOf: repeatElement((time: 0, shard: -1), count: count - parsed.meta.count))
-                }
-                // Parsed in parallel, one chunk of lines per thread.
-                let chunk = (count + threads - 1) / threads
-                bytes.withUnsafeBufferPointer { all in
-                    parsed.items.withUnsafeMutableBufferPointer { items in
-                        parsed.meta.withUnsafeMutableBufferPointer { meta in
-                            let work = ParseWork(all: all, items: items, meta: meta, spans: spans)
-                            DispatchQueue.concurrentPerform(iterations: threads) { part in
-                                work.parse(
-                                    min(count, part * chunk)..<min(count, (part + 1) * chunk), shards: threads)
-                            }
-                        }
-                    }
-                }
-                bytes.withUnsafeBufferPointer { all in
-                    for index in 0..<count where goOn {
-                        let span = spans[index]
-                        guard span.start >= 0 else {
-                            goOn = badLines.reject(reader.oversizedLineError(line: span.number), report: report)
-                            continue
-                        }
-                        if reorder == nil, parsed.meta[index].shard >= 0 {
+            /// One block of whole lines: split into a share per thread at line ends, each share
+            /// split into lines and parsed in parallel, then routed in input order; returns the
+            /// block's line count.
+            func run(block: UnsafeBufferPointer<UInt8>, firstLine: Int) -> Int {
+                let work = ParseWork(block: block, parts: parts, shards: threads)
+                DispatchQueue.concurrentPerform(iterations: threads) { part in work.parse(part: part) }
+                var number = firstLine
+                for (partIndex, part) in parts.enumerated() where goOn {
+                    for position in 0..<part.count where goOn {
+                        defer { number += 1 }
+                        let meta = part.meta[position]
+                        if reorder == nil, meta.shard >= 0 {
                             // Readings that must wait in the reorder window go through `accept(_:)`.
-                            accept(item: index)
+                            accept(
+                                item: ShardedRun.itemIndex(part: partIndex, position: position), time: meta.time,
+                                shard: meta.shard)
                             continue
                         }
-                        let line = UnsafeBufferPointer(rebasing: all[span.start..<span.end])
                         do throws(LineError) {
-                            switch parsed.items[index] {
+                            switch part.items[position] {
                             case .blank: continue
                             case .fix(let fix): accept(.fix(fix))
                             case .reading(let reading): accept(reading)
                             case .failure(let error): throw error
-                            case .control: if let reading = try serial.decode(line) { accept(reading) }
+                            case .control:
+                                let span = part.spans[position]
+                                let line = UnsafeBufferPointer(rebasing: block[span.start..<span.end])
+                                if let reading = try serial.decode(line) { accept(reading) }
                             }
                         } catch {
-                            goOn = badLines.reject(error.located(file: reader.name, line: span.number), report: report)
+                            goOn = badLines.reject(error.located(file: reader.name, line: number), report: report)
                         }
                     }
                 }
-                emit(
-                    parsed.items.withUnsafeBufferPointer {
-                        coordinator.runBatch(
-                            final: false, until: nil, items: UnsafeBufferPointer(rebasing: $0[..<count]))
-                    })
+                let lines = parts.reduce(0) { $0 + $1.count }
+                let bases = parts.map(\.items)
+                emit(bases.withUnsafeBufferPointer { coordinator.runBatch(final: false, until: nil, parts: $0) })
                 if steadyStart == nil && summary.readings > 0 { steadyStart = .now(readings: summary.readings) }
                 meter?.note(summary, always: true)
-                bytes.removeAll(keepingCapacity: true)
-                spans.removeAll(keepingCapacity: true)
+                return lines
             }
 
-            try reader.forEachLine(oversized: { number in spans.append((-1, -1, number)) }) { line, number in
-                spans.append((bytes.count, bytes.count + line.count, number))
-                bytes.append(contentsOf: line)
-                if spans.count >= 1 << 15 {
-                    flush()
-                    return goOn
+            try reader.forEachBlock(
+                blockSize: options.readBlockSize,
+                oversized: { number in
+                    if goOn { goOn = badLines.reject(reader.oversizedLineError(line: number), report: report) }
                 }
-                return true
+            ) { block, firstLine in
+                guard goOn else { return nil }
+                let lines = run(block: block, firstLine: firstLine)
+                return goOn ? lines : nil
             }
-            if goOn || !spans.isEmpty { flush() }
             if goOn, let failure = reader.failure { goOn = badLines.reject(failure, report: report) }
         }
         if let held = reorder?.release(through: nil) {
@@ -170,36 +149,51 @@ extension RunPipeline {
     }
 }
 
-/// The pointers a parallel parse shares: disjoint ranges of `items` and `meta` per worker, `all`
-/// read-only.
+/// What the parse workers share: the block (read only) and a part each, which only its worker
+/// writes.
 private struct ParseWork: @unchecked Sendable {
-    let all: UnsafeBufferPointer<UInt8>
-    let items: UnsafeMutableBufferPointer<ShardedRun.Parsed>
-    let meta: UnsafeMutableBufferPointer<(time: Int64, shard: Int32)>
-    let spans: [(start: Int, end: Int, number: Int)]
+    let block: UnsafeBufferPointer<UInt8>
+    let parts: [ShardedRun.ParsedPart]
+    let shards: Int
 
-    /// Parses the lines in `range`, noting each reading's time and shard for the coordinator.
-    func parse(_ range: Range<Int>, shards: Int) {
+    /// Where share `part` of the block begins: the first line start at or after its even split.
+    func start(of part: Int) -> Int {
+        guard part > 0 else { return 0 }
+        guard part < parts.count else { return block.count }
+        let target = block.count * part / parts.count
+        guard target > 0, let base = block.baseAddress else { return target }
+        guard let newline = memchr(base + target - 1, 0x0A, block.count - target + 1) else { return block.count }
+        return base.distance(to: newline.assumingMemoryBound(to: UInt8.self)) + 1
+    }
+
+    /// Splits share `part` into lines (a `\r` before `\n` dropped) and parses each into its part,
+    /// noting each reading's time and shard for the coordinator.
+    func parse(part index: Int) {
+        let part = parts[index]
+        part.removeAll()
+        let end = start(of: index + 1)
+        var cursor = start(of: index)
+        guard cursor < end, let base = block.baseAddress else { return }
         let decoder = NDJSONReadingDecoder()
-        for index in range {
-            // Time and shard for a fix or sighting; (0, -1) marks anything else.
-            var routing: (time: Int64, shard: Int32) = (0, -1)
-            defer { meta[index] = routing }
-            guard spans[index].start >= 0 else {
-                items[index] = .blank
-                continue
-            }
-            let line = UnsafeBufferPointer(rebasing: all[spans[index].start..<spans[index].end])
+        while cursor < end {
+            let stop =
+                memchr(base + cursor, 0x0A, end - cursor).map {
+                    base.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+                } ?? end
+            let trimmed = stop > cursor && base[stop - 1] == 0x0D ? stop - 1 : stop
+            let line = UnsafeBufferPointer(start: base + cursor, count: trimmed - cursor)
+            defer { cursor = stop + 1 }
             if let fix = decoder.canonicalFix(line) {
-                routing = (fix.time.microseconds, Int32(ShardedRun.shard(of: fix.device, count: shards)))
-                items[index] = .fix(fix)
+                part.append(
+                    .fix(fix), time: fix.time.microseconds,
+                    shard: Int32(ShardedRun.shard(of: fix.device, count: shards)), start: cursor, end: trimmed)
                 continue
             }
             do throws(LineError) {
                 switch try decoder.decode(line, deferringControls: true, tryingCanonical: false) {
-                case .blank: items[index] = .blank
+                case .blank: part.append(.blank, time: 0, shard: -1, start: cursor, end: trimmed)
                 case .reading(let reading):
-                    items[index] = .reading(reading)
+                    var routing: (time: Int64, shard: Int32) = (0, -1)
                     switch reading {
                     case .fix(let fix):
                         routing = (fix.time.microseconds, Int32(ShardedRun.shard(of: fix.device, count: shards)))
@@ -209,10 +203,12 @@ private struct ParseWork: @unchecked Sendable {
                         )
                     case .control: break
                     }
-                case .control: items[index] = .control
+                    part.append(
+                        .reading(reading), time: routing.time, shard: routing.shard, start: cursor, end: trimmed)
+                case .control: part.append(.control, time: 0, shard: -1, start: cursor, end: trimmed)
                 }
             } catch {
-                items[index] = .failure(error)
+                part.append(.failure(error), time: 0, shard: -1, start: cursor, end: trimmed)
             }
         }
     }

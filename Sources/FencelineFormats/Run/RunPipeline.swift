@@ -36,6 +36,8 @@ public final class RunPipeline {
         /// The device of GPX and NMEA readings (`--device`); by default a GPX track's name, else
         /// the file name.
         public var device: String?
+        /// With `threads` > 1, the bytes of NDJSON read and parsed as one block (tests make it small).
+        var readBlockSize = 4 << 20
 
         /// Creates default options.
         public init() {}

@@ -43,14 +43,16 @@ final class ShardedRun {
             self.engine = engine
         }
 
-        func run(tick: Timestamp?, items: UnsafeBufferPointer<Parsed>) {
+        /// Applies the inbox; `parts` are the batch's parsed lines, which `.item` indices point
+        /// into (see ``ShardedRun/itemIndex(part:position:)``).
+        func run(tick: Timestamp?, parts: UnsafeBufferPointer<UnsafeMutablePointer<Parsed>>) {
             outbox.removeAll(keepingCapacity: true)
             for work in inbox {
                 let line: Int
                 let events: [ProducedEvent]
                 switch work {
                 case .item(let itemLine, let index):
-                    switch items[index] {
+                    switch parts[index >> 32][index & 0xFFFF_FFFF] {
                     case .fix(let fix): events = engine.produce(fix)
                     case .reading(let reading): events = engine.produce(reading)
                     case .blank, .control, .failure: continue
@@ -86,11 +88,50 @@ final class ShardedRun {
         case failure(LineError)
     }
 
-    /// Lines parsed in parallel write into this, each worker its own range.
-    final class ParsedBox: @unchecked Sendable {
-        var items: [Parsed] = []
-        /// Per line, for readings: time in µs and shard (-1 for anything else).
-        var meta: [(time: Int64, shard: Int32)] = []
+    /// One parse worker's share of a block: its lines in order, each parsed, with its routing (for
+    /// a fix or sighting, time in µs and shard; shard -1 for anything else) and where it lies in
+    /// the block. The storage is kept from block to block and entries are overwritten, so the
+    /// workers release the last block's readings in parallel rather than in a serial clear.
+    final class ParsedPart: @unchecked Sendable {
+        /// The parsed lines, `count` of them; stays put while a batch runs.
+        private(set) var items: UnsafeMutablePointer<Parsed>
+        private var initialized = 0
+        private var capacity = 1024
+        private(set) var count = 0
+        private(set) var meta: [(time: Int64, shard: Int32)] = []
+        private(set) var spans: [(start: Int, end: Int)] = []
+
+        init() {
+            items = .allocate(capacity: capacity)
+        }
+
+        deinit {
+            items.deinitialize(count: initialized)
+            items.deallocate()
+        }
+
+        func removeAll() { count = 0 }
+
+        func append(_ item: Parsed, time: Int64, shard: Int32, start: Int, end: Int) {
+            if count == capacity {
+                let grown = UnsafeMutablePointer<Parsed>.allocate(capacity: capacity * 2)
+                grown.moveInitialize(from: items, count: initialized)
+                items.deallocate()
+                items = grown
+                capacity *= 2
+            }
+            if count < initialized {
+                items[count] = item
+                meta[count] = (time, shard)
+                spans[count] = (start, end)
+            } else {
+                (items + count).initialize(to: item)
+                initialized += 1
+                meta.append((time, shard))
+                spans.append((start, end))
+            }
+            count += 1
+        }
     }
 
     let shards: [Shard]
@@ -146,6 +187,10 @@ final class ShardedRun {
         noteClock(time)
         deliver(reading)
     }
+
+    /// The index of the parsed line at `position` of parse part `part`, for ``route(item:time:shard:)``.
+    @inline(__always)
+    static func itemIndex(part: Int, position: Int) -> Int { part << 32 | position }
 
     /// Routes a reading of the current batch's parsed lines by its index, with its time and
     /// shard worked out in the parallel parse: the reading itself is not copied.
@@ -240,14 +285,15 @@ final class ShardedRun {
 
     /// Applies the routed readings in parallel and returns the events whose release line is known,
     /// in the order one engine would have written them.
-    func runBatch(final: Bool, until: Timestamp?, items: UnsafeBufferPointer<Parsed> = .init(start: nil, count: 0))
-        -> [Event]
-    {
+    func runBatch(
+        final: Bool, until: Timestamp?,
+        parts: UnsafeBufferPointer<UnsafeMutablePointer<Parsed>> = .init(start: nil, count: 0)
+    ) -> [Event] {
         let tick = final ? nil : clock
         let shards = self.shards
-        let batch = BatchItems(items: items)
+        let batch = BatchItems(parts: parts)
         DispatchQueue.concurrentPerform(iterations: shards.count) { index in
-            shards[index].run(tick: tick, items: batch.items)
+            shards[index].run(tick: tick, parts: batch.parts)
         }
         if final {
             let end = [clock, until].compactMap { $0 }.max()
@@ -307,5 +353,5 @@ extension ShardedRun: Sendable {}
 
 /// The batch's parsed lines, read (never written) by every shard during its phase.
 private struct BatchItems: @unchecked Sendable {
-    let items: UnsafeBufferPointer<ShardedRun.Parsed>
+    let parts: UnsafeBufferPointer<UnsafeMutablePointer<ShardedRun.Parsed>>
 }
