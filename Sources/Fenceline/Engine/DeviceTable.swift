@@ -243,24 +243,28 @@ public enum DeviceHash {
     @inlinable
     public static func of(_ name: String) -> Int {
         var name = name
-        return name.withUTF8 { bytes in
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(bytes.count)
-            if let base = bytes.baseAddress {
-                let raw = UnsafeRawPointer(base)
-                var offset = 0
-                while offset + 8 <= bytes.count {
-                    hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
-                    hash ^= hash >> 29
-                    offset += 8
-                }
-                while offset < bytes.count {
-                    hash = (hash ^ UInt64(base[offset])) &* 0x100_0000_01B3
-                    offset += 1
-                }
+        return name.withUTF8 { of(bytes: $0) }
+    }
+
+    /// The hash of a name given as its UTF-8 bytes; the same as ``of(_:)`` of that name.
+    @inlinable
+    public static func of(bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(bytes.count)
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+                hash ^= hash >> 29
+                offset += 8
             }
-            hash = (hash ^ (hash >> 33)) &* 0xFF51_AFD7_ED55_8CCD
-            hash = (hash ^ (hash >> 33)) &* 0xC4CE_B9FE_1A85_EC53
-            return Int(truncatingIfNeeded: hash ^ (hash >> 33))
+            while offset < bytes.count {
+                hash = (hash ^ UInt64(base[offset])) &* 0x100_0000_01B3
+                offset += 1
+            }
         }
+        hash = (hash ^ (hash >> 33)) &* 0xFF51_AFD7_ED55_8CCD
+        hash = (hash ^ (hash >> 33)) &* 0xC4CE_B9FE_1A85_EC53
+        return Int(truncatingIfNeeded: hash ^ (hash >> 33))
     }
 }

@@ -93,6 +93,30 @@ public struct NDJSONReadingDecoder {
     /// ``decode(_:)`` reads in full, so both agree on every line. Callers that apply fixes
     /// directly (``Engine/process(_:)-(Fix)``) use it to skip wrapping the fix in a ``Reading``.
     public func canonicalFix(_ line: UnsafeBufferPointer<UInt8>) -> Fix? {
+        canonicalParts(line)?.fix(in: line)
+    }
+
+    /// A canonical fix line's fields, the device as a range of the line's bytes (plain printable
+    /// ASCII, no escapes: the bytes are the name): a plain value a parallel parser can keep
+    /// without making the device's string.
+    struct CanonicalParts {
+        var device: Range<Int>
+        var time: Timestamp
+        var coordinate: Coordinate
+        var accuracy: Double?
+
+        /// The fix, its device read from `line`, the line these parts came from.
+        @inline(__always)
+        func fix(in line: UnsafeBufferPointer<UInt8>) -> Fix {
+            Fix(
+                device: String(decoding: UnsafeBufferPointer(rebasing: line[device]), as: UTF8.self), time: time,
+                coordinate: coordinate, accuracy: accuracy)
+        }
+    }
+
+    /// ``canonicalFix(_:)``'s parse, without making the fix.
+    @inline(__always)
+    func canonicalParts(_ line: UnsafeBufferPointer<UInt8>) -> CanonicalParts? {
         guard let base = line.baseAddress else { return nil }
         var position = 0
         let count = line.count
@@ -136,8 +160,9 @@ public struct NDJSONReadingDecoder {
         guard literal("}"), position == count, (-90.0...90.0).contains(lat), (-180.0...180.0).contains(lon),
             accuracy.map({ $0 >= 0 && $0.isFinite }) ?? true
         else { return nil }
-        return Fix(
-            device: String(decoding: device, as: UTF8.self), time: time,
+        let deviceStart = line.baseAddress!.distance(to: device.baseAddress!)
+        return CanonicalParts(
+            device: deviceStart..<(deviceStart + device.count), time: time,
             coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy)
     }
 

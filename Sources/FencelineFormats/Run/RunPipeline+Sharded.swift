@@ -101,7 +101,7 @@ extension RunPipeline {
                         do throws(LineError) {
                             switch part.items[position] {
                             case .blank: continue
-                            case .fix(let fix): accept(.fix(fix))
+                            case .compactFix: accept(.fix(part.fixes[position].fix(in: block)))
                             case .reading(let reading): accept(reading)
                             case .failure(let error): throw error
                             case .control:
@@ -115,8 +115,11 @@ extension RunPipeline {
                     }
                 }
                 let lines = parts.reduce(0) { $0 + $1.count }
-                let bases = parts.map(\.items)
-                emit(bases.withUnsafeBufferPointer { coordinator.runBatch(final: false, until: nil, parts: $0) })
+                let views = parts.map(\.view)
+                emit(
+                    views.withUnsafeBufferPointer {
+                        coordinator.runBatch(final: false, until: nil, parts: $0, block: block)
+                    })
                 if steadyStart == nil && summary.readings > 0 { steadyStart = .now(readings: summary.readings) }
                 meter?.note(summary, always: true)
                 return lines
@@ -183,10 +186,11 @@ private struct ParseWork: @unchecked Sendable {
             let trimmed = stop > cursor && base[stop - 1] == 0x0D ? stop - 1 : stop
             let line = UnsafeBufferPointer(start: base + cursor, count: trimmed - cursor)
             defer { cursor = stop + 1 }
-            if let fix = decoder.canonicalFix(line) {
-                part.append(
-                    .fix(fix), time: fix.time.microseconds,
-                    shard: Int32(ShardedRun.shard(of: fix.device, count: shards)), start: cursor, end: trimmed)
+            if var fix = decoder.canonicalParts(line) {
+                let shard = ShardedRun.shard(
+                    ofHash: DeviceHash.of(bytes: UnsafeBufferPointer(rebasing: line[fix.device])), count: shards)
+                fix.device = (cursor + fix.device.lowerBound)..<(cursor + fix.device.upperBound)
+                part.append(fix: fix, shard: Int32(shard), start: cursor, end: trimmed)
                 continue
             }
             do throws(LineError) {

@@ -44,16 +44,18 @@ final class ShardedRun {
         }
 
         /// Applies the inbox; `parts` are the batch's parsed lines, which `.item` indices point
-        /// into (see ``ShardedRun/itemIndex(part:position:)``).
-        func run(tick: Timestamp?, parts: UnsafeBufferPointer<UnsafeMutablePointer<Parsed>>) {
+        /// into (see ``ShardedRun/itemIndex(part:position:)``), and `block` their bytes.
+        func run(tick: Timestamp?, parts: UnsafeBufferPointer<PartView>, block: UnsafeBufferPointer<UInt8>) {
             outbox.removeAll(keepingCapacity: true)
             for work in inbox {
                 let line: Int
                 let events: [ProducedEvent]
                 switch work {
                 case .item(let itemLine, let index):
-                    switch parts[index >> 32][index & 0xFFFF_FFFF] {
-                    case .fix(let fix): events = engine.produce(fix)
+                    let part = parts[index >> 32]
+                    let position = index & 0xFFFF_FFFF
+                    switch part.items[position] {
+                    case .compactFix: events = engine.produce(part.fixes[position].fix(in: block))
                     case .reading(let reading): events = engine.produce(reading)
                     case .blank, .control, .failure: continue
                     }
@@ -81,8 +83,8 @@ final class ShardedRun {
     /// A parsed line of a batch.
     enum Parsed {
         case blank
-        /// A canonically laid-out fix line (the usual), kept unwrapped.
-        case fix(Fix)
+        /// A canonically laid-out fix line (the usual), its fields in the part's `fixes`.
+        case compactFix
         case reading(Reading)
         case control
         case failure(LineError)
@@ -94,23 +96,37 @@ final class ShardedRun {
     /// workers release the last block's readings in parallel rather than in a serial clear.
     final class ParsedPart: @unchecked Sendable {
         /// The parsed lines, `count` of them; stays put while a batch runs.
-        private(set) var items: UnsafeMutablePointer<Parsed>
-        private var initialized = 0
-        private var capacity = 1024
-        private(set) var count = 0
-        private(set) var meta: [(time: Int64, shard: Int32)] = []
-        private(set) var spans: [(start: Int, end: Int)] = []
+        @exclusivity(unchecked) private(set) var items: UnsafeMutablePointer<Parsed>
+        /// Per line, for a `.compactFix`, its fields with the device as a range of the block:
+        /// plain values, so neither the parse nor the shard copies a string or an enum payload.
+        @exclusivity(unchecked) private(set) var fixes: UnsafeMutablePointer<NDJSONReadingDecoder.CanonicalParts>
+        @exclusivity(unchecked) private var initialized = 0
+        @exclusivity(unchecked) private var capacity = 1024
+        @exclusivity(unchecked) private(set) var count = 0
+        @exclusivity(unchecked) private(set) var meta: [(time: Int64, shard: Int32)] = []
+        @exclusivity(unchecked) private(set) var spans: [(start: Int, end: Int)] = []
 
         init() {
             items = .allocate(capacity: capacity)
+            fixes = .allocate(capacity: capacity)
         }
 
         deinit {
             items.deinitialize(count: initialized)
             items.deallocate()
+            fixes.deallocate()
         }
 
+        /// The part's storage for the shards.
+        var view: PartView { PartView(items: items, fixes: fixes) }
+
         func removeAll() { count = 0 }
+
+        /// Appends a canonical fix line (`fix.device` a range of the block).
+        func append(fix: NDJSONReadingDecoder.CanonicalParts, shard: Int32, start: Int, end: Int) {
+            append(.compactFix, time: fix.time.microseconds, shard: shard, start: start, end: end)
+            (fixes + count - 1).initialize(to: fix)
+        }
 
         func append(_ item: Parsed, time: Int64, shard: Int32, start: Int, end: Int) {
             if count == capacity {
@@ -118,6 +134,11 @@ final class ShardedRun {
                 grown.moveInitialize(from: items, count: initialized)
                 items.deallocate()
                 items = grown
+                let grownFixes = UnsafeMutablePointer<NDJSONReadingDecoder.CanonicalParts>.allocate(
+                    capacity: capacity * 2)
+                grownFixes.moveInitialize(from: fixes, count: count)
+                fixes.deallocate()
+                fixes = grownFixes
                 capacity *= 2
             }
             if count < initialized {
@@ -132,6 +153,12 @@ final class ShardedRun {
             }
             count += 1
         }
+    }
+
+    /// A parse part's storage as the shards read it during a batch.
+    struct PartView {
+        let items: UnsafeMutablePointer<Parsed>
+        let fixes: UnsafeMutablePointer<NDJSONReadingDecoder.CanonicalParts>
     }
 
     let shards: [Shard]
@@ -166,9 +193,13 @@ final class ShardedRun {
     /// ones): the same on every run, where Swift's own hashing is seeded.
     @inline(__always)
     static func shard(of device: String, count: Int) -> Int {
-        Int(
-            truncatingIfNeeded: UInt64(UInt(bitPattern: DeviceHash.of(device))).multipliedFullWidth(by: UInt64(count))
-                .high)
+        shard(ofHash: DeviceHash.of(device), count: count)
+    }
+
+    /// The shard of the device whose ``DeviceHash`` is `hash`.
+    @inline(__always)
+    static func shard(ofHash hash: Int, count: Int) -> Int {
+        Int(truncatingIfNeeded: UInt64(UInt(bitPattern: hash)).multipliedFullWidth(by: UInt64(count)).high)
     }
 
     /// Routes one reading (after any reordering), in input order.
@@ -286,14 +317,14 @@ final class ShardedRun {
     /// Applies the routed readings in parallel and returns the events whose release line is known,
     /// in the order one engine would have written them.
     func runBatch(
-        final: Bool, until: Timestamp?,
-        parts: UnsafeBufferPointer<UnsafeMutablePointer<Parsed>> = .init(start: nil, count: 0)
+        final: Bool, until: Timestamp?, parts: UnsafeBufferPointer<PartView> = .init(start: nil, count: 0),
+        block: UnsafeBufferPointer<UInt8> = .init(start: nil, count: 0)
     ) -> [Event] {
         let tick = final ? nil : clock
         let shards = self.shards
-        let batch = BatchItems(parts: parts)
+        let batch = BatchItems(parts: parts, block: block)
         DispatchQueue.concurrentPerform(iterations: shards.count) { index in
-            shards[index].run(tick: tick, parts: batch.parts)
+            shards[index].run(tick: tick, parts: batch.parts, block: batch.block)
         }
         if final {
             let end = [clock, until].compactMap { $0 }.max()
@@ -353,5 +384,6 @@ extension ShardedRun: Sendable {}
 
 /// The batch's parsed lines, read (never written) by every shard during its phase.
 private struct BatchItems: @unchecked Sendable {
-    let parts: UnsafeBufferPointer<UnsafeMutablePointer<ShardedRun.Parsed>>
+    let parts: UnsafeBufferPointer<ShardedRun.PartView>
+    let block: UnsafeBufferPointer<UInt8>
 }
