@@ -31,6 +31,32 @@ import Testing
                 """#)
     }
 
+    /// Sequence numbers, times and strings are written straight into the output (digits, time
+    /// fields, unescaped runs); what a JSON parser reads back is the event's own values, at the
+    /// edges too: extreme numbers, years beyond 9999 and before 1970, strings needing escapes.
+    @Test func writtenValuesReadBackAsTheEventsOwn() throws {
+        let times = [
+            Self.event.time, Timestamp(microseconds: 253_402_300_800_000_000), Timestamp(microseconds: -1_500),
+        ]
+        let devices = ["truck-17", "a\"b\\c\nd", "ünï\u{1}\u{7F}", "", String(repeating: "x", count: 40)]
+        for sequence in [0, 7, -3, Int.max, Int.min] {
+            for (time, device) in zip(times + times, devices) {
+                var event = Self.event
+                event.sequence = sequence
+                event.time = time
+                event.since = time
+                event.device = device
+                let line = encode(event, NDJSONEventEncoder())
+                let object = try #require(
+                    try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+                #expect((object["seq"] as? NSNumber)?.int64Value == Int64(sequence), "\(line)")
+                #expect(object["time"] as? String == time.rfc3339, "\(line)")
+                #expect(object["since"] as? String == time.rfc3339, "\(line)")
+                #expect(object["device"] as? String == device, "\(line)")
+            }
+        }
+    }
+
     @Test func stateAndUnscopedEvents() {
         var state = Self.event
         state.kind = .state

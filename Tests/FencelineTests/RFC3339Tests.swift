@@ -38,9 +38,15 @@ import Testing
         (951_782_399_001_000, "2000-02-28T23:59:59.001Z"),
         (-1_000_000, "1969-12-31T23:59:59Z"),
         (253_402_300_799_000_000, "9999-12-31T23:59:59Z"),
+        (253_402_300_800_000_000, "10000-01-01T00:00:00Z"),  // not written into a buffer
     ])
     func formattedTimes(microseconds: Int64, text: String) {
-        #expect(Timestamp(microseconds: microseconds).rfc3339 == text)
+        let time = Timestamp(microseconds: microseconds)
+        #expect(time.rfc3339 == text)
+        let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            time.writeRFC3339(into: buffer).map { String(decoding: buffer[..<$0], as: UTF8.self) }
+        }
+        #expect(written == (text.count <= 24 && !text.hasPrefix("10000") ? text : nil))
     }
 
     /// Formatting gives what Foundation's ISO 8601 formatter gives for the same instant, and parses back.

@@ -101,44 +101,63 @@ extension Timestamp {
     /// The instant as RFC 3339 in UTC: whole seconds as `2026-03-02T08:00:30Z`, otherwise with
     /// milliseconds (`2026-03-02T08:00:30.250Z`, truncated toward the earlier millisecond).
     public var rfc3339: String {
+        var fits = true
+        // Digits straight into the string's storage: every event writes one or two times.
+        let text = String(unsafeUninitializedCapacity: 24) { buffer in
+            guard let count = writeRFC3339(into: buffer) else {
+                fits = false
+                return 0
+            }
+            return count
+        }
+        return fits ? text : rfc3339Outside4DigitYears
+    }
+
+    /// Writes ``rfc3339`` into `buffer` (at least 24 bytes) and returns its length, for writers
+    /// that put times straight into their output; `nil` for years outside 0…9999, which only
+    /// ``rfc3339`` spells.
+    public func writeRFC3339(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int? {
         let (seconds, micros) = microseconds.floorDividedBy(1_000_000)
         let (days, secondOfDay) = seconds.floorDividedBy(86_400)
         let date = CivilDate(daysSinceEpoch: Int(days))
-        if (0...9999).contains(date.year) {
-            // Digits straight into the string's storage: every event writes one or two times.
-            return String(unsafeUninitializedCapacity: 24) { buffer in
-                var count = 0
-                func digits(_ value: Int, _ width: Int) {
-                    var value = value
-                    for offset in stride(from: width - 1, through: 0, by: -1) {
-                        buffer[count + offset] = UInt8(truncatingIfNeeded: 48 + value % 10)
-                        value /= 10
-                    }
-                    count += width
-                }
-                func byte(_ character: Unicode.Scalar) {
-                    buffer[count] = UInt8(ascii: character)
-                    count += 1
-                }
-                digits(date.year, 4)
-                byte("-")
-                digits(date.month, 2)
-                byte("-")
-                digits(date.day, 2)
-                byte("T")
-                digits(Int(secondOfDay / 3600), 2)
-                byte(":")
-                digits(Int(secondOfDay / 60 % 60), 2)
-                byte(":")
-                digits(Int(secondOfDay % 60), 2)
-                if micros != 0 {
-                    byte(".")
-                    digits(Int(micros / 1000), 3)
-                }
-                byte("Z")
-                return count
+        guard (0...9999).contains(date.year), buffer.count >= 24 else { return nil }
+        var count = 0
+        func digits(_ value: Int, _ width: Int) {
+            var value = value
+            for offset in stride(from: width - 1, through: 0, by: -1) {
+                buffer[count + offset] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                value /= 10
             }
+            count += width
         }
+        func byte(_ character: Unicode.Scalar) {
+            buffer[count] = UInt8(ascii: character)
+            count += 1
+        }
+        digits(date.year, 4)
+        byte("-")
+        digits(date.month, 2)
+        byte("-")
+        digits(date.day, 2)
+        byte("T")
+        digits(Int(secondOfDay / 3600), 2)
+        byte(":")
+        digits(Int(secondOfDay / 60 % 60), 2)
+        byte(":")
+        digits(Int(secondOfDay % 60), 2)
+        if micros != 0 {
+            byte(".")
+            digits(Int(micros / 1000), 3)
+        }
+        byte("Z")
+        return count
+    }
+
+    /// ``rfc3339`` for years outside 0…9999.
+    private var rfc3339Outside4DigitYears: String {
+        let (seconds, micros) = microseconds.floorDividedBy(1_000_000)
+        let (days, secondOfDay) = seconds.floorDividedBy(86_400)
+        let date = CivilDate(daysSinceEpoch: Int(days))
         var text = ""
         text.reserveCapacity(24)
         func append(_ value: Int, width: Int) {

@@ -52,9 +52,9 @@ extension JSONWriter {
     /// `device`, `trigger`, `event`, then `state` and `since` when present.
     mutating func writeEventHeader(_ event: Event) {
         key("seq", first: true)
-        raw(String(event.sequence))
+        integer(event.sequence)
         key("time")
-        string(event.time.rfc3339)
+        time(event.time)
         key("request")
         string(event.requestID)
         key("device")
@@ -69,7 +69,7 @@ extension JSONWriter {
         }
         if let since = event.since {
             key("since")
-            string(since.rfc3339)
+            time(since)
         }
     }
 

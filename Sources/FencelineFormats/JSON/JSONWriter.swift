@@ -16,6 +16,18 @@ struct JSONWriter {
 
     mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings (ids, names, times) need no escape: checked and copied in one go.
+        var text = text
+        let plain = text.withUTF8 { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+            else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if plain {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): raw("\\\"")
@@ -32,6 +44,37 @@ struct JSONWriter {
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// An integer's digits, written straight into the output.
+    mutating func integer(_ value: Int) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, room for 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var index = buffer.count
+            repeat {
+                index -= 1
+                buffer[index] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: buffer[index...])
+        }
+    }
+
+    /// A time as an RFC 3339 string (``Timestamp/rfc3339``), written straight into the output.
+    mutating func time(_ time: Timestamp) {
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, the longest form
+        let written = withUnsafeMutableBytes(of: &text) { raw in
+            raw.withMemoryRebound(to: UInt8.self) { buffer in
+                time.writeRFC3339(into: buffer).map { count in
+                    bytes.append(UInt8(ascii: "\""))
+                    bytes.append(contentsOf: buffer[..<count])
+                    bytes.append(UInt8(ascii: "\""))
+                }
+            }
+        }
+        if written == nil { string(time.rfc3339) }
     }
 
     mutating func number(_ value: Double) {
