@@ -3,9 +3,11 @@ import Fenceline
 import Foundation
 
 extension RunPipeline {
-    /// The pipeline with `threads` engines: batches of lines are parsed in parallel, routed in
-    /// input order (bad lines, `--strict` and control records exactly as with one engine), applied
-    /// by the shards in parallel, and their events merged into the single-engine order.
+    /// The pipeline with `threads` engines: each block of NDJSON lines is split into lines and
+    /// parsed in parallel (a share of the block per thread), routed in input order (bad lines,
+    /// `--strict` and control records exactly as with one engine), applied by the shards in
+    /// parallel, and their events merged into the single-engine order. Other formats are decoded
+    /// serially and run in batches the same way.
     func runSharded(
         _ readers: [LineReader], write: ([UInt8]) -> Void, report: (String) -> Void, meter: ProgressMeter?
     ) throws -> Summary {
