@@ -91,7 +91,7 @@ public struct NDJSONReadingDecoder {
     /// `{"device":"…","time":"…","lat":…,"lon":…}` with an optional `"accuracy":…` and no spaces,
     /// read by matching its bytes in order; `nil` for anything else (including any error), which
     /// ``decode(_:)`` reads in full, so both agree on every line. Callers that apply fixes
-    /// directly (``Engine/process(_:)-(Fix)``) use it to skip wrapping the fix in a ``Reading``.
+    /// directly (`Engine.process(_: Fix)`) use it to skip wrapping the fix in a ``Reading``.
     public func canonicalFix(_ line: UnsafeBufferPointer<UInt8>) -> Fix? {
         canonicalParts(line)?.fix(in: line)
     }

@@ -54,6 +54,14 @@ extension RunPipeline {
             coordinator.route(item: index, time: Timestamp(microseconds: time), shard: Int(shard))
         }
 
+        /// Writes a batch's events; the first batch with a reading (which added the catalog to the
+        /// engines) marks the steady start.
+        func batchDone(_ events: [Event]) {
+            emit(events)
+            if steadyStart == nil && summary.readings > 0 { steadyStart = .now(readings: summary.readings) }
+            meter?.note(summary, always: true)
+        }
+
         // The parse workers' shares of the current block, kept from block to block.
         let parts = (0..<threads).map { _ in ShardedRun.ParsedPart() }
 
@@ -71,11 +79,7 @@ extension RunPipeline {
                     case .failure(let error): goOn = badLines.reject(error, report: report)
                     }
                     count += 1
-                    if count & 0x7FFF == 0 {
-                        emit(coordinator.runBatch(final: false, until: nil))
-                        if steadyStart == nil && summary.readings > 0 { steadyStart = .now(readings: summary.readings) }
-                        meter?.note(summary, always: true)
-                    }
+                    if count & 0x7FFF == 0 { batchDone(coordinator.runBatch(final: false, until: nil)) }
                     return goOn
                 }
                 emit(coordinator.runBatch(final: false, until: nil))
@@ -118,12 +122,10 @@ extension RunPipeline {
                 }
                 let lines = parts.reduce(0) { $0 + $1.count }
                 let views = parts.map(\.view)
-                emit(
+                batchDone(
                     views.withUnsafeBufferPointer {
                         coordinator.runBatch(final: false, until: nil, parts: $0, block: block)
                     })
-                if steadyStart == nil && summary.readings > 0 { steadyStart = .now(readings: summary.readings) }
-                meter?.note(summary, always: true)
                 return lines
             }
 

@@ -231,16 +231,18 @@ private final class SerialRun {
 
     /// Applies a reading and writes its events.
     func accept(_ reading: Reading, write: ([UInt8]) -> Void) {
-        summary.readings += 1
-        emit(engine.process(reading), flush: live, write: write)
-        if summary.readings == 1 { steadyStart = .now(readings: 1) }
-        meter?.note(summary)
+        applied(engine.process(reading), write: write)
     }
 
     /// Applies a fix and writes its events (the common line, passed without a ``Reading``).
     func accept(_ fix: Fix, write: ([UInt8]) -> Void) {
+        applied(engine.process(fix), write: write)
+    }
+
+    /// Counts an applied reading and writes its events.
+    private func applied(_ events: [Event], write: ([UInt8]) -> Void) {
         summary.readings += 1
-        emit(engine.process(fix), flush: live, write: write)
+        emit(events, flush: live, write: write)
         if summary.readings == 1 { steadyStart = .now(readings: 1) }
         meter?.note(summary)
     }

@@ -52,8 +52,8 @@ final class ShardedRun {
                 let events: [ProducedEvent]
                 switch work {
                 case .item(let itemLine, let index):
-                    let part = parts[index >> 32]
-                    let position = index & 0xFFFF_FFFF
+                    let (partIndex, position) = ShardedRun.itemLocation(index)
+                    let part = parts[partIndex]
                     switch part.items[position] {
                     case .compactFix: events = engine.produce(part.fixes[position].fix(in: block))
                     case .reading(let reading): events = engine.produce(reading)
@@ -222,6 +222,10 @@ final class ShardedRun {
     /// The index of the parsed line at `position` of parse part `part`, for ``route(item:time:shard:)``.
     @inline(__always)
     static func itemIndex(part: Int, position: Int) -> Int { part << 32 | position }
+
+    /// The parse part and position of an ``itemIndex(part:position:)``.
+    @inline(__always)
+    static func itemLocation(_ index: Int) -> (part: Int, position: Int) { (index >> 32, index & 0xFFFF_FFFF) }
 
     /// Routes a reading of the current batch's parsed lines by its index, with its time and
     /// shard worked out in the parallel parse: the reading itself is not copied.

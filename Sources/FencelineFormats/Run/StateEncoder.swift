@@ -16,7 +16,7 @@ public enum StateEncoder {
         var writer = JSONWriter()
         writer.raw("{")
         writer.key("clock", first: true)
-        if let clock = engine.clock { writer.string(clock.rfc3339) } else { writer.raw("null") }
+        if let clock = engine.clock { writer.time(clock) } else { writer.raw("null") }
         writer.raw(",\n \"pending\":[")
         for (index, request) in engine.pendingRequests.enumerated() {
             writer.raw(index == 0 ? "\n  {" : ",\n  {")
@@ -26,7 +26,7 @@ public enum StateEncoder {
             writer.string(request.trigger.kind.rawValue)
             writer.key("next")
             if let next = engine.nextTriggerDate(forRequest: request.id) {
-                writer.string(next.rfc3339)
+                writer.time(next)
             } else {
                 writer.raw("null")
             }
@@ -48,7 +48,7 @@ public enum StateEncoder {
             writer.key("event")
             writer.string(event.kind.rawValue)
             writer.key("time")
-            writer.string(event.time.rfc3339)
+            writer.time(event.time)
             writer.key("content")
             writer.writeContent(event.content)
             writer.raw("}")
