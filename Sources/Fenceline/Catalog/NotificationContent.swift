@@ -44,7 +44,11 @@ public struct NotificationContent: Hashable, Sendable {
 
     /// The content with its placeholders filled in.
     public func rendered(device: String?, request: String, event: String, time: Timestamp) -> NotificationContent {
-        guard [title, subtitle, body, thread].contains(where: { $0?.contains("{") == true }) else { return self }
+        // Field by field rather than through an array of them: most content has no placeholder,
+        // and this runs for every event.
+        func hasPlaceholder(_ text: String?) -> Bool { text?.utf8.contains(UInt8(ascii: "{")) ?? false }
+        guard hasPlaceholder(title) || hasPlaceholder(subtitle) || hasPlaceholder(body) || hasPlaceholder(thread)
+        else { return self }
         func fill(_ text: String?) -> String? {
             guard let text, text.contains("{") else { return text }
             return

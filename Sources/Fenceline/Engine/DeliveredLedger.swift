@@ -20,10 +20,13 @@ struct DeliveredLedger {
         // Mutated in place: copying the list out and back would copy it on every notification.
         // A list may run to twice the limit before its oldest are dropped, so a busy device costs
         // one shift per `limit` notifications rather than one per notification; readers trim first.
-        byDevice[event.device, default: []].append(Entry(event: event, order: nextOrder))
-        if let count = byDevice[event.device]?.count, count > 2 * limit {
-            byDevice[event.device]!.removeFirst(count - limit)
-        }
+        Self.append(Entry(event: event, order: nextOrder), to: &byDevice[event.device, default: []], limit: limit)
+    }
+
+    /// Appends to one device's list, found once (a lookup hashes the name).
+    private static func append(_ entry: Entry, to list: inout [Entry], limit: Int) {
+        list.append(entry)
+        if list.count > 2 * limit { list.removeFirst(list.count - limit) }
     }
 
     /// Drops every list's entries beyond the newest `limit`.

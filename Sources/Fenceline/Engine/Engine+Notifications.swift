@@ -16,11 +16,11 @@ extension Engine {
         _ kind: EventKind, for entry: RequestEntry, device: String?, time: Timestamp, since: Timestamp? = nil,
         state: RegionStatus? = nil, position: Position? = nil, distance: Double? = nil, beacon: BeaconReport? = nil
     ) -> Event {
-        let content = entry.request.content
+        let content = entry.content
         return Event(
-            time: time, requestID: entry.request.id, device: device, trigger: entry.request.trigger.kind, kind: kind,
+            time: time, requestID: entry.id, device: device, trigger: entry.triggerKind, kind: kind,
             since: since, state: state, position: position, distance: distance, beacon: beacon,
-            content: content.rendered(device: device, request: entry.request.id, event: kind.rawValue, time: time),
+            content: content.rendered(device: device, request: entry.id, event: kind.rawValue, time: time),
             actions: content.category.flatMap { categories[$0]?.actions } ?? [])
     }
 

@@ -9,6 +9,9 @@ struct EventQueue {
     /// The earliest pending time: a release before it has nothing to do, so holding many events of
     /// one instant costs nothing per reading (found by fuzzing: it used to rescan them each time).
     private var earliest: Timestamp?
+    /// The latest pending time: a release past it takes every pending event without sorting them
+    /// into kept and ready (the usual: most instants close with one event or none).
+    private var latest: Timestamp?
     private var count = 0
     private(set) var released = 0
 
@@ -24,6 +27,7 @@ struct EventQueue {
         count += 1
         pending.append((event, count))
         earliest = min(earliest ?? event.time, event.time)
+        latest = max(latest ?? event.time, event.time)
     }
 
     var isEmpty: Bool { pending.isEmpty }
@@ -40,22 +44,45 @@ struct EventQueue {
     mutating func release(before limit: Timestamp?, inclusive: Bool) -> [Event] {
         guard let first = earliest else { return [] }
         if let limit, first > limit || (first == limit && !inclusive) { return [] }
+        func isReady(_ time: Timestamp) -> Bool {
+            guard let limit else { return true }
+            return time < limit || (inclusive && time == limit)
+        }
         var ready: [(event: Event, order: Int)] = []
-        if let limit {
+        if let latest, isReady(latest) {
+            ready = pending
+            pending = []
+            earliest = nil
+            self.latest = nil
+        } else {
             var keep: [(event: Event, order: Int)] = []
+            earliest = nil
+            self.latest = nil
             for item in pending {
-                if item.event.time < limit || (inclusive && item.event.time == limit) {
+                if isReady(item.event.time) {
                     ready.append(item)
                 } else {
                     keep.append(item)
+                    earliest = min(earliest ?? item.event.time, item.event.time)
+                    self.latest = max(self.latest ?? item.event.time, item.event.time)
                 }
             }
             pending = keep
-        } else {
-            ready = pending
-            pending = []
         }
-        earliest = pending.map(\.event.time).min()
+        if ready.count > 1 { sortForRelease(&ready) }
+        var result: [Event] = []
+        result.reserveCapacity(ready.count)
+        for item in ready {
+            released += 1
+            var event = item.event
+            event.sequence = released
+            result.append(event)
+        }
+        return result
+    }
+
+    /// SPEC §4 order.
+    private func sortForRelease(_ ready: inout [(event: Event, order: Int)]) {
         ready.sort { a, b in
             if a.event.time != b.event.time { return a.event.time < b.event.time }
             if a.event.kind.rank != b.event.kind.rank { return a.event.kind.rank < b.event.kind.rank }
@@ -64,12 +91,6 @@ struct EventQueue {
             let deviceB = b.event.device ?? ""
             if deviceA != deviceB { return deviceA < deviceB }
             return a.order < b.order
-        }
-        return ready.map { item in
-            released += 1
-            var event = item.event
-            event.sequence = released
-            return event
         }
     }
 }
