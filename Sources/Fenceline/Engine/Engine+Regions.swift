@@ -413,21 +413,30 @@ extension Engine {
     private func perform(
         _ action: RegionStateMachine.Action, slot: Int32, device: Int32, record: inout DeviceTable.RegionRecord
     ) {
+        guard action.output != nil else {
+            // Timers only (a streak starting): the request itself, likely out of cache, is not needed.
+            schedule(action, slot: slot, device: device)
+            return
+        }
         let entry = requests[Int(slot)]
         perform(action, entry: entry, region: entry.region!, device: device, record: &record)
+    }
+
+    /// Schedules an action's timers.
+    private func schedule(_ action: RegionStateMachine.Action, slot: Int32, device: Int32) {
+        if let timer = action.confirmation {
+            timers.schedule(.confirmation, due: timer.due, setAt: clock, slot: slot, device: device, token: timer.token)
+        }
+        if let timer = action.dwell {
+            timers.schedule(.dwell, due: timer.due, setAt: clock, slot: slot, device: device, token: timer.token)
+        }
     }
 
     private func perform(
         _ action: RegionStateMachine.Action, entry: RequestEntry, region: RegionEntry, device: Int32,
         record: inout DeviceTable.RegionRecord
     ) {
-        if let timer = action.confirmation {
-            timers.schedule(
-                .confirmation, due: timer.due, setAt: clock, slot: entry.slot, device: device, token: timer.token)
-        }
-        if let timer = action.dwell {
-            timers.schedule(.dwell, due: timer.due, setAt: clock, slot: entry.slot, device: device, token: timer.token)
-        }
+        schedule(action, slot: entry.slot, device: device)
         guard let output = action.output else { return }
         let trigger = region.trigger
         switch output {
