@@ -134,14 +134,14 @@ import Testing
         // request added voids it.
         let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(radius: 50)]))
         _ = engine.process(Fixtures.fix(0, east: 400))
-        let disc = engine.devices.discs[0]
+        let disc = engine.devices.fixStates[0].disc
         #expect(disc.radius > 5)
         #expect(disc.epoch == engine.requestEpoch)
         #expect(disc.holds(Fixtures.offset(east: 401)))
         #expect(!disc.holds(Fixtures.offset(east: 60)))
         _ = engine.process(
             .control(ControlRecord(time: Fixtures.at(1), operation: .add(Fixtures.circle("more", radius: 10)))))
-        #expect(engine.devices.discs[0].epoch != engine.requestEpoch)
+        #expect(engine.devices.fixStates[0].disc.epoch != engine.requestEpoch)
     }
 
     @Test func onlyRegionRequestsVoidDiscs() throws {
@@ -156,7 +156,7 @@ import Testing
             _ = engine.process(.control(ControlRecord(time: Fixtures.at(1), operation: operation)))
         }
         #expect(engine.requestEpoch == epoch)
-        #expect(engine.devices.discs[0].epoch == engine.requestEpoch)
+        #expect(engine.devices.fixStates[0].disc.epoch == engine.requestEpoch)
         _ = engine.process(.control(ControlRecord(time: Fixtures.at(2), operation: .removePending(["gate"]))))
         #expect(engine.requestEpoch != epoch)
     }

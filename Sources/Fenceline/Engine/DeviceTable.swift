@@ -121,28 +121,44 @@ struct DeviceTable {
     }
 
     private(set) var names: [String] = []
-    /// Open addressing from a device name's hash to its id (-1 empty). Written by hand rather than
-    /// a `Dictionary` because every reading interns its device and SipHash showed in profiles; the
+    /// A slot of `table`: a device's id (-1 empty) and its name, kept here too so that a lookup
+    /// compares the name in the slot it reads anyway (reading it from `names` was a second likely
+    /// cache miss per reading).
+    private struct Slot {
+        var id: Int32 = -1
+        var name = ""
+    }
+
+    /// Open addressing from a device name's hash to its id. Written by hand rather than a
+    /// `Dictionary` because every reading interns its device and SipHash showed in profiles; the
     /// names are our own input, so a fast multiplicative hash of their bytes serves (collisions
     /// only cost probes).
-    private var table = [Int32](repeating: -1, count: 64)
+    private var table = [Slot](repeating: Slot(), count: 64)
 
     @inline(__always)
     private func find(_ name: String, hash: Int) -> (id: Int32?, position: Int) {
         let mask = table.count - 1
         var position = hash & mask
         while true {
-            let id = table[position]
+            let id = table[position].id
             if id < 0 { return (nil, position) }
-            if names[Int(id)] == name { return (id, position) }
+            if table[position].name == name { return (id, position) }
             position = (position + 1) & mask
         }
     }
-    /// The time of each device's last applied reading (stale detection).
-    var lastTimes: [Timestamp?] = []
+
+    /// What every fix reads of its device before anything else, together in one value (about a
+    /// cache line): kept in separate arrays, each was a likely cache miss of its own.
+    struct FixState {
+        /// The time of the device's last applied reading (stale detection).
+        var lastTime: Timestamp?
+        /// The device's safe disc.
+        var disc = SafeDisc()
+    }
+
+    var fixStates: [FixState] = []
     var records: [[RegionRecord]] = []
     var beaconRecords: [[BeaconRecord]] = []
-    var discs: [SafeDisc] = []
     /// `accepted[device * thresholds.count + bucket]`.
     private(set) var accepted: [AcceptedFix] = []
     /// The distinct `maxAccuracy` values of region requests (`.infinity` for none), each a bucket.
@@ -154,8 +170,8 @@ struct DeviceTable {
     var longestProbe: Int {
         let mask = table.count - 1
         var longest = 0
-        for (position, id) in table.enumerated() where id >= 0 {
-            longest = max(longest, (position - DeviceHash.of(names[Int(id)])) & mask)
+        for (position, slot) in table.enumerated() where slot.id >= 0 {
+            longest = max(longest, (position - DeviceHash.of(slot.name)) & mask)
         }
         return longest
     }
@@ -167,22 +183,21 @@ struct DeviceTable {
         let (found, position) = find(name, hash: hash)
         if let found { return found }
         let id = Int32(names.count)
-        table[position] = id
+        table[position] = Slot(id: id, name: name)
         names.append(name)
         if names.count * 2 > table.count {
             // Grow at half full, so probes stay short.
-            table = [Int32](repeating: -1, count: table.count * 2)
+            table = [Slot](repeating: Slot(), count: table.count * 2)
             let mask = table.count - 1
             for (index, name) in names.enumerated() {
                 var slot = DeviceHash.of(name) & mask
-                while table[slot] >= 0 { slot = (slot + 1) & mask }
-                table[slot] = Int32(index)
+                while table[slot].id >= 0 { slot = (slot + 1) & mask }
+                table[slot] = Slot(id: Int32(index), name: name)
             }
         }
-        lastTimes.append(nil)
+        fixStates.append(FixState())
         records.append([])
         beaconRecords.append([])
-        discs.append(SafeDisc())
         accepted.append(contentsOf: repeatElement(AcceptedFix(), count: thresholds.count))
         return id
     }

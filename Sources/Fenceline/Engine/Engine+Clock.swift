@@ -44,14 +44,14 @@ extension Engine {
 
     /// Stale check and clock move shared by every per-device reading.
     private func admit(device: Int32, at time: Timestamp) -> Bool {
-        if let last = devices.lastTimes[Int(device)], time < last {
+        if let last = devices.fixStates[Int(device)].lastTime, time < last {
             statistics.stale += 1
             logger.trace(
                 "stale reading", metadata: ["device": "\(devices.names[Int(device)])", "time": "\(time.rfc3339)"])
             return false
         }
         moveClock(to: time)
-        devices.lastTimes[Int(device)] = time
+        devices.fixStates[Int(device)].lastTime = time
         applySequence += 1
         statistics.applied += 1
         return true

@@ -21,7 +21,7 @@ extension Engine {
         var safe = Double.infinity
         if index.count > 0 {
             let point = fix.coordinate
-            let disc = devices.discs[Int(device)]
+            let disc = devices.fixStates[Int(device)].disc
             if widening == 0 && disc.radius > 0 && disc.epoch == requestEpoch && disc.holds(point) {
                 // Still inside the safe disc: only the requests the device has records for can change.
             } else if widening > 0 && accuracy > 0 {
@@ -61,7 +61,7 @@ extension Engine {
             }
         }
         if measuring {
-            devices.discs[Int(device)] = DeviceTable.SafeDisc(
+            devices.fixStates[Int(device)].disc = DeviceTable.SafeDisc(
                 center: fix.coordinate, radius: safe > 1 ? safe - 0.05 : 0, epoch: requestEpoch)
         }
         for cross in crosses { confirmCross(slot: cross.slot, distance: cross.distance, device: device, fix: fix) }
@@ -403,7 +403,7 @@ extension Engine {
         if record.isIdle {
             devices.records[Int(device)].remove(at: index)
             // The device's safe disc was measured while this record made the request exempt.
-            devices.discs[Int(device)].radius = 0
+            devices.fixStates[Int(device)].disc.radius = 0
         } else {
             devices.records[Int(device)][index] = record
         }
