@@ -39,7 +39,12 @@ import Testing
     /// scattered through.
     static func readings(seed: UInt64) -> String {
         var generator = SplitMix(state: seed)
-        let devices = (0..<23).map { "d\($0)" }
+        // Names up to 16 bytes and longer (a shard reads those two kinds from different places),
+        // one of them non-ASCII.
+        let devices = (0..<23).map { index in
+            "d\(index)"
+                + (index < 4 ? "" : ["-fleet-unit-7", "-fleet-unit-77", "-fleet-unit-0777", "-é-unit"][index % 4])
+        }
         var positions = devices.map { _ in
             (Double.random(in: -400...400, using: &generator), Double.random(in: -400...400, using: &generator))
         }
@@ -56,8 +61,14 @@ import Testing
                 // The first devices report through a slow link, a few seconds behind the others:
                 // in order for each device, but older than the clock when they arrive.
                 let lag = index < 4 ? index + 1 : 0
+                // Even seconds in the canonical layout (RFC 3339 time), which a parse worker keeps
+                // as plain values; odd ones with epoch seconds, which go through the general parse.
+                let time =
+                    second % 2 == 0
+                    ? "\"\(Timestamp(microseconds: Int64(start + second - lag) * 1_000_000).rfc3339)\""
+                    : "\(start + second - lag)"
                 lines.append(
-                    #"{"device":"\#(device)","time":\#(start + second - lag),"lat":\#(point.latitude),"lon":\#(point.longitude),"accuracy":\#(accuracy)}"#
+                    #"{"device":"\#(device)","time":\#(time),"lat":\#(point.latitude),"lon":\#(point.longitude),"accuracy":\#(accuracy)}"#
                 )
             }
             if second % 7 == 3 {

@@ -191,10 +191,10 @@ private struct ParseWork: @unchecked Sendable {
             let line = UnsafeBufferPointer(start: base + cursor, count: trimmed - cursor)
             defer { cursor = stop + 1 }
             if var fix = decoder.canonicalParts(line) {
-                let shard = ShardedRun.shard(
-                    ofHash: DeviceHash.of(bytes: UnsafeBufferPointer(rebasing: line[fix.device])), count: shards)
+                let name = UnsafeBufferPointer(rebasing: line[fix.device])
+                let shard = ShardedRun.shard(ofHash: DeviceHash.of(bytes: name), count: shards)
                 fix.device = (cursor + fix.device.lowerBound)..<(cursor + fix.device.upperBound)
-                part.append(fix: fix, shard: Int32(shard), start: cursor, end: trimmed)
+                part.append(fix: fix, name: name, shard: Int32(shard), start: cursor, end: trimmed)
                 continue
             }
             do throws(LineError) {
