@@ -38,7 +38,17 @@ final class RequestEntry {
     /// per event, about 40 % of making one.
     let id: String
     let triggerKind: TriggerKind
-    let content: NotificationContent
+    /// The content, boxed and `nil` when empty: held inline, it made 100k entries 14 MB larger.
+    private let contentBox: ContentBox?
+    var content: NotificationContent { contentBox?.content ?? NotificationContent() }
+
+    private final class ContentBox {
+        let content: NotificationContent
+
+        init(_ content: NotificationContent) {
+            self.content = content
+        }
+    }
 
     init(
         request: NotificationRequest, slot: Int32, addedSequence: UInt64, addedTime: Timestamp,
@@ -56,7 +66,7 @@ final class RequestEntry {
         self.scopeNames = request.devices.map { Array(Set($0)).sorted() }
         self.id = request.id
         self.triggerKind = request.trigger.kind
-        self.content = request.content
+        self.contentBox = request.content.isEmpty ? nil : ContentBox(request.content)
     }
 
     /// Whether a notification of this request at `time` would be delivered (its schedule is open).
