@@ -39,8 +39,8 @@ import Testing
     /// scattered through.
     static func readings(seed: UInt64) -> String {
         var generator = SplitMix(state: seed)
-        // Names up to 16 bytes and longer (a shard reads those two kinds from different places),
-        // one of them non-ASCII.
+        // Names up to 16 bytes and longer: on canonical lines a shard reads those two kinds from
+        // different places. The non-ASCII ones are never canonical and take the general parse.
         let devices = (0..<23).map { index in
             "d\(index)"
                 + (index < 4 ? "" : ["-fleet-unit-7", "-fleet-unit-77", "-fleet-unit-0777", "-é-unit"][index % 4])
