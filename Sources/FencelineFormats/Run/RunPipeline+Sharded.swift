@@ -100,7 +100,8 @@ extension RunPipeline {
                         if reorder == nil, meta.shard >= 0 {
                             // Readings that must wait in the reorder window go through `accept(_:)`.
                             accept(
-                                item: ShardedRun.itemIndex(part: partIndex, position: position), time: meta.time,
+                                item: ShardedRun.itemIndex(part: partIndex, position: position, compact: meta.compact),
+                                time: meta.time,
                                 shard: meta.shard)
                             continue
                         }

@@ -24,16 +24,20 @@ final class ShardedRun {
     /// the batch barriers of `concurrentPerform` (so its properties need no dynamic exclusivity
     /// checks, which showed in profiles of the routing loop).
     final class Shard: @unchecked Sendable {
-        /// What a shard applies, in order: a reading of the current batch's parsed lines (by index,
-        /// so the coordinator copies nothing), or a record of its own (ticks, controls, readings
-        /// that went through the reorder window or came from CSV, GPX or NMEA).
-        enum Work {
-            case item(line: Int, index: Int)
-            case record(line: Int, reading: Reading)
+        /// What a shard applies, in order, with the line it came from: a reading of the current
+        /// batch's parsed lines (an ``ShardedRun/itemIndex(part:position:compact:)``, so the
+        /// coordinator copies nothing), or, when `index` is negative, the record at `-1 - index` in
+        /// `records` (ticks, controls, readings that went through the reorder window or came from
+        /// CSV, GPX or NMEA). Two words: the coordinator writes one per line and the shard reads it
+        /// back, so a reading held inline (112 bytes) cost cache misses on both sides.
+        struct Work {
+            let line: Int
+            let index: Int
         }
 
         @exclusivity(unchecked) var engine: Engine
         @exclusivity(unchecked) var inbox: [Work] = []
+        @exclusivity(unchecked) var records: [Reading] = []
         @exclusivity(unchecked) var outbox: [(event: ProducedEvent, line: Int, order: Int)] = []
         @exclusivity(unchecked) var produced = 0
         /// The global clock this shard's engine has been moved to.
@@ -43,33 +47,41 @@ final class ShardedRun {
             self.engine = engine
         }
 
-        /// Applies the inbox; `parts` are the batch's parsed lines, which `.item` indices point
-        /// into (see ``ShardedRun/itemIndex(part:position:)``), and `block` their bytes.
+        /// Queues a record of the shard's own from `line`.
+        func append(_ reading: Reading, line: Int) {
+            records.append(reading)
+            inbox.append(Work(line: line, index: -records.count))
+        }
+
+        /// Applies the inbox; `parts` are the batch's parsed lines, which item indices point into
+        /// (see ``ShardedRun/itemIndex(part:position:compact:)``), and `block` their bytes.
         func run(tick: Timestamp?, parts: UnsafeBufferPointer<PartView>, block: UnsafeBufferPointer<UInt8>) {
             outbox.removeAll(keepingCapacity: true)
             for work in inbox {
-                let line: Int
                 let events: [ProducedEvent]
-                switch work {
-                case .item(let itemLine, let index):
-                    let (partIndex, position) = ShardedRun.itemLocation(index)
+                if work.index < 0 {
+                    events = engine.produce(records[-1 - work.index])
+                } else {
+                    let (partIndex, position, compact) = ShardedRun.itemLocation(work.index)
                     let part = parts[partIndex]
-                    switch part.items[position] {
-                    case .compactFix: events = engine.produce(part.fixes[position].fix(in: block))
-                    case .reading(let reading): events = engine.produce(reading)
-                    case .blank, .control, .failure: continue
+                    if compact {
+                        // A canonical fix: its fields alone, without reading the line's item.
+                        events = engine.produce(part.fixes[position].fix(in: block))
+                    } else {
+                        switch part.items[position] {
+                        case .compactFix: events = engine.produce(part.fixes[position].fix(in: block))
+                        case .reading(let reading): events = engine.produce(reading)
+                        case .blank, .control, .failure: continue
+                        }
                     }
-                    line = itemLine
-                case .record(let recordLine, let reading):
-                    line = recordLine
-                    events = engine.produce(reading)
                 }
                 for event in events {
                     produced += 1
-                    outbox.append((event, line, produced))
+                    outbox.append((event, work.line, produced))
                 }
             }
             inbox.removeAll(keepingCapacity: true)
+            records.removeAll(keepingCapacity: true)
             if let tick, synced.map({ $0 < tick }) ?? true {
                 synced = tick
                 for event in engine.produce(.control(ControlRecord(time: tick, operation: .tick))) {
@@ -134,7 +146,7 @@ final class ShardedRun {
         @exclusivity(unchecked) private var initialized = 0
         @exclusivity(unchecked) private var capacity = 1024
         @exclusivity(unchecked) private(set) var count = 0
-        @exclusivity(unchecked) private(set) var meta: [(time: Int64, shard: Int32)] = []
+        @exclusivity(unchecked) private(set) var meta: [(time: Int64, shard: Int32, compact: Bool)] = []
         @exclusivity(unchecked) private(set) var spans: [(start: Int, end: Int)] = []
 
         init() {
@@ -162,6 +174,11 @@ final class ShardedRun {
             (fixes + count - 1).initialize(to: CompactFix(fix, name: name))
         }
 
+        private func isCompact(_ item: Parsed) -> Bool {
+            if case .compactFix = item { return true }
+            return false
+        }
+
         func append(_ item: Parsed, time: Int64, shard: Int32, start: Int, end: Int) {
             if count == capacity {
                 let grown = UnsafeMutablePointer<Parsed>.allocate(capacity: capacity * 2)
@@ -177,12 +194,12 @@ final class ShardedRun {
             }
             if count < initialized {
                 items[count] = item
-                meta[count] = (time, shard)
+                meta[count] = (time, shard, isCompact(item))
                 spans[count] = (start, end)
             } else {
                 (items + count).initialize(to: item)
                 initialized += 1
-                meta.append((time, shard))
+                meta.append((time, shard, isCompact(item)))
                 spans.append((start, end))
             }
             count += 1
@@ -253,13 +270,18 @@ final class ShardedRun {
         deliver(reading)
     }
 
-    /// The index of the parsed line at `position` of parse part `part`, for ``route(item:time:shard:)``.
+    /// The index of the parsed line at `position` of parse part `part`, for ``route(item:time:shard:)``;
+    /// `compact`: the line is a canonical fix, read from the part's `fixes` alone.
     @inline(__always)
-    static func itemIndex(part: Int, position: Int) -> Int { part << 32 | position }
+    static func itemIndex(part: Int, position: Int, compact: Bool) -> Int {
+        (compact ? 1 << 62 : 0) | part << 32 | position
+    }
 
-    /// The parse part and position of an ``itemIndex(part:position:)``.
+    /// The parse part, position and compactness of an ``itemIndex(part:position:compact:)``.
     @inline(__always)
-    static func itemLocation(_ index: Int) -> (part: Int, position: Int) { (index >> 32, index & 0xFFFF_FFFF) }
+    static func itemLocation(_ index: Int) -> (part: Int, position: Int, compact: Bool) {
+        ((index >> 32) & 0x3FFF_FFFF, index & 0xFFFF_FFFF, index & (1 << 62) != 0)
+    }
 
     /// Routes a reading of the current batch's parsed lines by its index, with its time and
     /// shard worked out in the parallel parse: the reading itself is not copied.
@@ -269,7 +291,7 @@ final class ShardedRun {
         line += 1
         let target = shards[shard]
         sync(target, arriving: time)
-        target.inbox.append(.item(line: line, index: index))
+        target.inbox.append(Shard.Work(line: line, index: index))
     }
 
     /// At the first timed line, shard 0 adds the catalog at its time, as one engine would, and the
@@ -325,7 +347,7 @@ final class ShardedRun {
     /// stale) must find its device's timers in that same state.
     private func deliver(_ reading: Reading, to shard: Shard) {
         sync(shard, arriving: reading.time)
-        shard.inbox.append(.record(line: line, reading: reading))
+        shard.append(reading, line: line)
     }
 
     /// Moves a shard that lags the global clock there before it applies a line stamped `time`. A
@@ -337,7 +359,7 @@ final class ShardedRun {
         guard let clock, shard.synced.map({ $0 < clock }) ?? true else { return }
         shard.synced = clock
         if time != clock {
-            shard.inbox.append(.record(line: line, reading: .control(ControlRecord(time: clock, operation: .tick))))
+            shard.append(.control(ControlRecord(time: clock, operation: .tick)), line: line)
         }
     }
 
