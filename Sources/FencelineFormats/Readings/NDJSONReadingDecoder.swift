@@ -108,9 +108,13 @@ public struct NDJSONReadingDecoder {
         /// The fix, its device read from `line`, the line these parts came from.
         @inline(__always)
         func fix(in line: UnsafeBufferPointer<UInt8>) -> Fix {
-            Fix(
-                device: String(decoding: UnsafeBufferPointer(rebasing: line[device]), as: UTF8.self), time: time,
-                coordinate: coordinate, accuracy: accuracy)
+            fix(device: String(decoding: UnsafeBufferPointer(rebasing: line[device]), as: UTF8.self))
+        }
+
+        /// The fix with `device`, its name already read.
+        @inline(__always)
+        func fix(device: String) -> Fix {
+            Fix(device: device, time: time, coordinate: coordinate, accuracy: accuracy)
         }
     }
 

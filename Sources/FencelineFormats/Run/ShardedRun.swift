@@ -67,12 +67,12 @@ final class ShardedRun {
                     if compact {
                         // A canonical fix: its fields alone, without reading the line's item.
                         events = engine.produce(part.fixes[position].fix(in: block))
+                    } else if case .reading(let reading) = part.items[position] {
+                        events = engine.produce(reading)
                     } else {
-                        switch part.items[position] {
-                        case .compactFix: events = engine.produce(part.fixes[position].fix(in: block))
-                        case .reading(let reading): events = engine.produce(reading)
-                        case .blank, .control, .failure: continue
-                        }
+                        // Only fixes and sightings are routed as items, canonical fixes marked compact.
+                        assertionFailure("routed a line that holds no reading")
+                        continue
                     }
                 }
                 for event in events {
@@ -115,10 +115,10 @@ final class ShardedRun {
         @inline(__always)
         func fix(in block: UnsafeBufferPointer<UInt8>) -> Fix {
             guard nameCount >= 0 else { return parts.fix(in: block) }
-            let device = withUnsafeBytes(of: name) { bytes in
-                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<Int(nameCount)]), as: UTF8.self)
-            }
-            return Fix(device: device, time: parts.time, coordinate: parts.coordinate, accuracy: parts.accuracy)
+            return parts.fix(
+                device: withUnsafeBytes(of: name) { bytes in
+                    String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<Int(nameCount)]), as: UTF8.self)
+                })
         }
     }
 
