@@ -154,7 +154,9 @@ import Testing
                 latitude: Double.random(in: 52.355...52.385, using: &generator),
                 longitude: Double.random(in: 4.86...4.92, using: &generator))
             let limit = Double.random(in: 0...300, using: &generator)
-            let s = shape.signedDistance(to: point)
+            let s = shape.scannedSignedDistance(to: point)
+            // The reported distance walks the bands as far as the nearest edge: the scan's value.
+            #expect(shape.signedDistance(to: point) == s, "\(point)")
             let (inside, distance) = shape.containment(of: point, measuringWithin: limit)
             // The engine reads a simple polygon through its block: the same measurement.
             let fromBlock = shape.block!.containment(of: point, measuringWithin: limit)
@@ -166,5 +168,30 @@ import Testing
                 #expect(distance == .infinity)
             }
         }
+    }
+}
+
+extension PolygonShape {
+    /// `s(p)` by a scan of every edge of every part: the reference the banded measurements are
+    /// checked against.
+    func scannedSignedDistance(to point: Coordinate) -> Double {
+        let y = frame.y(latitude: point.latitude)
+        var inside = false
+        var best = Double.infinity
+        for part in parts {
+            let x = frame.x(longitude: unwrap(point.longitude, near: part.centerLongitude))
+            var crossings = false
+            for ring in rings[part.rings] {
+                for index in ring.lowerBound..<(ring.upperBound - 1) {
+                    let a = points[index], b = points[index + 1]
+                    if (a.y > y) != (b.y > y), x < a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y) {
+                        crossings.toggle()
+                    }
+                    best = min(best, PlanarMath.distanceSquared(px: x, py: y, ax: a.x, ay: a.y, bx: b.x, by: b.y))
+                }
+            }
+            if crossings { inside = true }
+        }
+        return Fenceline.signedDistance(inside: inside, distance: best.squareRoot())
     }
 }

@@ -165,31 +165,13 @@ final class PolygonShape {
         storage.deallocate()
     }
 
-    /// Metres from `point` to the nearest edge; negative inside, 0 on the boundary (a full scan,
-    /// for reported distances; the hot path uses ``containment(of:measuringWithin:)``).
+    /// Metres from `point` to the nearest edge; negative inside, 0 on the boundary (for reported
+    /// distances; the hot path measures only as far as a threshold needs). The bands find the
+    /// nearest edge without a scan of every edge (a full scan cost about a microsecond per event).
     func signedDistance(to point: Coordinate) -> Double {
-        let y = frame.y(latitude: point.latitude)
-        var inside = false
-        var best = Double.infinity
-        for part in parts {
-            let x = frame.x(longitude: unwrap(point.longitude, near: part.centerLongitude))
-            let dx = max(part.minX - x, 0, x - part.maxX)
-            let dy = max(part.minY - y, 0, y - part.maxY)
-            if dx * dx + dy * dy > best { continue }
-            var crossings = false
-            for ring in rings[part.rings] {
-                for index in ring.lowerBound..<(ring.upperBound - 1) {
-                    let a = points[index], b = points[index + 1]
-                    if (a.y > y) != (b.y > y), x < a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y) {
-                        crossings.toggle()
-                    }
-                    let d = PlanarMath.distanceSquared(px: x, py: y, ax: a.x, ay: a.y, bx: b.x, by: b.y)
-                    if d < best { best = d }
-                }
-            }
-            if crossings { inside = true }
-        }
-        return Fenceline.signedDistance(inside: inside, distance: best.squareRoot())
+        // Every edge is within reach; a finite reach keeps the band walk's bounds finite.
+        let (inside, distance) = containment(of: point, measuringWithin: 1e150)
+        return Fenceline.signedDistance(inside: inside, distance: distance)
     }
 
     /// Containment, and the distance to the nearest edge only when it is at most `limit` metres
