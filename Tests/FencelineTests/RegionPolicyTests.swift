@@ -138,6 +138,21 @@ import Testing
         #expect(events.map { F.label($0) } == ["exit@2"])
     }
 
+    /// Without `notifyOnExit` (or `notifyOnEntry`) a run gives the same events less that kind, under
+    /// the naive hysteresis (events of the confirming fix) and the default one (events of timers).
+    @Test(arguments: [Hysteresis.naive, Hysteresis.default])
+    func eachNotifyFlagMutesOnlyItsKind(hysteresis: Hysteresis) throws {
+        let readings = (0..<12).map { F.fix(Double($0) * 20, east: $0 % 4 < 2 ? 0 : 400) }
+        let all = try F.run([F.circle(hysteresis: hysteresis)], readings, until: F.at(400)).map { F.label($0) }
+        #expect(all.contains { $0.hasPrefix("exit@") } && all.contains { $0.hasPrefix("enter@") })
+        let noExits = try F.run(
+            [F.circle(hysteresis: hysteresis) { $0.notifyOnExit = false }], readings, until: F.at(400))
+        #expect(noExits.map { F.label($0) } == all.filter { !$0.hasPrefix("exit@") })
+        let noEnters = try F.run(
+            [F.circle(hysteresis: hysteresis) { $0.notifyOnEntry = false }], readings, until: F.at(400))
+        #expect(noEnters.map { F.label($0) } == all.filter { !$0.hasPrefix("enter@") })
+    }
+
     @Test func devicesScopeLimitsARequestToItsDevices() throws {
         let request = F.circle(hysteresis: .naive, devices: ["truck-17"])
         let events = try F.run(

@@ -379,23 +379,24 @@ extension Engine {
     }
 
     private func fireRegion(_ timer: EngineTimer) {
-        let entry = requests[Int(timer.slot)]
-        guard states[Int(timer.slot)].isAlive, let region = entry.region,
+        // The hot slot holds what a timer needs; the request entry is read only for an event.
+        guard states[Int(timer.slot)].isAlive, hot[Int(timer.slot)].isRegion,
             let recordIndex = devices.recordIndex(device: timer.device, slot: timer.slot)
         else { return }
+        let rules = hot[Int(timer.slot)].rules
         var record = devices.records[Int(timer.device)][recordIndex]
         guard !record.isDone else { return }
         let action: RegionStateMachine.Action
         switch timer.kind {
         case .confirmation:
             action = record.machine.confirmationDue(
-                token: timer.token, at: timer.due, rules: region.rules, dwellToken: makeToken())
+                token: timer.token, at: timer.due, rules: rules, dwellToken: makeToken())
         case .dwell:
-            action = record.machine.dwellDue(token: timer.token, at: timer.due, rules: region.rules)
+            action = record.machine.dwellDue(token: timer.token, at: timer.due, rules: rules)
         default:
             return
         }
-        perform(action, entry: entry, region: region, device: timer.device, record: &record)
+        perform(action, slot: timer.slot, device: timer.device, record: &record)
         store(record, at: recordIndex, device: timer.device)
     }
 
@@ -418,8 +419,7 @@ extension Engine {
             schedule(action, slot: slot, device: device)
             return
         }
-        let entry = requests[Int(slot)]
-        perform(action, entry: entry, region: entry.region!, device: device, record: &record)
+        perform(action, entry: requests[Int(slot)], device: device, record: &record)
     }
 
     /// Schedules an action's timers.
@@ -433,16 +433,17 @@ extension Engine {
     }
 
     private func perform(
-        _ action: RegionStateMachine.Action, entry: RequestEntry, region: RegionEntry, device: Int32,
-        record: inout DeviceTable.RegionRecord
+        _ action: RegionStateMachine.Action, entry: RequestEntry, device: Int32, record: inout DeviceTable.RegionRecord
     ) {
         schedule(action, slot: entry.slot, device: device)
         guard let output = action.output else { return }
-        let trigger = region.trigger
+        let (notifiesOnEntry, notifiesOnExit) = hot.withUnsafeBufferPointer { slots in
+            (slots[Int(entry.slot)].notifiesOnEntry, slots[Int(entry.slot)].notifiesOnExit)
+        }
         switch output {
-        case .enter(let since, let time) where trigger.notifyOnEntry:
+        case .enter(let since, let time) where notifiesOnEntry:
             notify(.enter, entry: entry, device: device, time: time, since: since, record: &record)
-        case .exit(let since, let time) where trigger.notifyOnExit:
+        case .exit(let since, let time) where notifiesOnExit:
             notify(.exit, entry: entry, device: device, time: time, since: since, record: &record)
         case .dwell(let time):
             notify(.dwell, entry: entry, device: device, time: time, since: nil, record: &record)
@@ -464,7 +465,7 @@ extension Engine {
         let event = regionEvent(
             entry: entry, device: device, kind: kind, time: time, since: since, record: record, state: nil)
         guard deliver(event, for: entry) else { return }
-        if entry.region?.trigger.repeats == false {
+        if !hot.withUnsafeBufferPointer({ $0[Int(entry.slot)].repeats }) {
             record.isDone = true
             states[Int(entry.slot)].finishedDevices += 1
         }
@@ -477,6 +478,23 @@ extension Engine {
         makeEvent(
             kind, for: entry, device: devices.names[Int(device)], time: time, since: since, state: state,
             position: record.lastPosition,
-            distance: entry.region?.fence.signedDistance(to: record.lastPosition.coordinate))
+            distance: reportedDistance(slot: entry.slot, to: record.lastPosition.coordinate))
+    }
+
+    /// `s(p)` of the fence in `slot`, as events report it, measured through the hot slot (the
+    /// region entry's fence is a chain of likely cache misses; the slot was just read).
+    private func reportedDistance(slot: Int32, to point: Coordinate) -> Double? {
+        hot.withUnsafeBufferPointer { slots in
+            let hot = slots.baseAddress! + Int(slot)
+            switch hot.pointee.shape {
+            case .circle:
+                return snappedToBoundary(hot.pointee.circle.signedDistance(to: point))
+            case .polygon:
+                return hot.pointee.polygonBlock?.signedDistance(to: point)
+                    ?? polygons[hot.pointee.polygon].signedDistance(to: point)
+            case .other, .none:
+                return requests[Int(slot)].region?.fence.signedDistance(to: point)
+            }
+        }
     }
 }

@@ -128,6 +128,11 @@ struct HotSlot {
 
     var isAlive = false
     var isScoped = false
+    /// The trigger's `notifyOnEntry`, `notifyOnExit` and `repeats`: an action with an output reads
+    /// them here rather than from the region entry (a chain of likely cache misses per event).
+    var notifiesOnEntry = false
+    var notifiesOnExit = false
+    var repeats = true
     var shape = Shape.none
     var mode = AccuracyMode.ignore
     var bucket = 0
@@ -158,6 +163,9 @@ struct HotSlot {
         exitCushion = region.exitCushion
         rules = region.rules
         initial = region.trigger.initial
+        notifiesOnEntry = region.trigger.notifyOnEntry
+        notifiesOnExit = region.trigger.notifyOnExit
+        repeats = region.trigger.repeats
         self.polygon = polygon
         switch region.fence.shape {
         case .circle(let circle):

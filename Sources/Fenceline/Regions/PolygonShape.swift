@@ -156,7 +156,16 @@ final class PolygonShape {
                 points: (base + header.pointee.pointsOffset).assumingMemoryBound(to: SIMD2<Double>.self),
                 measuringWithin: limit)
         }
+
+        /// As ``PolygonShape/signedDistance(to:)``.
+        func signedDistance(to point: Coordinate) -> Double {
+            let (inside, distance) = containment(of: point, measuringWithin: PolygonShape.everyEdge)
+            return Fenceline.signedDistance(inside: inside, distance: distance)
+        }
     }
+
+    /// A reach that takes in every edge; finite, so the band walk's bounds stay finite.
+    static let everyEdge = 1e150
 
     /// The block of a simple polygon (one part), `nil` for a multipolygon.
     var block: Block? { parts.count == 1 ? Block(base: storage) : nil }
@@ -169,8 +178,7 @@ final class PolygonShape {
     /// distances; the hot path measures only as far as a threshold needs). The bands find the
     /// nearest edge without a scan of every edge (a full scan cost about a microsecond per event).
     func signedDistance(to point: Coordinate) -> Double {
-        // Every edge is within reach; a finite reach keeps the band walk's bounds finite.
-        let (inside, distance) = containment(of: point, measuringWithin: 1e150)
+        let (inside, distance) = containment(of: point, measuringWithin: Self.everyEdge)
         return Fenceline.signedDistance(inside: inside, distance: distance)
     }
 
