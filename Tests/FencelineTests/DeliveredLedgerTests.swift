@@ -52,11 +52,12 @@ import Testing
             let roll = Int.random(in: 0..<100, using: &generator)
             let request = "r\(Int.random(in: 0..<6, using: &generator))"
             if roll < 90 {
+                // Interned as the engine does: -1 for no device, then 0, 1, ...
+                let device = Int.random(in: 0..<devices.count, using: &generator)
                 let event = Event(
                     time: Timestamp(microseconds: Int64(step) * 1_000_000), requestID: request,
-                    device: devices[Int.random(in: 0..<devices.count, using: &generator)], trigger: .region,
-                    kind: Bool.random(using: &generator) ? .enter : .exit)
-                ledger.add(event)
+                    device: devices[device], trigger: .region, kind: Bool.random(using: &generator) ? .enter : .exit)
+                ledger.add(event, device: Int32(device - 1))
                 reference.add(event)
             } else if roll < 94 {
                 let content = NotificationContent(title: "{request} \(step)")

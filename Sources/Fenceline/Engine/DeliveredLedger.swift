@@ -11,6 +11,9 @@ struct DeliveredLedger {
     let limit: Int
     /// Every entry kept, oldest first (the order is the delivery order, re-adds moved to the end).
     private var log: [Event] = []
+    /// `devices[i]`: the engine's interned device of `log[i]`, -1 for none, so a compaction counts
+    /// entries per device in an array rather than by hashing names (which cost 0.36 us per entry).
+    private var devices: [Int32] = []
     /// The log's size at which it is next compacted.
     private var compactionSize = DeliveredLedger.smallestCompaction
 
@@ -21,8 +24,10 @@ struct DeliveredLedger {
         self.limit = limit
     }
 
-    mutating func add(_ event: Event) {
+    /// Adds an event of the interned `device` (-1 for none).
+    mutating func add(_ event: Event, device: Int32) {
         log.append(event)
+        devices.append(device)
         if log.count >= compactionSize {
             compact()
             compactionSize = max(Self.smallestCompaction, 2 * log.count)
@@ -31,55 +36,67 @@ struct DeliveredLedger {
 
     /// Drops every device's entries beyond its newest `limit`, keeping the order of the rest.
     private mutating func compact() {
-        guard log.count > limit else { return }
-        var seen: [String?: Int] = [:]
+        guard log.count > limit, let top = devices.max() else { return }
+        // Slot 0 counts the entries without a device.
+        var counts = [Int32](repeating: 0, count: Int(top) + 2)
         var keeps = [Bool](repeating: false, count: log.count)
-        var kept = 0
         for position in log.indices.reversed() {
-            let count = seen[log[position].device, default: 0]
-            guard count < limit else { continue }
-            seen[log[position].device] = count + 1
+            let slot = Int(devices[position]) + 1
+            guard counts[slot] < limit else { continue }
+            counts[slot] += 1
             keeps[position] = true
+        }
+        keep { keeps[$0] }
+    }
+
+    /// Keeps the entries at the positions `isKept` holds for, in order, in place: the log keeps its
+    /// capacity, so the pages it grew into are written again rather than new ones faulted in.
+    private mutating func keep(_ isKept: (Int) -> Bool) {
+        var kept = 0
+        for position in log.indices where isKept(position) {
+            if kept != position {
+                log.swapAt(kept, position)
+                devices.swapAt(kept, position)
+            }
             kept += 1
         }
-        guard kept < log.count else { return }
-        var compacted: [Event] = []
-        compacted.reserveCapacity(kept)
-        for position in log.indices where keeps[position] { compacted.append(log[position]) }
-        log = compacted
+        log.removeLast(log.count - kept)
+        devices.removeLast(devices.count - kept)
     }
 
     /// Moves `requestID`'s entries to the top, re-rendering them with `content`: device by device
     /// (in name order), each device's in their delivery order.
     mutating func replace(requestID: String, content: NotificationContent, actions: [NotificationAction]) {
         compact()
-        var moved: [(position: Int, event: Event)] = []
-        var kept: [Event] = []
-        kept.reserveCapacity(log.count)
-        for (position, event) in log.enumerated() {
-            if event.requestID == requestID { moved.append((position, event)) } else { kept.append(event) }
+        var moved: [(position: Int, event: Event, device: Int32)] = []
+        for position in log.indices where log[position].requestID == requestID {
+            moved.append((position, log[position], devices[position]))
         }
         guard !moved.isEmpty else { return }
+        let keeps = log.map { $0.requestID != requestID }
+        keep { keeps[$0] }
         moved.sort { a, b in
             let deviceA = a.event.device ?? "", deviceB = b.event.device ?? ""
             return deviceA != deviceB ? deviceA < deviceB : a.position < b.position
         }
-        for (_, var event) in moved {
+        for (_, var event, device) in moved {
             event.content = content.rendered(
                 device: event.device, request: requestID, event: event.kind.rawValue, time: event.time)
             event.actions = actions
-            kept.append(event)
+            log.append(event)
+            devices.append(device)
         }
-        log = kept
     }
 
     mutating func remove(requestIDs: Set<String>) {
         compact()
-        log.removeAll { requestIDs.contains($0.requestID) }
+        let keeps = log.map { !requestIDs.contains($0.requestID) }
+        keep { keeps[$0] }
     }
 
     mutating func removeAll() {
         log = []
+        devices = []
         compactionSize = Self.smallestCompaction
     }
 

@@ -105,7 +105,7 @@ extension Engine {
         }
         let event = makeEvent(
             kind, for: entry, device: devices.names[Int(device)], time: time, since: since, beacon: report)
-        guard deliver(event, for: entry) else { return }
+        guard deliver(event, for: entry, device: device) else { return }
         if !trigger.repeats {
             record.isDone = true
             states[Int(entry.slot)].finishedDevices += 1

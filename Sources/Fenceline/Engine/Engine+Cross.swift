@@ -52,7 +52,7 @@ extension Engine {
         let event = makeEvent(
             .cross, for: entry, device: devices.names[Int(device)], time: fix.time, position: position,
             distance: distance)
-        guard deliver(event, for: entry) else { return }
+        guard deliver(event, for: entry, device: device) else { return }
         guard !region.trigger.repeats else { return }
         states[Int(slot)].finishedDevices += 1
         if let index = devices.recordIndex(device: device, slot: slot) {

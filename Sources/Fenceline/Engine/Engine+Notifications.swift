@@ -1,10 +1,11 @@
 extension Engine {
-    /// Emits `event` unless the request's schedule is closed at its time; returns whether it was
-    /// delivered. A muted event leaves no delivered entry and uses nothing up (SPEC §7).
-    func deliver(_ event: Event, for entry: RequestEntry) -> Bool {
+    /// Emits `event` (of the interned `device`, -1 for none) unless the request's schedule is closed
+    /// at its time; returns whether it was delivered. A muted event leaves no delivered entry and
+    /// uses nothing up (SPEC §7).
+    func deliver(_ event: Event, for entry: RequestEntry, device: Int32) -> Bool {
         guard entry.mayNotify(at: event.time) else { return false }
         events.append(event, timerBound: firingBound)
-        delivered.add(event)
+        delivered.add(event, device: device)
         if let tracer, event.requestID == tracer.request, event.device == tracer.device {
             tracer.delivered.append(event)
         }
@@ -31,9 +32,12 @@ extension Engine {
         let state = states[Int(timer.slot)]
         guard state.isAlive, let timing = entry.timing, timer.token == state.timerToken else { return }
         let due = timer.due
-        let devices: [String?] = entry.scopeNames ?? [nil]
+        let names: [String?] = entry.scopeNames ?? [nil]
         if entry.mayNotify(at: due) {
-            for device in devices { _ = deliver(makeEvent(.fire, for: entry, device: device, time: due), for: entry) }
+            for name in names {
+                let device = name.map { devices.intern($0) } ?? -1
+                _ = deliver(makeEvent(.fire, for: entry, device: name, time: due), for: entry, device: device)
+            }
             if !timing.repeats {
                 states[Int(entry.slot)].isFinished = true
                 states[Int(entry.slot)].nextFire = nil

@@ -451,7 +451,7 @@ extension Engine {
             _ = deliver(
                 regionEvent(
                     entry: entry, device: device, kind: .state, time: time, since: nil, record: record,
-                    state: inside ? .inside : .outside), for: entry)
+                    state: inside ? .inside : .outside), for: entry, device: device)
         case .enter, .exit:
             break
         }
@@ -464,7 +464,7 @@ extension Engine {
     ) {
         let event = regionEvent(
             entry: entry, device: device, kind: kind, time: time, since: since, record: record, state: nil)
-        guard deliver(event, for: entry) else { return }
+        guard deliver(event, for: entry, device: device) else { return }
         if !hot.withUnsafeBufferPointer({ $0[Int(entry.slot)].repeats }) {
             record.isDone = true
             states[Int(entry.slot)].finishedDevices += 1
