@@ -33,11 +33,13 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CPrefetch"),
         .target(name: "GEOSBridge", dependencies: ["CGEOS"]),
         .target(
             name: "Fenceline",
             dependencies: [
                 "GEOSBridge",
+                "CPrefetch",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -36,6 +36,16 @@ extension Engine {
                 index.query(latitude: point.latitude, longitude: point.longitude, into: &candidates)
             }
         }
+        if candidates.count > settled {
+            // The slots the index found are likely out of cache: ask for them all at once rather
+            // than miss on each in turn (country p99 about a tenth lower, measured with the
+            // polygon block prefetch).
+            hot.withUnsafeBufferPointer { slots in
+                for position in settled..<candidates.count {
+                    prefetch(slots.baseAddress! + Int(candidates[position]), byteCount: MemoryLayout<HotSlot>.size)
+                }
+            }
+        }
         for record in devices.records[Int(device)] { candidates.append(record.slot) }
         // A handful of candidates (the usual) are deduplicated among themselves: a stamp per slot
         // is a likely cache miss each. Many, or `initial: "state"` requests to sweep, use stamps.

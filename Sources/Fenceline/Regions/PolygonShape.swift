@@ -117,7 +117,9 @@ final class PolygonShape {
         if parts.count == 1 {  // read only through `block`, which a simple polygon has
             storage.initializeMemory(
                 as: Block.Header.self,
-                repeating: Block.Header(frame: frame, part: parts[0], pointsOffset: pointsOffset),
+                repeating: Block.Header(
+                    frame: frame, part: parts[0], pointsOffset: pointsOffset,
+                    byteCount: pointsOffset + points.count * MemoryLayout<SIMD2<Double>>.stride),
                 count: 1)
         }
         let storedBands = (storage + bandsOffset).bindMemory(to: Int32.self, capacity: bands.count)
@@ -140,6 +142,8 @@ final class PolygonShape {
             let frame: LocalFrame
             let part: Part
             let pointsOffset: Int
+            /// The block's size in bytes.
+            let byteCount: Int
         }
 
         static let headerSize = (MemoryLayout<Header>.stride + 15) & ~15
@@ -150,6 +154,10 @@ final class PolygonShape {
         @inline(__always)
         func containment(of point: Coordinate, measuringWithin limit: Double) -> (inside: Bool, distance: Double) {
             let header = base.assumingMemoryBound(to: Header.self)
+            // The bands and points of a polygon of up to a hundred vertices or so, at once, while
+            // the header is read (they were a miss after each other, out of cache); a larger
+            // polygon is read only in the bands near the point.
+            prefetch(base + 64, byteCount: min(header.pointee.byteCount, 2048) - 64)
             return PolygonShape.containment(
                 of: point, frame: header.pointee.frame, part: header.pointee.part,
                 bands: (base + Block.headerSize).assumingMemoryBound(to: Int32.self),
