@@ -86,10 +86,17 @@ struct BenchCommand: AsyncParsableCommand {
             // GEOS-only baseline, streaming from the file like the CLI (parse included).
             let baseline = try fastest(of: { try measureBaseline(catalog, readingsPath) }, rate: \.rate)
             // End to end: the CLI, timed by itself from its first applied reading (the catalog
-            // loaded and added) to the end.
+            // loaded and added) to the end; runs with one and two threads take turns.
             let output = "\(directory)/\(name).events.ndjson"
-            let stream = try Spawned.streaming(
-                of: repeats, fenceline, ["run", "--triggers", catalogPath, readingsPath, "-o", output, "--quiet"])
+            let threaded = "\(directory)/\(name).events.threads2.ndjson"
+            let oneThread = ["run", "--triggers", catalogPath, readingsPath, "-o", output, "--quiet"]
+            let twoThreads = [
+                "run", "--threads", "2", "--triggers", catalogPath, readingsPath, "-o", threaded, "--quiet",
+            ]
+            let hasThreads = try runHelp().contains("--threads")
+            let streams = try Spawned.streaming(
+                of: repeats, fenceline, hasThreads ? [oneThread, twoThreads] : [oneThread])
+            let stream = streams[0]
             let full = stream.whole
             guard full.status == 0 else { throw ValidationError("fenceline run failed on \(name)") }
             let streaming = Double(stream.readings) / stream.seconds
@@ -113,11 +120,8 @@ struct BenchCommand: AsyncParsableCommand {
             table.add(
                 "\(name): events written", String(try lineCount(output)), String(baseline.events) + " (naive)", "", "")
 
-            if try runHelp().contains("--threads") {
-                let threaded = "\(directory)/\(name).events.threads2.ndjson"
-                let two = try Spawned.streaming(
-                    of: repeats, fenceline,
-                    ["run", "--threads", "2", "--triggers", catalogPath, readingsPath, "-o", threaded, "--quiet"])
+            if hasThreads {
+                let two = streams[1]
                 guard two.whole.status == 0 else {
                     throw ValidationError("fenceline run --threads 2 failed on \(name)")
                 }

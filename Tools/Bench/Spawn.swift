@@ -11,36 +11,51 @@ struct Spawned {
     var peakKilobytes: Int
 
     /// The streaming phase of `fenceline run`, timed by the run itself (`--timings`: from the
-    /// first applied reading, after the catalog is loaded and added, to the end): `times` runs,
-    /// the fastest, as for the library figures, since this machine's noise can only slow a run.
-    /// Also the fastest whole run, with the largest peak memory of any; a failing run ends it and
-    /// is returned.
-    static func streaming(of times: Int, _ path: String, _ arguments: [String]) throws -> (
-        readings: Int, seconds: Double, cpu: Double, whole: Spawned
-    ) {
-        var best: (readings: Int, seconds: Double, cpu: Double)?
-        var whole: Spawned?
+    /// first applied reading, after the catalog is loaded and added, to the end), for each
+    /// argument list: `times` runs, the fastest, as for the library figures, since this machine's
+    /// noise can only slow a run. The lists' runs take turns (one of each, then again), so figures
+    /// compared with each other (two threads against one) are measured over the same stretch of
+    /// the machine's changing speed rather than one after the other. Also the fastest whole run,
+    /// with the largest peak memory of any; a failing run ends it and is returned.
+    static func streaming(of times: Int, _ path: String, _ argumentLists: [[String]]) throws -> [Streamed] {
+        var results: [Streamed?] = Array(repeating: nil, count: argumentLists.count)
         let log = NSTemporaryDirectory() + "fenceline-bench-\(getpid()).stderr"
         defer { try? FileManager.default.removeItem(atPath: log) }
         for _ in 0..<max(1, times) {
-            let spawned = try run(path, arguments + ["--timings"], standardError: log)
-            guard spawned.status == 0 else { return (0, 0, 0, spawned) }
-            let text = try String(contentsOfFile: log, encoding: .utf8)
-            guard let timed = timings(in: text) else {
-                throw NSError(
-                    domain: "bench", code: 1,
-                    userInfo: [NSLocalizedDescriptionKey: "no timings line from \(path): \(text)"])
-            }
-            if best == nil || timed.seconds < best!.seconds { best = timed }
-            if var fastest = whole {
-                fastest.seconds = min(fastest.seconds, spawned.seconds)
-                fastest.peakKilobytes = max(fastest.peakKilobytes, spawned.peakKilobytes)
-                whole = fastest
-            } else {
-                whole = spawned
+            for (index, arguments) in argumentLists.enumerated() {
+                let spawned = try run(path, arguments + ["--timings"], standardError: log)
+                guard spawned.status == 0 else {
+                    results[index] = Streamed(readings: 0, seconds: 0, cpu: 0, whole: spawned)
+                    return results.map { $0 ?? Streamed(readings: 0, seconds: 0, cpu: 0, whole: spawned) }
+                }
+                let text = try String(contentsOfFile: log, encoding: .utf8)
+                guard let timed = timings(in: text) else {
+                    throw NSError(
+                        domain: "bench", code: 1,
+                        userInfo: [NSLocalizedDescriptionKey: "no timings line from \(path): \(text)"])
+                }
+                guard var best = results[index] else {
+                    results[index] = Streamed(
+                        readings: timed.readings, seconds: max(1e-9, timed.seconds), cpu: timed.cpu, whole: spawned)
+                    continue
+                }
+                if timed.seconds < best.seconds {
+                    (best.readings, best.seconds, best.cpu) = (timed.readings, max(1e-9, timed.seconds), timed.cpu)
+                }
+                best.whole.seconds = min(best.whole.seconds, spawned.seconds)
+                best.whole.peakKilobytes = max(best.whole.peakKilobytes, spawned.peakKilobytes)
+                results[index] = best
             }
         }
-        return (best!.readings, max(1e-9, best!.seconds), best!.cpu, whole!)
+        return results.map { $0! }
+    }
+
+    /// What ``streaming(of:_:_:)`` measures of one argument list.
+    struct Streamed {
+        var readings: Int
+        var seconds: Double
+        var cpu: Double
+        var whole: Spawned
     }
 
     /// The figures of a `fenceline: timings: N readings after the first in W s wall, C s CPU` line.
