@@ -4,7 +4,7 @@ import CPrefetch
 /// software prefetch, which Swift does not expose, hence the one-line C shim): loads of objects
 /// scattered in memory then overlap instead of each waiting for the one before.
 @inline(__always)
-func prefetch(_ address: UnsafeRawPointer, byteCount: Int) {
+package func prefetch(_ address: UnsafeRawPointer, byteCount: Int) {
     var line = Int(bitPattern: address) & ~63
     let end = Int(bitPattern: address) + byteCount
     while line < end {

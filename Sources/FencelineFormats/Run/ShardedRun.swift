@@ -43,6 +43,9 @@ final class ShardedRun {
         /// The global clock this shard's engine has been moved to.
         @exclusivity(unchecked) var synced: Timestamp?
 
+        /// How many work items ahead a shard asks for a parsed fix.
+        static let lookahead = 8
+
         init(engine: Engine) {
             self.engine = engine
         }
@@ -57,7 +60,18 @@ final class ShardedRun {
         /// (see ``ShardedRun/itemIndex(part:position:compact:)``), and `block` their bytes.
         func run(tick: Timestamp?, parts: UnsafeBufferPointer<PartView>, block: UnsafeBufferPointer<UInt8>) {
             outbox.removeAll(keepingCapacity: true)
-            for work in inbox {
+            for (next, work) in inbox.enumerated() {
+                // The parsed fix a few items on, written by a parse worker long before (often on
+                // the other core): asked for now, it is in cache when its turn comes.
+                if next + Self.lookahead < inbox.count {
+                    let ahead = inbox[next + Self.lookahead].index
+                    if ahead >= 0 {
+                        let (partIndex, position, compact) = ShardedRun.itemLocation(ahead)
+                        if compact {
+                            prefetch(parts[partIndex].fixes + position, byteCount: MemoryLayout<CompactFix>.size)
+                        }
+                    }
+                }
                 let events: [ProducedEvent]
                 if work.index < 0 {
                     events = engine.produce(records[-1 - work.index])
