@@ -47,13 +47,6 @@ extension RunPipeline {
             }
         }
 
-        /// A fix or sighting of the batch, routed by index: it stays in its parse part, and the
-        /// time and shard come from the parse.
-        func accept(item index: Int, time: Int64, shard: Int32) {
-            summary.readings += 1
-            coordinator.route(item: index, time: Timestamp(microseconds: time), shard: Int(shard))
-        }
-
         /// Writes a batch's events; the first batch with a reading (which added the catalog to the
         /// engines) marks the steady start.
         func batchDone(_ events: [Event]) {
@@ -94,16 +87,20 @@ extension RunPipeline {
                 DispatchQueue.concurrentPerform(iterations: threads) { part in work.parse(part: part) }
                 var number = firstLine
                 for (partIndex, part) in parts.enumerated() where goOn {
-                    for position in 0..<part.count where goOn {
-                        defer { number += 1 }
-                        let meta = part.meta[position]
-                        if reorder == nil, meta.shard >= 0 {
-                            // Readings that must wait in the reorder window go through `accept(_:)`.
-                            accept(
-                                item: ShardedRun.itemIndex(part: partIndex, position: position, compact: meta.compact),
-                                time: meta.time,
-                                shard: meta.shard)
-                            continue
+                    var position = 0
+                    while position < part.count && goOn {
+                        if reorder == nil {
+                            // Fixes and sightings in a run, routed by index; readings that must
+                            // wait in the reorder window go through `accept(_:)`.
+                            let end = coordinator.routeItems(part: partIndex, of: part, from: position)
+                            summary.readings += end - position
+                            number += end - position
+                            position = end
+                            guard position < part.count else { break }
+                        }
+                        defer {
+                            number += 1
+                            position += 1
                         }
                         do throws(LineError) {
                             switch part.items[position] {

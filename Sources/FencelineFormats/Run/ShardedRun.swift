@@ -284,7 +284,7 @@ final class ShardedRun {
         deliver(reading)
     }
 
-    /// The index of the parsed line at `position` of parse part `part`, for ``route(item:time:shard:)``;
+    /// The index of the parsed line at `position` of parse part `part`, for ``routeItems(part:of:from:)``;
     /// `compact`: the line is a canonical fix, read from the part's `fixes` alone.
     @inline(__always)
     static func itemIndex(part: Int, position: Int, compact: Bool) -> Int {
@@ -297,15 +297,33 @@ final class ShardedRun {
         ((index >> 32) & 0x3FFF_FFFF, index & 0xFFFF_FFFF, index & (1 << 62) != 0)
     }
 
-    /// Routes a reading of the current batch's parsed lines by its index, with its time and
-    /// shard worked out in the parallel parse: the reading itself is not copied.
-    func route(item index: Int, time: Timestamp, shard: Int) {
-        start(at: time)
-        noteClock(time)
-        line += 1
-        let target = shards[shard]
-        sync(target, arriving: time)
-        target.inbox.append(Shard.Work(line: line, index: index))
+    /// Routes the parsed fixes and sightings of parse part `part` (`parsed`) from `position` on, in
+    /// order, stopping before the first line that is neither (or at the part's end); returns the
+    /// position it stopped at. Each goes to its device's shard by index (the reading itself is not
+    /// copied), with the time and shard the parallel parse worked out. One call per run of such
+    /// lines (the usual: a whole part) keeps the per-line work to the routing itself, without a
+    /// call, a check of the pipeline's flags and a shard reference counted per line.
+    func routeItems(part: Int, of parsed: ParsedPart, from position: Int) -> Int {
+        var position = position
+        parsed.meta.withUnsafeBufferPointer { meta in
+            shards.withUnsafeBufferPointer { shards in
+                while position < parsed.count {
+                    let item = meta[position]
+                    guard item.shard >= 0 else { return }
+                    let time = Timestamp(microseconds: item.time)
+                    if !started { start(at: time) }
+                    noteClock(time)
+                    line += 1
+                    let target = shards[Int(item.shard)]
+                    sync(target, arriving: time)
+                    target.inbox.append(
+                        Shard.Work(
+                            line: line, index: Self.itemIndex(part: part, position: position, compact: item.compact)))
+                    position += 1
+                }
+            }
+        }
+        return position
     }
 
     /// At the first timed line, shard 0 adds the catalog at its time, as one engine would, and the
