@@ -4,6 +4,21 @@ import Testing
 @testable import Fenceline
 
 @Suite struct DeviceTableTests {
+    /// Names are one device exactly when their bytes are: equal text spelled with other bytes is
+    /// another device; equal bytes in separate storage (long names) are the same one.
+    @Test func namesAreTheSameDeviceByTheirBytes() {
+        #expect(!DeviceTable.isSameName("caf\u{E9}", "cafe\u{301}"))
+        #expect("caf\u{E9}" == "cafe\u{301}")  // as Swift compares text
+        #expect(DeviceTable.isSameName("truck-17", "truck-" + String(17)))
+        let long = String(repeating: "vehicle-", count: 4) + "\u{E9}"
+        #expect(DeviceTable.isSameName(long, String(decoding: Array(long.utf8), as: UTF8.self)))
+        #expect(!DeviceTable.isSameName(long, String(repeating: "vehicle-", count: 4) + "e\u{301}"))
+        #expect(!DeviceTable.isSameName("truck-17", "truck-18"))
+        var table = DeviceTable()
+        #expect(table.intern("caf\u{E9}") != table.intern("cafe\u{301}"))
+        #expect(table.intern(long) == table.intern(String(decoding: Array(long.utf8), as: UTF8.self)))
+    }
+
     @Test func internGivesEachNameOneDenseIdThroughGrowth() {
         var table = DeviceTable()
         var generator = SplitMix(state: 5)

@@ -77,6 +77,43 @@ import Testing
         #expect(engine.deliveredNotifications.map { F.label($0, withRequest: true) } == ["x.enter@3"])
     }
 
+    /// The cap counts each device's own entries, for every kind of firing: region events of the
+    /// device's fixes and of its timers, and a scoped time trigger's one per listed device. Two
+    /// spellings of one name with different bytes (precomposed "é", "e" with a combining accent)
+    /// are two devices, as everywhere else in the engine.
+    @Test func theCapCountsEachDevicesOwnEntries() throws {
+        let precomposed = "caf\u{E9}", combining = "cafe\u{301}"
+        let engine = try Engine(
+            catalog: Catalog(requests: [
+                F.circle("gate"),
+                NotificationRequest(
+                    id: "tick", trigger: .timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: 60))),
+                    devices: ["b", precomposed]),
+            ]),
+            configuration: Engine.Configuration(deliveredLimit: 1))
+        // a: enter at 1, exit (after the default 20 s delay, by its timer) at 22; b and the two
+        // spellings: outside at 0, enter at 2; the time trigger fires at 60 for b and the
+        // precomposed name.
+        var readings = [F.fix("a", 0, east: 300), F.fix("a", 1, east: 0), F.fix("a", 2, east: 300)]
+        for device in ["b", precomposed, combining] {
+            readings += [F.fix(device, 0, east: 300), F.fix(device, 2, east: 0)]
+        }
+        readings.append(F.fix("a", 30, east: 300))
+        readings.sort { $0.time! < $1.time! }
+        for reading in readings { _ = engine.process(reading) }
+        _ = engine.finish(until: F.at(61))
+        let newest = Dictionary(
+            engine.deliveredNotifications.map {
+                ($0.device!.unicodeScalars.map(\.value), F.label($0, withRequest: true))
+            },
+            uniquingKeysWith: { first, _ in "more than one: \(first)" })
+        #expect(newest[Array("a".unicodeScalars.map(\.value))] == "gate.exit@22")
+        #expect(newest[Array("b".unicodeScalars.map(\.value))] == "tick.fire@60")
+        #expect(newest[Array(precomposed.unicodeScalars.map(\.value))] == "tick.fire@60")
+        #expect(newest[Array(combining.unicodeScalars.map(\.value))] == "gate.enter@2")
+        #expect(newest.count == 4)
+    }
+
     @Test func nonRepeatingLocationRequestsArePendingPerDevice() throws {
         let request = F.circle(hysteresis: .naive, devices: ["a", "b"]) { $0.repeats = false }
         let engine = try Engine(catalog: Catalog(requests: [request]))

@@ -25,6 +25,8 @@ struct Spawned {
             for (index, arguments) in argumentLists.enumerated() {
                 let spawned = try run(path, arguments + ["--timings"], standardError: log)
                 guard spawned.status == 0 else {
+                    // This list's failure ends the measurement; lists not run yet carry it too,
+                    // so no caller reads a figure that was never measured.
                     results[index] = Streamed(readings: 0, seconds: 0, cpu: 0, whole: spawned)
                     return results.map { $0 ?? Streamed(readings: 0, seconds: 0, cpu: 0, whole: spawned) }
                 }

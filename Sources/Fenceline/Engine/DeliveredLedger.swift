@@ -1,12 +1,15 @@
 /// The delivered notifications (SPEC §8): every firing adds an entry; re-adding a request moves its
 /// entries to the top with the new content; at most `limit` entries per device, oldest dropped.
 ///
-/// One log in delivery order rather than a list per device: a notification is an append to its
-/// warm end, where a list per device cost a hash of the device name, a dictionary probe and a
-/// write to that device's cold list (over a microsecond per event, measured). A device's entries
+/// One log in delivery order rather than a list per device: a notification is an append, where a
+/// list per device cost a hash of the device name, a dictionary probe and a write to that
+/// device's cold list; the log is compacted in place, so it reuses the pages it grew into rather
+/// than faulting in fresh ones (with the events' own size, about a microsecond per event
+/// together, measured). A device's entries
 /// beyond its newest `limit` are dropped when the log is compacted: when it has doubled since the
-/// last compaction (so each entry pays for its share of one pass), and before anything reads or
-/// rewrites it. The log so holds at most about twice the entries the limit keeps.
+/// last compaction (so each entry pays for its share of one pass) and before it is rewritten
+/// (`replace`, `remove`); a read (`events`) compacts a copy, so reading the list costs a pass
+/// over the log, which holds at most about twice the entries the limit keeps.
 struct DeliveredLedger {
     let limit: Int
     /// Every entry kept, oldest first (the order is the delivery order, re-adds moved to the end).
