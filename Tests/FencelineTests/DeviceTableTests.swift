@@ -7,13 +7,16 @@ import Testing
     /// Names are one device exactly when their bytes are: equal text spelled with other bytes is
     /// another device; equal bytes in separate storage (long names) are the same one.
     @Test func namesAreTheSameDeviceByTheirBytes() {
-        #expect(!DeviceTable.isSameName("caf\u{E9}", "cafe\u{301}"))
+        #expect(!DeviceNames.areSame("caf\u{E9}", "cafe\u{301}"))
         #expect("caf\u{E9}" == "cafe\u{301}")  // as Swift compares text
-        #expect(DeviceTable.isSameName("truck-17", "truck-" + String(17)))
+        #expect(DeviceNames.areSame("truck-17", "truck-" + String(17)))
         let long = String(repeating: "vehicle-", count: 4) + "\u{E9}"
-        #expect(DeviceTable.isSameName(long, String(decoding: Array(long.utf8), as: UTF8.self)))
-        #expect(!DeviceTable.isSameName(long, String(repeating: "vehicle-", count: 4) + "e\u{301}"))
-        #expect(!DeviceTable.isSameName("truck-17", "truck-18"))
+        #expect(DeviceNames.areSame(long, String(decoding: Array(long.utf8), as: UTF8.self)))
+        #expect(!DeviceNames.areSame(long, String(repeating: "vehicle-", count: 4) + "e\u{301}"))
+        #expect(!DeviceNames.areSame("truck-17", "truck-18"))
+        // Ordered by bytes too: the combining spelling ("e" then U+0301) before the precomposed one.
+        #expect(DeviceNames.precedes("cafe\u{301}", "caf\u{E9}") && !DeviceNames.precedes("caf\u{E9}", "cafe\u{301}"))
+        #expect(DeviceNames.precedes(nil, "a") && !DeviceNames.precedes("a", nil) && !DeviceNames.precedes(nil, ""))
         var table = DeviceTable()
         #expect(table.intern("caf\u{E9}") != table.intern("cafe\u{301}"))
         #expect(table.intern(long) == table.intern(String(decoding: Array(long.utf8), as: UTF8.self)))

@@ -79,8 +79,9 @@ struct DeliveredLedger {
         let keeps = log.map { $0.requestID != requestID }
         keep { keeps[$0] }
         moved.sort { a, b in
-            let deviceA = a.event.device ?? "", deviceB = b.event.device ?? ""
-            return deviceA != deviceB ? deviceA < deviceB : a.position < b.position
+            if DeviceNames.precedes(a.event.device, b.event.device) { return true }
+            if DeviceNames.precedes(b.event.device, a.event.device) { return false }
+            return a.position < b.position
         }
         for (_, var event, device) in moved {
             event.content = content.rendered(

@@ -142,25 +142,9 @@ struct DeviceTable {
         while true {
             let id = table[position].id
             if id < 0 { return (nil, position) }
-            if Self.isSameName(table[position].name, name) { return (id, position) }
+            if DeviceNames.areSame(table[position].name, name) { return (id, position) }
             position = (position + 1) & mask
         }
-    }
-
-    /// Whether two names are one device: exactly when their bytes are the same, as the hash, the
-    /// `--threads` shard and the output see them. Swift's `==` also equates canonically
-    /// equivalent spellings (a precomposed "é" and "e" with a combining accent), which hash apart:
-    /// two such names were one device or two depending on whether their probes happened to meet.
-    @inline(__always)
-    static func isSameName(_ a: String, _ b: String) -> Bool {
-        // The usual hit first: one short name held inline (or one storage) has the same two
-        // words; comparing the bytes every time made an empty-catalog run a third slower.
-        if unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self) {
-            return true
-        }
-        // Different as text (the usual miss) or else the bytes decide.
-        guard a.utf8.count == b.utf8.count, a == b else { return false }
-        return a.utf8.elementsEqual(b.utf8)
     }
 
     /// What every fix reads of its device before anything else, together in one value (about a
@@ -297,5 +281,31 @@ public enum DeviceHash {
         hash = (hash ^ (hash >> 33)) &* 0xFF51_AFD7_ED55_8CCD
         hash = (hash ^ (hash >> 33)) &* 0xC4CE_B9FE_1A85_EC53
         return Int(truncatingIfNeeded: hash ^ (hash >> 33))
+    }
+}
+
+/// How device names compare: by their bytes (UTF-8), for identity as for order. Swift's `==` and
+/// `<` compare text, equating canonically equivalent spellings (a precomposed "é" and "e" with a
+/// combining accent), which hash apart: two such names were one device or two depending on
+/// whether their probes met, and events of both at one instant came out in an order that depended
+/// on the number of threads.
+package enum DeviceNames {
+    /// Whether two names are one device: exactly when their bytes are the same.
+    @inline(__always)
+    package static func areSame(_ a: String, _ b: String) -> Bool {
+        // The usual hit first: one short name held inline (or one storage) has the same two
+        // words (the standard library's `==` takes the same shortcut); comparing the bytes every
+        // time made an empty-catalog run a third slower.
+        if unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self) {
+            return true
+        }
+        guard a.utf8.count == b.utf8.count else { return false }
+        return a.utf8.elementsEqual(b.utf8)
+    }
+
+    /// SPEC §4's order of devices: by their bytes, which is Unicode code point order; no device
+    /// (`nil`) sorts as the empty name.
+    package static func precedes(_ a: String?, _ b: String?) -> Bool {
+        (a ?? "").utf8.lexicographicallyPrecedes((b ?? "").utf8)
     }
 }

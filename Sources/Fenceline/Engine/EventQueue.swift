@@ -87,9 +87,8 @@ struct EventQueue {
             if a.event.time != b.event.time { return a.event.time < b.event.time }
             if a.event.kind.rank != b.event.kind.rank { return a.event.kind.rank < b.event.kind.rank }
             if a.event.requestID != b.event.requestID { return a.event.requestID < b.event.requestID }
-            let deviceA = a.event.device ?? ""
-            let deviceB = b.event.device ?? ""
-            if deviceA != deviceB { return deviceA < deviceB }
+            if DeviceNames.precedes(a.event.device, b.event.device) { return true }
+            if DeviceNames.precedes(b.event.device, a.event.device) { return false }
             return a.order < b.order
         }
     }

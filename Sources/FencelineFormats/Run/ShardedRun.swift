@@ -461,7 +461,8 @@ final class ShardedRun {
             if x.time != y.time { return x.time < y.time }
             if x.kind.rank != y.kind.rank { return x.kind.rank < y.kind.rank }
             if x.requestID != y.requestID { return x.requestID < y.requestID }
-            if (x.device ?? "") != (y.device ?? "") { return (x.device ?? "") < (y.device ?? "") }
+            if DeviceNames.precedes(x.device, y.device) { return true }
+            if DeviceNames.precedes(y.device, x.device) { return false }
             return (a.order.shard, a.order.order) < (b.order.shard, b.order.order)
         }
         return ready.map(\.event.event)
