@@ -157,6 +157,9 @@ import Testing
             let s = shape.scannedSignedDistance(to: point)
             // The reported distance walks the bands as far as the nearest edge: the scan's value.
             #expect(shape.signedDistance(to: point) == s, "\(point)")
+            // So does the engine's, read through the block (events of simple polygons).
+            let whole = shape.block!.containment(of: point, measuringWithin: PolygonShape.everyEdge)
+            #expect(signedDistance(inside: whole.inside, distance: whole.distance) == s, "\(point)")
             let (inside, distance) = shape.containment(of: point, measuringWithin: limit)
             // The engine reads a simple polygon through its block: the same measurement.
             let fromBlock = shape.block!.containment(of: point, measuringWithin: limit)

@@ -5,11 +5,11 @@
 /// list per device cost a hash of the device name, a dictionary probe and a write to that
 /// device's cold list; the log is compacted in place, so it reuses the pages it grew into rather
 /// than faulting in fresh ones (with the events' own size, about a microsecond per event
-/// together, measured). A device's entries
-/// beyond its newest `limit` are dropped when the log is compacted: when it has doubled since the
-/// last compaction (so each entry pays for its share of one pass) and before it is rewritten
-/// (`replace`, `remove`); a read (`events`) compacts a copy, so reading the list costs a pass
-/// over the log, which holds at most about twice the entries the limit keeps.
+/// together, measured). A device's entries beyond its newest `limit` are dropped when the log is
+/// compacted: when it has doubled since the last compaction (so each entry pays for its share of
+/// one pass) and before it is rewritten (`replace`, `remove`); a read (`events`) compacts a copy,
+/// so reading the list costs a pass over the log, which holds at most about twice the entries the
+/// limit keeps.
 struct DeliveredLedger {
     let limit: Int
     /// Every entry kept, oldest first (the order is the delivery order, re-adds moved to the end).
@@ -72,11 +72,12 @@ struct DeliveredLedger {
     mutating func replace(requestID: String, content: NotificationContent, actions: [NotificationAction]) {
         compact()
         var moved: [(position: Int, event: Event, device: Int32)] = []
-        for position in log.indices where log[position].requestID == requestID {
+        let keeps = log.indices.map { position in
+            guard log[position].requestID == requestID else { return true }
             moved.append((position, log[position], devices[position]))
+            return false
         }
         guard !moved.isEmpty else { return }
-        let keeps = log.map { $0.requestID != requestID }
         keep { keeps[$0] }
         moved.sort { a, b in
             if DeviceNames.precedes(a.event.device, b.event.device) { return true }

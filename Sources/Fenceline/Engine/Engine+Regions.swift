@@ -447,13 +447,10 @@ extension Engine {
     ) {
         schedule(action, slot: entry.slot, device: device)
         guard let output = action.output else { return }
-        let (notifiesOnEntry, notifiesOnExit) = hot.withUnsafeBufferPointer { slots in
-            (slots[Int(entry.slot)].notifiesOnEntry, slots[Int(entry.slot)].notifiesOnExit)
-        }
         switch output {
-        case .enter(let since, let time) where notifiesOnEntry:
+        case .enter(let since, let time) where hot[Int(entry.slot)].notifiesOnEntry:
             notify(.enter, entry: entry, device: device, time: time, since: since, record: &record)
-        case .exit(let since, let time) where notifiesOnExit:
+        case .exit(let since, let time) where hot[Int(entry.slot)].notifiesOnExit:
             notify(.exit, entry: entry, device: device, time: time, since: since, record: &record)
         case .dwell(let time):
             notify(.dwell, entry: entry, device: device, time: time, since: nil, record: &record)
@@ -475,7 +472,7 @@ extension Engine {
         let event = regionEvent(
             entry: entry, device: device, kind: kind, time: time, since: since, record: record, state: nil)
         guard deliver(event, for: entry, device: device) else { return }
-        if !hot.withUnsafeBufferPointer({ $0[Int(entry.slot)].repeats }) {
+        if !hot[Int(entry.slot)].repeats {
             record.isDone = true
             states[Int(entry.slot)].finishedDevices += 1
         }
@@ -500,8 +497,9 @@ extension Engine {
             case .circle:
                 return snappedToBoundary(hot.pointee.circle.signedDistance(to: point))
             case .polygon:
-                return hot.pointee.polygonBlock?.signedDistance(to: point)
-                    ?? polygons[hot.pointee.polygon].signedDistance(to: point)
+                let (inside, distance) = polygonContainment(
+                    hot.pointee, of: point, measuringWithin: PolygonShape.everyEdge)
+                return signedDistance(inside: inside, distance: distance)
             case .other, .none:
                 return requests[Int(slot)].region?.fence.signedDistance(to: point)
             }

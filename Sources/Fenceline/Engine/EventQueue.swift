@@ -81,15 +81,23 @@ struct EventQueue {
         return result
     }
 
-    /// SPEC §4 order.
+    /// SPEC §4 order, ties in production order.
     private func sortForRelease(_ ready: inout [(event: Event, order: Int)]) {
-        ready.sort { a, b in
-            if a.event.time != b.event.time { return a.event.time < b.event.time }
-            if a.event.kind.rank != b.event.kind.rank { return a.event.kind.rank < b.event.kind.rank }
-            if a.event.requestID != b.event.requestID { return a.event.requestID < b.event.requestID }
-            if DeviceNames.precedes(a.event.device, b.event.device) { return true }
-            if DeviceNames.precedes(b.event.device, a.event.device) { return false }
-            return a.order < b.order
-        }
+        ready.sort { a, b in Event.releasePrecedes(a.event, b.event) ?? (a.order < b.order) }
+    }
+}
+
+extension Event {
+    /// SPEC §4's order of events: by time; within an instant exits, enters, `state`, dwell, cross,
+    /// fires; then by request id, then by device (its name's bytes, as devices are told apart).
+    /// `nil` when the two tie on all of these, for the caller's own last key (the order in which
+    /// they were produced). The one engine's queue and the sharded merge both sort by it.
+    package static func releasePrecedes(_ a: Event, _ b: Event) -> Bool? {
+        if a.time != b.time { return a.time < b.time }
+        if a.kind.rank != b.kind.rank { return a.kind.rank < b.kind.rank }
+        if a.requestID != b.requestID { return a.requestID < b.requestID }
+        if DeviceNames.precedes(a.device, b.device) { return true }
+        if DeviceNames.precedes(b.device, a.device) { return false }
+        return nil
     }
 }

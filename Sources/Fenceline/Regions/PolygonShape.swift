@@ -164,12 +164,6 @@ final class PolygonShape {
                 points: (base + header.pointee.pointsOffset).assumingMemoryBound(to: SIMD2<Double>.self),
                 measuringWithin: limit)
         }
-
-        /// As ``PolygonShape/signedDistance(to:)``.
-        func signedDistance(to point: Coordinate) -> Double {
-            let (inside, distance) = containment(of: point, measuringWithin: PolygonShape.everyEdge)
-            return Fenceline.signedDistance(inside: inside, distance: distance)
-        }
     }
 
     /// A reach that takes in every edge; finite, so the band walk's bounds stay finite.

@@ -457,13 +457,8 @@ final class ShardedRun {
         pending = keep
         ready.sort { a, b in
             if a.release != b.release { return a.release < b.release }
-            let x = a.event.event, y = b.event.event
-            if x.time != y.time { return x.time < y.time }
-            if x.kind.rank != y.kind.rank { return x.kind.rank < y.kind.rank }
-            if x.requestID != y.requestID { return x.requestID < y.requestID }
-            if DeviceNames.precedes(x.device, y.device) { return true }
-            if DeviceNames.precedes(y.device, x.device) { return false }
-            return (a.order.shard, a.order.order) < (b.order.shard, b.order.order)
+            return Event.releasePrecedes(a.event.event, b.event.event)
+                ?? ((a.order.shard, a.order.order) < (b.order.shard, b.order.order))
         }
         return ready.map(\.event.event)
     }
