@@ -123,10 +123,23 @@ struct DeviceTable {
     private(set) var names: [String] = []
     /// A slot of `table`: a device's id (-1 empty) and its name, kept here too so that a lookup
     /// compares the name in the slot it reads anyway (reading it from `names` was a second likely
-    /// cache miss per reading).
+    /// cache miss per reading), and the high half of the name's hash, which a lookup compares
+    /// first: names of one length passed on a probe were otherwise compared byte by byte.
     private struct Slot {
         var id: Int32 = -1
+        var tag: UInt32 = 0
         var name = ""
+
+        init() {}
+
+        init(id: Int32, name: String, hash: Int) {
+            self.id = id
+            tag = Slot.tag(of: hash)
+            self.name = name
+        }
+
+        @inline(__always)
+        static func tag(of hash: Int) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) }
     }
 
     /// Open addressing from a device name's hash to its id. Written by hand rather than a
@@ -139,10 +152,11 @@ struct DeviceTable {
     private func find(_ name: String, hash: Int) -> (id: Int32?, position: Int) {
         let mask = table.count - 1
         var position = hash & mask
+        let tag = Slot.tag(of: hash)
         while true {
             let id = table[position].id
             if id < 0 { return (nil, position) }
-            if DeviceNames.areSame(table[position].name, name) { return (id, position) }
+            if table[position].tag == tag && DeviceNames.areSame(table[position].name, name) { return (id, position) }
             position = (position + 1) & mask
         }
     }
@@ -183,16 +197,17 @@ struct DeviceTable {
         let (found, position) = find(name, hash: hash)
         if let found { return found }
         let id = Int32(names.count)
-        table[position] = Slot(id: id, name: name)
+        table[position] = Slot(id: id, name: name, hash: hash)
         names.append(name)
         if names.count * 2 > table.count {
             // Grow at half full, so probes stay short.
             table = [Slot](repeating: Slot(), count: table.count * 2)
             let mask = table.count - 1
             for (index, name) in names.enumerated() {
-                var slot = DeviceHash.of(name) & mask
+                let hash = DeviceHash.of(name)
+                var slot = hash & mask
                 while table[slot].id >= 0 { slot = (slot + 1) & mask }
-                table[slot] = Slot(id: Int32(index), name: name)
+                table[slot] = Slot(id: Int32(index), name: name, hash: hash)
             }
         }
         fixStates.append(FixState())

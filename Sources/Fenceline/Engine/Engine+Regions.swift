@@ -46,7 +46,10 @@ extension Engine {
                 }
             }
         }
-        for record in devices.records[Int(device)] { candidates.append(record.slot) }
+        // By index in place: a for-in copied each record (a couple of hundred bytes) to read its slot.
+        devices.records[Int(device)].withUnsafeBufferPointer { records in
+            for index in records.indices { candidates.append(records[index].slot) }
+        }
         // A handful of candidates (the usual) are deduplicated among themselves: a stamp per slot
         // is a likely cache miss each. Many, or `initial: "state"` requests to sweep, use stamps.
         let stamping = candidates.count > 16 || !stateSlots.isEmpty
