@@ -395,6 +395,18 @@ final class ShardedRun {
         }
     }
 
+    /// Drops the clock's history but its last value, at the end of a batch: a later lookup never
+    /// needs an older line. A timer of a later batch falls due at or after that value (one due
+    /// before it fired in this batch's closing tick), and an event of a later batch is released
+    /// at its own line or later, which `max(line, after)` gives whichever older line the lookup
+    /// would have found. Kept whole, the history grew by a line for each of most readings, and
+    /// its growth (copies and fresh pages) was serial work of every batch.
+    private func forgetClockLines() {
+        guard clockLines.count > 1 else { return }
+        clockLines.removeFirst(clockLines.count - 1)
+        clockValues.removeFirst(clockValues.count - 1)
+    }
+
     /// The first line whose clock is later than `time`, `nil` if none yet.
     private func firstLine(after time: Timestamp) -> Int? {
         var low = 0
@@ -455,6 +467,7 @@ final class ShardedRun {
             }
         }
         pending = keep
+        forgetClockLines()
         ready.sort { a, b in
             if a.release != b.release { return a.release < b.release }
             return Event.releasePrecedes(a.event.event, b.event.event)
