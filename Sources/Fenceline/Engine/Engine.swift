@@ -230,7 +230,7 @@ extension Engine {
                 gate: entry.gate, timing: entry.timing)
         }
         states = source.states
-        hot = source.hot
+        hot = source.hot.unshared
         polygons = source.polygons
         slotsByID = source.slotsByID
         index.adopt(source.index)
@@ -278,4 +278,12 @@ extension Engine {
         _ = finish(until: until)
         return events.drainProduced()
     }
+}
+
+extension Array {
+    /// A copy in storage of its own, for a forked engine (`--threads`): arrays that every fix
+    /// reads (the hot slots, the index's cells and columns) are retained on each access, and a
+    /// buffer shared by engines on different cores made each retain a contended atomic on a
+    /// cache line the other core kept taking back.
+    var unshared: [Element] { withUnsafeBufferPointer { Array($0) } }
 }

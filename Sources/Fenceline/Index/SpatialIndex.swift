@@ -101,12 +101,13 @@ final class SpatialIndex {
 
     init() {}
 
-    /// Becomes a copy of `source` that shares its arrays until either side changes them (copy on
-    /// write), for an engine forked from another.
+    /// Becomes a copy of `source`, for an engine forked from another: the arrays a query reads in
+    /// storage of its own (see `Array.unshared`), the rest shared until either side changes them
+    /// (copy on write).
     func adopt(_ source: SpatialIndex) {
-        levels = source.levels
-        slots = source.slots
-        edges = source.edges
+        levels = source.levels.map { Level(cells: $0.cells.unshared, mask: $0.mask) }
+        slots = source.slots.unshared
+        edges = source.edges.unshared
         packedLevels = source.packedLevels
         packedCount = source.packedCount
         overlay = source.overlay
