@@ -53,6 +53,41 @@ import Testing
         }
     }
 
+    /// A forked engine's index: the same answers as its source, its query arrays in storage of
+    /// its own, and changes on either side not seen by the other.
+    @Test func anAdoptedIndexAnswersAsItsSourceAndChangesApart() {
+        var generator = SplitMix(state: 5)
+        let source = SpatialIndex()
+        for slot in 0..<500 {
+            source.insert(
+                slot: Int32(slot),
+                bounds: box(
+                    Double.random(in: 50...51, using: &generator), Double.random(in: 4...5, using: &generator), 0.01))
+        }
+        source.rebuild()
+        let copy = SpatialIndex()
+        copy.adopt(source)
+        func found(_ index: SpatialIndex, _ lat: Double, _ lon: Double) -> Set<Int32> {
+            var result: [Int32] = []
+            index.query(latitude: lat, longitude: lon, into: &result)
+            return Set(result)
+        }
+        let points = (0..<300).map { _ in
+            (Double.random(in: 50...51, using: &generator), Double.random(in: 4...5, using: &generator))
+        }
+        for (lat, lon) in points { #expect(found(copy, lat, lon) == found(source, lat, lon)) }
+        let (lat, lon) = points[0]
+        copy.insert(slot: 900, bounds: box(lat, lon, 0.001))
+        copy.rebuild()
+        #expect(found(copy, lat, lon).contains(900))
+        #expect(!found(source, lat, lon).contains(900))
+
+        let values = [1, 2, 3]
+        let own = values.unshared
+        #expect(own == values)
+        #expect(own.withUnsafeBufferPointer { $0.baseAddress } != values.withUnsafeBufferPointer { $0.baseAddress })
+    }
+
     /// The clearance is what safe discs stand on: no box the query point is outside may hold a point
     /// closer than it (the boxes holding the point are the caller's candidates already), with boxes
     /// packed, in the overlay, and removed.
