@@ -195,6 +195,33 @@ import Testing
         }
     }
 
+    /// Batches of one line each, where devices lagging behind the clock enter a fence before any
+    /// line of their batch moves the clock: each enter leaves at its own line, as with one
+    /// engine, so the earlier line's enter comes first though its time is later. The coordinator
+    /// keeps the clock's last value from batch to batch for that (resolved against later lines
+    /// only, both would leave at the next clock move, in time order).
+    @Test func laggingEntersAtTheStartOfABatchLeaveAtTheirOwnLines() throws {
+        func line(_ device: String, _ seconds: Int, _ latitude: Double) -> String {
+            let time = Fixtures.at(Double(seconds)).rfc3339
+            return #"{"device":"\#(device)","time":"\#(time)","lat":\#(latitude),"lon":4.892,"accuracy":5}"#
+        }
+        // 52.38 is a kilometre north of every fence; 52.371 is inside "naive" and "block".
+        let lines = [
+            line("a", 90, 52.38), line("d", 90, 52.38), line("lead", 100, 52.38),
+            line("a", 98, 52.371), line("d", 95, 52.371), line("lead", 101, 52.38),
+        ]
+        let path = try Self.file(seed: 1)
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let single = try Self.run(threads: 1, path: path)
+        let sharded = try Self.run(threads: 2, path: path, blockSize: lines[0].utf8.count * 3 / 2)
+        #expect(Array(sharded.output.utf8) == Array(single.output.utf8))
+        let enters = single.output.split(separator: "\n").filter {
+            $0.contains(#""request":"naive""#) && $0.contains(#""event":"enter""#)
+        }
+        #expect(enters.count == 2)
+        #expect(enters.first?.contains(#""device":"a""#) == true)
+    }
+
     /// Blocks far smaller than the file, split into a share per thread at line ends: CRLF and
     /// blank lines, a line over the 16 MiB limit and a last line without a newline are read, and
     /// bad lines reported with their numbers, exactly as with one thread.

@@ -7,6 +7,20 @@ import Testing
 @Suite struct EngineRequestTests {
     typealias F = Fixtures
 
+    /// A forked engine (`--threads`) reads its flat slots and its index from storage of its own:
+    /// shared buffers made every retain a contended atomic between the cores.
+    @Test func aForkReadsItsSlotsAndIndexFromStorageOfItsOwn() throws {
+        let engine = try Engine(catalog: Catalog(requests: [F.circle(), F.circle("other")]))
+        _ = engine.process(F.fix("d1", 0, east: 300))  // adds the catalog
+        let fork = engine.fork()
+        #expect(fork.hot.count == engine.hot.count)
+        #expect(
+            fork.hot.withUnsafeBufferPointer { $0.baseAddress } != engine.hot.withUnsafeBufferPointer { $0.baseAddress }
+        )
+        #expect(!engine.index.queryStorage.isEmpty)
+        #expect(Set(fork.index.queryStorage).isDisjoint(with: engine.index.queryStorage))
+    }
+
     @Test func replacingARequestStartsItsStateAfresh() throws {
         let engine = try Engine(catalog: Catalog(requests: [F.circle(hysteresis: .naive)]))
         var events: [Event] = []

@@ -123,6 +123,15 @@ final class SpatialIndex {
         count = source.count
     }
 
+    /// Where the non-empty arrays a query reads are stored (tests check that an adopted index
+    /// has storage of its own).
+    var queryStorage: [UnsafeRawPointer] {
+        func start<T>(_ array: [T]) -> UnsafeRawPointer? {
+            array.isEmpty ? nil : array.withUnsafeBytes { $0.baseAddress }
+        }
+        return ([start(slots), start(edges)] + levels.map { start($0.cells) }).compactMap { $0 }
+    }
+
     private static let emptyKey = Int64.min
 
     private static func cellSize(level: Int) -> Double { baseCellDegrees * Double(1 << level) }
