@@ -112,8 +112,12 @@ import Testing
         return path
     }
 
+    /// A run of `path` with `threads` engines; with one, line by line unless `serialBlockSize`
+    /// asks for the two-pass blocks of a file (the reference the sharded runs are held to is
+    /// the plain line by line one).
     static func run(
-        threads: Int, path: String, reorderWindow: Double = 0, until: Timestamp? = nil, blockSize: Int = 4 << 20
+        threads: Int, path: String, reorderWindow: Double = 0, until: Timestamp? = nil, blockSize: Int = 4 << 20,
+        serialBlockSize: Int? = nil, strict: Bool = false
     ) throws -> (
         output: String, reports: [String], summary: String
     ) {
@@ -124,6 +128,8 @@ import Testing
         options.reorderWindow = TimeSpan(seconds: reorderWindow)
         options.until = until
         options.readBlockSize = blockSize
+        options.serialBlockSize = serialBlockSize
+        options.strict = strict
         let pipeline = RunPipeline(
             catalog: catalog, catalogDecoder: decoder, options: options, encoder: NDJSONEventEncoder(),
             logger: Logger(label: "test"))
@@ -222,11 +228,9 @@ import Testing
         #expect(enters.first?.contains(#""device":"a""#) == true)
     }
 
-    /// Blocks far smaller than the file, split into a share per thread at line ends: CRLF and
-    /// blank lines, a line over the 16 MiB limit and a last line without a newline are read, and
-    /// bad lines reported with their numbers, exactly as with one thread.
-    @Test(arguments: [(3, 700), (2, 4096), (4, 1 << 16)])
-    func shardedBlocksReadEveryLineAsOneThreadDoes(threads: Int, blockSize: Int) throws {
+    /// The readings of seed 4 with CRLF, blank and bad lines scattered through, a line over the
+    /// 16 MiB limit in the middle and no newline after the last; returns its path and lines.
+    static func hostileFile() throws -> (path: String, lines: [String]) {
         var lines = Self.readings(seed: 4).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.removeLast().isEmpty)
         for index in stride(from: lines.count - 1, to: 0, by: -1) {
@@ -241,6 +245,15 @@ import Testing
         lines.insert(String(repeating: "x", count: 17 << 20), at: lines.count / 2)
         let path = try Self.file(seed: 4)
         try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+        return (path, lines)
+    }
+
+    /// Blocks far smaller than the file, split into a share per thread at line ends: CRLF and
+    /// blank lines, a line over the 16 MiB limit and a last line without a newline are read, and
+    /// bad lines reported with their numbers, exactly as with one thread.
+    @Test(arguments: [(3, 700), (2, 4096), (4, 1 << 16)])
+    func shardedBlocksReadEveryLineAsOneThreadDoes(threads: Int, blockSize: Int) throws {
+        let (path, lines) = try Self.hostileFile()
         let single = try Self.run(threads: 1, path: path)
         let sharded = try Self.run(threads: threads, path: path, blockSize: blockSize)
         #expect(Array(sharded.output.utf8) == Array(single.output.utf8))
@@ -249,6 +262,39 @@ import Testing
         #expect(single.reports.contains { $0.hasSuffix(":\(lines.count / 2 + 1): line longer than 16 MiB") })
         #expect(single.reports.count > 4)
         #expect(single.output.split(separator: "\n").count > 100)
+    }
+
+    /// One thread reading a file in blocks, each parsed in one pass before the engine applies it,
+    /// reads, applies and reports every line as line by line does: blocks that cut the file
+    /// every few lines, at 4 KiB, 64 KiB and the default size.
+    @Test(arguments: [700, 4096, 1 << 16, RunPipeline.Options().serialBlockSize ?? 0])
+    func oneThreadBlocksReadEveryLineAsLineByLine(blockSize: Int) throws {
+        #expect(blockSize > 0)
+        let (path, lines) = try Self.hostileFile()
+        let single = try Self.run(threads: 1, path: path)
+        let blocks = try Self.run(threads: 1, path: path, serialBlockSize: blockSize)
+        #expect(Array(blocks.output.utf8) == Array(single.output.utf8))
+        #expect(blocks.reports == single.reports)
+        #expect(blocks.summary == single.summary)
+        #expect(blocks.reports.contains { $0.hasSuffix(":\(lines.count / 2 + 1): line longer than 16 MiB") })
+        #expect(blocks.reports.contains { $0.contains("time") })
+        #expect(single.output.split(separator: "\n").count > 100)
+    }
+
+    /// Under `--strict`, a block's first pass has parsed the lines after the bad one, but the run
+    /// stops at it all the same: the same events, report and summary as line by line.
+    @Test func oneThreadBlocksStopAtTheFirstBadLineUnderStrict() throws {
+        let path = try Self.file(seed: 5)
+        let lines = Self.readings(seed: 5).split(separator: "\n").map(String.init)
+        let bad = try #require(lines.firstIndex(of: "{not json"))
+        let single = try Self.run(threads: 1, path: path, strict: true)
+        let blocks = try Self.run(threads: 1, path: path, serialBlockSize: 4096, strict: true)
+        #expect(Array(blocks.output.utf8) == Array(single.output.utf8))
+        #expect(blocks.reports == single.reports)
+        #expect(blocks.summary == single.summary)
+        #expect(single.reports.first?.contains(":\(bad + 1):") == true)
+        let whole = try Self.run(threads: 1, path: path, serialBlockSize: 4096)
+        #expect(whole.output.count > blocks.output.count)
     }
 
     @Test func shardedOutputEqualsOneThreadWithAReorderWindowAndUntil() throws {

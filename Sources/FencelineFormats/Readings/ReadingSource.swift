@@ -39,6 +39,14 @@ struct LineDecoder {
         return ndjson.canonicalFix(line)
     }
 
+    /// For NDJSON, the fields of a canonically laid-out fix line, the device a range of `line`
+    /// (``NDJSONReadingDecoder/canonicalParts(_:)``); `nil` for any other line or format.
+    @inline(__always)
+    mutating func canonicalParts(_ line: UnsafeBufferPointer<UInt8>) -> NDJSONReadingDecoder.CanonicalParts? {
+        guard case .ndjson = state else { return nil }
+        return ndjson.canonicalParts(line)
+    }
+
     /// The reading `line` completes, `nil` for none (a blank or comment line, a CSV header, an NMEA
     /// sentence whose epoch is still open). `afterCanonical`: `canonicalFix(_:)` has turned the
     /// line down already.

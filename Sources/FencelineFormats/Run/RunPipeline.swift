@@ -38,6 +38,10 @@ public final class RunPipeline {
         public var device: String?
         /// With `threads` > 1, the bytes of NDJSON read and parsed as one block (tests make it small).
         var readBlockSize = 4 << 20
+        /// With one thread, the bytes of an NDJSON file read as one block, its lines parsed in one
+        /// pass before the engine applies them in the next; `nil` reads and applies line by line,
+        /// as standard input always is (tests compare the two).
+        var serialBlockSize: Int? = 128 << 10
 
         /// Creates default options.
         public init() {}
@@ -164,6 +168,14 @@ public final class RunPipeline {
                     }
                     if ended { break }
                 }
+            } else if format == .ndjson && !run.live, let blockSize = options.serialBlockSize {
+                try reader.forEachBlock(
+                    blockSize: blockSize, oversized: { run.reject(reader.oversizedLineError(line: $0), report: report) }
+                ) { block, firstLine in
+                    guard run.goOn else { return nil }
+                    let lines = run.handle(block: block, firstLine: firstLine, write: write, report: report)
+                    return run.goOn ? lines : nil
+                }
             } else {
                 try reader.forEachLine(oversized: { run.reject(reader.oversizedLineError(line: $0), report: report) }) {
                     line, number in
@@ -252,9 +264,68 @@ private final class SerialRun {
         goOn = badLines.reject(error, report: report)
     }
 
+    /// A line of an NDJSON block as the first pass leaves it: a canonical fix's fields (the device
+    /// a range of the block), or else where the line lies, to be decoded in full in its turn.
+    struct ParsedLine {
+        var fix: NDJSONReadingDecoder.CanonicalParts?
+        var start: Int
+        var end: Int
+    }
+
+    /// The current block's lines, kept from block to block.
+    @exclusivity(unchecked) var parsedLines: [ParsedLine] = []
+
+    /// Decodes and applies a block of whole NDJSON lines (``LineReader/forEachBlock(blockSize:oversized:_:)``,
+    /// `firstLine` the number of its first) in two passes: the canonical fix lines' fields, then
+    /// the engine over every line in order, a line of any other kind decoded in full in its turn
+    /// (so a bad line is reported, and `--strict` stops, exactly where it would line by line).
+    /// Returns the block's line count.
+    ///
+    /// The split is for speed alone: parsing a block's lines in one tight loop, then running the
+    /// engine over them, took ~10 % less time than alternating the two per line (the code of each
+    /// stays in cache, as in `--threads`, whose parse workers showed it first). The blocks are
+    /// small (128 KiB) so the block and its parsed lines are still in cache for the second pass.
+    func handle(
+        block: UnsafeBufferPointer<UInt8>, firstLine: Int, write: ([UInt8]) -> Void, report: (String) -> Void
+    ) -> Int {
+        guard let base = block.baseAddress else { return 0 }
+        parsedLines.removeAll(keepingCapacity: true)
+        var cursor = 0
+        while cursor < block.count {
+            let stop =
+                memchr(base + cursor, 0x0A, block.count - cursor).map {
+                    base.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+                } ?? block.count
+            let end = stop > cursor && base[stop - 1] == 0x0D ? stop - 1 : stop
+            var fix = decoder.canonicalParts(UnsafeBufferPointer(start: base + cursor, count: end - cursor))
+            if let device = fix?.device { fix!.device = (cursor + device.lowerBound)..<(cursor + device.upperBound) }
+            parsedLines.append(ParsedLine(fix: fix, start: cursor, end: end))
+            cursor = stop + 1
+        }
+        parsedLines.withUnsafeBufferPointer { lines in
+            for (offset, line) in lines.enumerated() where goOn {
+                if let fix = line.fix {
+                    accept(fix.fix(in: block), write: write)
+                } else {
+                    decodeInFull(
+                        UnsafeBufferPointer(rebasing: block[line.start..<line.end]), firstLine + offset, write: write,
+                        report: report)
+                }
+            }
+        }
+        return parsedLines.count
+    }
+
     /// Decodes and applies one line of the current input.
     func handle(_ line: UnsafeBufferPointer<UInt8>, _ number: Int, write: ([UInt8]) -> Void, report: (String) -> Void) {
         if let fix = decoder.canonicalFix(line) { return accept(fix, write: write) }
+        decodeInFull(line, number, write: write, report: report)
+    }
+
+    /// Decodes and applies a line that is not a canonical fix.
+    private func decodeInFull(
+        _ line: UnsafeBufferPointer<UInt8>, _ number: Int, write: ([UInt8]) -> Void, report: (String) -> Void
+    ) {
         do throws(LineError) {
             if let reading = try decoder.decode(line, number: number, afterCanonical: true) {
                 accept(reading, write: write)
