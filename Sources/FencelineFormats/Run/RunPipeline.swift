@@ -231,10 +231,15 @@ private final class SerialRun {
         buffer = encoder.header()
     }
 
-    /// Encodes `events`, writing the buffer once it is large or when `flush` (live input) asks.
-    func emit(_ events: [Event], flush: Bool, write: ([UInt8]) -> Void) {
+    /// Encodes `events` (or holds them, while `holding`), writing the buffer once it is large or
+    /// when `flush` (live input) asks; `counted`: held events, already counted.
+    func emit(_ events: [Event], flush: Bool, write: ([UInt8]) -> Void, counted: Bool = false) {
+        if !counted { summary.events += events.count }
+        if holding {
+            held.append(contentsOf: events)
+            return
+        }
         for event in events { encoder.encode(event, into: &buffer) }
-        summary.events += events.count
         if buffer.count >= 1 << 16 || (flush && !buffer.isEmpty) {
             write(buffer)
             buffer.removeAll(keepingCapacity: true)
@@ -274,6 +279,10 @@ private final class SerialRun {
 
     /// The current block's lines, kept from block to block.
     @exclusivity(unchecked) var parsedLines: [ParsedLine] = []
+    /// While a block's second pass runs, its events wait in `held` and are encoded after it (a
+    /// few per cent faster again than encoding between fixes, for the same reason as the passes).
+    @exclusivity(unchecked) var holding = false
+    @exclusivity(unchecked) var held: [Event] = []
 
     /// Decodes and applies a block of whole NDJSON lines (``LineReader/forEachBlock(blockSize:oversized:_:)``,
     /// `firstLine` the number of its first) in two passes: the canonical fix lines' fields, then
@@ -301,6 +310,12 @@ private final class SerialRun {
             if let device = fix?.device { fix!.device = (cursor + device.lowerBound)..<(cursor + device.upperBound) }
             parsedLines.append(ParsedLine(fix: fix, start: cursor, end: end))
             cursor = stop + 1
+        }
+        holding = true
+        defer {
+            holding = false
+            emit(held, flush: false, write: write, counted: true)
+            held.removeAll(keepingCapacity: true)
         }
         parsedLines.withUnsafeBufferPointer { lines in
             for (offset, line) in lines.enumerated() where goOn {
