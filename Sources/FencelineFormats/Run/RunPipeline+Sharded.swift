@@ -48,10 +48,20 @@ extension RunPipeline {
         }
 
         /// Writes a batch's events; the first batch with a reading (which added the catalog to the
-        /// engines) marks the steady start.
-        func batchDone(_ events: [Event]) {
+        /// engines) marks the steady start: `from`, a mark taken before the batch was read, moved
+        /// on by the time the catalog took, so the batch's own readings count (a block holds over a
+        /// hundred thousand); without it, the end of the batch.
+        func batchDone(_ events: [Event], from mark: RunMark? = nil) {
             emit(events)
-            if steadyStart == nil && summary.readings > 0 { steadyStart = .now(readings: summary.readings) }
+            if steadyStart == nil && summary.readings > 0 {
+                if var mark, coordinator.catalogSeconds > 0 {
+                    mark.wall += coordinator.catalogSeconds
+                    mark.cpu += coordinator.catalogSeconds
+                    steadyStart = mark
+                } else {
+                    steadyStart = .now(readings: summary.readings)
+                }
+            }
             meter?.note(summary, always: true)
         }
 
@@ -83,6 +93,7 @@ extension RunPipeline {
             /// split into lines and parsed in parallel, then routed in input order; returns the
             /// block's line count.
             func run(block: UnsafeBufferPointer<UInt8>, firstLine: Int) -> Int {
+                let mark = steadyStart == nil ? RunMark.now(readings: summary.readings) : nil
                 let work = ParseWork(block: block, parts: parts, shards: threads)
                 DispatchQueue.concurrentPerform(iterations: threads) { part in work.parse(part: part) }
                 var number = firstLine
@@ -123,7 +134,7 @@ extension RunPipeline {
                 batchDone(
                     views.withUnsafeBufferPointer {
                         coordinator.runBatch(final: false, until: nil, parts: $0, block: block)
-                    })
+                    }, from: mark)
                 return lines
             }
 

@@ -326,11 +326,16 @@ final class ShardedRun {
         return position
     }
 
+    /// Seconds (wall) the first shard took to add the catalog, for `--timings`.
+    private(set) var catalogSeconds = 0.0
+
     /// At the first timed line, shard 0 adds the catalog at its time, as one engine would, and the
     /// others start as forks of it; records that came before any time are applied then.
     private func start(at time: Timestamp) {
         if !started {
             started = true
+            let begin = DispatchTime.now().uptimeNanoseconds
+            defer { catalogSeconds = Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9 }
             let first = shards[0]
             for event in first.engine.produce(.control(ControlRecord(time: time, operation: .tick))) {
                 first.produced += 1
