@@ -9,9 +9,9 @@
 
 /// A moment of a run: monotonic wall time, the process's CPU time (all threads) and the readings
 /// read by then. `fenceline run --timings` reports the stretch from the first applied reading (or,
-/// with `--threads`, the first batch, which adds the catalog to the engines) to the end, so a
-/// benchmark can time the streaming phase within one process rather than as the difference of
-/// two noisy process runs.
+/// with `--threads`, from the start of the first batch, less the time the catalog took to add) to
+/// the end, so a benchmark can time the streaming phase within one process rather than as the
+/// difference of two noisy process runs.
 public struct RunMark: Hashable, Sendable {
     /// Monotonic seconds.
     public var wall: Double
