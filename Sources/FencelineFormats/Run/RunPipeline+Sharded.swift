@@ -26,10 +26,19 @@ extension RunPipeline {
         var goOn = true
 
         func emit(_ events: [Event]) {
-            for var event in events {
-                sequence += 1
-                event.sequence = sequence
-                encoder.encode(event, into: &buffer)
+            if events.count >= options.parallelEncodingMinimum && encoder.encodesIndependently {
+                // A batch's events are encoded in a part per thread, the parts joined in order:
+                // serial, the encoding was most of the time between two batches.
+                let work = EncodeWork(encoder: encoder, events: events, first: sequence + 1, parts: threads)
+                DispatchQueue.concurrentPerform(iterations: threads) { part in work.encode(part: part) }
+                for part in 0..<threads { buffer.append(contentsOf: work.output(part)) }
+                sequence += events.count
+            } else {
+                for var event in events {
+                    sequence += 1
+                    event.sequence = sequence
+                    encoder.encode(event, into: &buffer)
+                }
             }
             summary.events += events.count
             if buffer.count >= 1 << 16 {
@@ -229,4 +238,46 @@ private struct ParseWork: @unchecked Sendable {
             }
         }
     }
+}
+
+/// A batch's events encoded in parts, one per thread: part `i` encodes its share of the events,
+/// numbered on from `first`, into storage only it writes.
+private final class EncodeWork: @unchecked Sendable {
+    let encoder: any EventEncoder
+    let events: [Event]
+    let first: Int
+    let parts: Int
+    /// A part's bytes, at its index; each written by its own thread only.
+    private let outputs: UnsafeMutablePointer<[UInt8]>
+
+    init(encoder: any EventEncoder, events: [Event], first: Int, parts: Int) {
+        self.encoder = encoder
+        self.events = events
+        self.first = first
+        self.parts = parts
+        outputs = .allocate(capacity: parts)
+        outputs.initialize(repeating: [], count: parts)
+    }
+
+    deinit {
+        outputs.deinitialize(count: parts)
+        outputs.deallocate()
+    }
+
+    private func range(of part: Int) -> Range<Int> {
+        (events.count * part / parts)..<(events.count * (part + 1) / parts)
+    }
+
+    func encode(part: Int) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(range(of: part).count * 256)
+        for index in range(of: part) {
+            var event = events[index]
+            event.sequence = first + index
+            encoder.encode(event, into: &bytes)
+        }
+        outputs[part] = bytes
+    }
+
+    func output(_ part: Int) -> [UInt8] { outputs[part] }
 }

@@ -41,6 +41,8 @@ public final class RunPipeline {
         /// the benchmark's streams 8-9 % faster than 4 MiB (the shards' uneven shares of a block
         /// even out over more lines, and there are fewer barriers); 1 MiB and less were slower.
         var readBlockSize = 16 << 20
+        /// With `threads` > 1, the fewest events of a batch encoded in parallel (tests make it 1).
+        var parallelEncodingMinimum = 1024
         /// With one thread, the bytes of an NDJSON file read as one block, its lines parsed in one
         /// pass before the engine applies them in the next; `nil` reads and applies line by line,
         /// as standard input always is (tests compare the two).
