@@ -123,13 +123,13 @@ extension RunPipeline {
                             position += 1
                         }
                         do throws(LineError) {
-                            switch part.items[position] {
+                            switch part.item(at: position) {
                             case .blank: continue
                             case .compactFix: accept(.fix(part.fixes[position].fix(in: block)))
                             case .reading(let reading): accept(reading)
                             case .failure(let error): throw error
                             case .control:
-                                let span = part.spans[position]
+                                let span = part.lines[position]
                                 let line = UnsafeBufferPointer(rebasing: block[span.start..<span.end])
                                 if let reading = try serial.decode(line) { accept(reading) }
                             }

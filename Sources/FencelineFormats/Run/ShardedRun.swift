@@ -148,30 +148,45 @@ final class ShardedRun {
 
     /// One parse worker's share of a block: its lines in order, each parsed, with its routing (for
     /// a fix or sighting, time in µs and shard; shard -1 for anything else) and where it lies in
-    /// the block. The storage is kept from block to block and entries are overwritten, so the
-    /// workers release the last block's readings in parallel rather than in a serial clear.
+    /// the block. The storage is kept from block to block and overwritten in place: a canonical fix
+    /// (the usual line) writes its fields and its routing and nothing else (writing `.compactFix`
+    /// into `items` destroyed the old entry there first, and with the arrays' appends that was two
+    /// fifths of the parse); the workers release the last block's readings in parallel.
     final class ParsedPart: @unchecked Sendable {
-        /// The parsed lines, `count` of them; stays put while a batch runs.
+        /// A line's routing and place.
+        struct Line {
+            var time: Int64
+            var shard: Int32
+            /// A canonical fix, read from `fixes` alone; its `items` entry is stale.
+            var compact: Bool
+            var start: Int
+            var end: Int
+        }
+
+        /// The parsed lines that are not canonical fixes, at their positions (other positions
+        /// hold stale entries or `.blank`); stays put while a batch runs.
         @exclusivity(unchecked) private(set) var items: UnsafeMutablePointer<Parsed>
-        /// Per line, for a `.compactFix`, its fields with the device as a range of the block (and a
-        /// copy of a short one): plain values, so neither the parse nor the shard copies a string
+        /// Per line, for a canonical fix, its fields with the device as a range of the block (and
+        /// a copy of a short one): plain values, so neither the parse nor the shard copies a string
         /// or an enum payload.
         @exclusivity(unchecked) private(set) var fixes: UnsafeMutablePointer<CompactFix>
+        @exclusivity(unchecked) private(set) var lines: UnsafeMutablePointer<Line>
+        /// How many entries of `items` are initialized (a prefix).
         @exclusivity(unchecked) private var initialized = 0
         @exclusivity(unchecked) private var capacity = 1024
         @exclusivity(unchecked) private(set) var count = 0
-        @exclusivity(unchecked) private(set) var meta: [(time: Int64, shard: Int32, compact: Bool)] = []
-        @exclusivity(unchecked) private(set) var spans: [(start: Int, end: Int)] = []
 
         init() {
             items = .allocate(capacity: capacity)
             fixes = .allocate(capacity: capacity)
+            lines = .allocate(capacity: capacity)
         }
 
         deinit {
             items.deinitialize(count: initialized)
             items.deallocate()
             fixes.deallocate()
+            lines.deallocate()
         }
 
         /// The part's storage for the shards.
@@ -179,44 +194,56 @@ final class ShardedRun {
 
         func removeAll() { count = 0 }
 
+        /// The parsed line at `position`.
+        func item(at position: Int) -> Parsed {
+            lines[position].compact ? .compactFix : items[position]
+        }
+
         /// Appends a canonical fix line (`fix.device` a range of the block, holding `name`).
         func append(
             fix: NDJSONReadingDecoder.CanonicalParts, name: UnsafeBufferPointer<UInt8>, shard: Int32, start: Int,
             end: Int
         ) {
-            append(.compactFix, time: fix.time.microseconds, shard: shard, start: start, end: end)
-            (fixes + count - 1).initialize(to: CompactFix(fix, name: name))
+            reserveOne()
+            (lines + count).initialize(
+                to: Line(time: fix.time.microseconds, shard: shard, compact: true, start: start, end: end))
+            (fixes + count).initialize(to: CompactFix(fix, name: name))
+            count += 1
         }
 
-        private func isCompact(_ item: Parsed) -> Bool {
-            if case .compactFix = item { return true }
-            return false
-        }
-
+        /// Appends a line of any other kind.
         func append(_ item: Parsed, time: Int64, shard: Int32, start: Int, end: Int) {
-            if count == capacity {
-                let grown = UnsafeMutablePointer<Parsed>.allocate(capacity: capacity * 2)
-                grown.moveInitialize(from: items, count: initialized)
-                items.deallocate()
-                items = grown
-                let grownFixes = UnsafeMutablePointer<CompactFix>.allocate(
-                    capacity: capacity * 2)
-                grownFixes.moveInitialize(from: fixes, count: count)
-                fixes.deallocate()
-                fixes = grownFixes
-                capacity *= 2
-            }
+            reserveOne()
             if count < initialized {
                 items[count] = item
-                meta[count] = (time, shard, isCompact(item))
-                spans[count] = (start, end)
             } else {
+                // Entries skipped by canonical fixes since the last one written are filled first.
+                while initialized < count {
+                    (items + initialized).initialize(to: .blank)
+                    initialized += 1
+                }
                 (items + count).initialize(to: item)
                 initialized += 1
-                meta.append((time, shard, isCompact(item)))
-                spans.append((start, end))
             }
+            (lines + count).initialize(to: Line(time: time, shard: shard, compact: false, start: start, end: end))
             count += 1
+        }
+
+        private func reserveOne() {
+            guard count == capacity else { return }
+            let grownItems = UnsafeMutablePointer<Parsed>.allocate(capacity: capacity * 2)
+            grownItems.moveInitialize(from: items, count: initialized)
+            items.deallocate()
+            items = grownItems
+            let grownFixes = UnsafeMutablePointer<CompactFix>.allocate(capacity: capacity * 2)
+            grownFixes.moveInitialize(from: fixes, count: count)
+            fixes.deallocate()
+            fixes = grownFixes
+            let grownLines = UnsafeMutablePointer<Line>.allocate(capacity: capacity * 2)
+            grownLines.moveInitialize(from: lines, count: count)
+            lines.deallocate()
+            lines = grownLines
+            capacity *= 2
         }
     }
 
@@ -305,22 +332,21 @@ final class ShardedRun {
     /// call, a check of the pipeline's flags and a shard reference counted per line.
     func routeItems(part: Int, of parsed: ParsedPart, from position: Int) -> Int {
         var position = position
-        parsed.meta.withUnsafeBufferPointer { meta in
-            shards.withUnsafeBufferPointer { shards in
-                while position < parsed.count {
-                    let item = meta[position]
-                    guard item.shard >= 0 else { return }
-                    let time = Timestamp(microseconds: item.time)
-                    if !started { start(at: time) }
-                    noteClock(time)
-                    line += 1
-                    let target = shards[Int(item.shard)]
-                    sync(target, arriving: time)
-                    target.inbox.append(
-                        Shard.Work(
-                            line: line, index: Self.itemIndex(part: part, position: position, compact: item.compact)))
-                    position += 1
-                }
+        let lines = parsed.lines
+        shards.withUnsafeBufferPointer { shards in
+            while position < parsed.count {
+                let item = lines[position]
+                guard item.shard >= 0 else { return }
+                let time = Timestamp(microseconds: item.time)
+                if !started { start(at: time) }
+                noteClock(time)
+                line += 1
+                let target = shards[Int(item.shard)]
+                sync(target, arriving: time)
+                target.inbox.append(
+                    Shard.Work(
+                        line: line, index: Self.itemIndex(part: part, position: position, compact: item.compact)))
+                position += 1
             }
         }
         return position
