@@ -296,9 +296,10 @@ private final class SerialRun {
     /// Returns the block's line count.
     ///
     /// The split is for speed alone: parsing a block's lines in one tight loop, then running the
-    /// engine over them, took ~10 % less time than alternating the two per line (the code of each
-    /// stays in cache, as in `--threads`, whose parse workers showed it first). The blocks are
-    /// small (128 KiB) so the block and its parsed lines are still in cache for the second pass.
+    /// engine over them, took 13-17 % less time on the benchmark's country stream than alternating
+    /// the two per line, 2-12 % on city (the fastest of interleaved runs; presumably each pass's
+    /// code stays in cache; `--threads` with one shard showed it first). The blocks are small
+    /// (128 KiB) so the block and its parsed lines are still in cache for the second pass.
     func handle(
         block: UnsafeBufferPointer<UInt8>, firstLine: Int, write: ([UInt8]) -> Void, report: (String) -> Void
     ) -> Int {
