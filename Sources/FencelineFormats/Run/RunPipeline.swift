@@ -38,7 +38,7 @@ public final class RunPipeline {
         public var device: String?
         /// With `threads` > 1, the bytes of NDJSON read and parsed as one block (tests make it small).
         /// Large, because the engines wait for each other at the end of every block: 16 MiB ran
-        /// the benchmark's streams 8-9 % faster than 4 MiB (the shards' uneven shares of a block
+        /// the benchmark's streams 5-9 % faster than 4 MiB (the shards' uneven shares of a block
         /// even out over more lines, and there are fewer barriers); 1 MiB and less were slower.
         var readBlockSize = 16 << 20
         /// With `threads` > 1, the fewest events of a batch encoded in parallel (tests make it 1).
