@@ -374,3 +374,24 @@ public final class LineReader {
         }
     }
 }
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Calls `body` with the bounds of each line of `start..<end`, a block of whole lines as
+    /// ``LineReader/forEachBlock(blockSize:oversized:_:)`` hands out (a `\r` before the `\n` left
+    /// out of the line; the last line may lack a `\n`), for the consumers that split a block
+    /// themselves.
+    @inline(__always)
+    func forEachLine(from start: Int = 0, to end: Int? = nil, _ body: (_ start: Int, _ end: Int) -> Void) {
+        let end = end ?? count
+        guard start < end, let base = baseAddress else { return }
+        var cursor = start
+        while cursor < end {
+            let stop =
+                memchr(base + cursor, 0x0A, end - cursor).map {
+                    base.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+                } ?? end
+            body(cursor, stop > cursor && base[stop - 1] == 0x0D ? stop - 1 : stop)
+            cursor = stop + 1
+        }
+    }
+}

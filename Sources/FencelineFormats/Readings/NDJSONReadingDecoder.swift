@@ -105,6 +105,14 @@ public struct NDJSONReadingDecoder {
         var coordinate: Coordinate
         var accuracy: Double?
 
+        /// The parts of a line that starts `offset` bytes into a block, the device a range of the
+        /// block.
+        func moved(by offset: Int) -> CanonicalParts {
+            var parts = self
+            parts.device = (offset + device.lowerBound)..<(offset + device.upperBound)
+            return parts
+        }
+
         /// The fix, its device read from `line`, the line these parts came from.
         @inline(__always)
         func fix(in line: UnsafeBufferPointer<UInt8>) -> Fix {

@@ -196,28 +196,18 @@ private struct ParseWork: @unchecked Sendable {
     func parse(part index: Int) {
         let part = parts[index]
         part.removeAll()
-        let end = start(of: index + 1)
-        var cursor = start(of: index)
-        guard cursor < end, let base = block.baseAddress else { return }
         let decoder = NDJSONReadingDecoder()
-        while cursor < end {
-            let stop =
-                memchr(base + cursor, 0x0A, end - cursor).map {
-                    base.distance(to: $0.assumingMemoryBound(to: UInt8.self))
-                } ?? end
-            let trimmed = stop > cursor && base[stop - 1] == 0x0D ? stop - 1 : stop
-            let line = UnsafeBufferPointer(start: base + cursor, count: trimmed - cursor)
-            defer { cursor = stop + 1 }
-            if var fix = decoder.canonicalParts(line) {
+        block.forEachLine(from: start(of: index), to: start(of: index + 1)) { start, end in
+            let line = UnsafeBufferPointer(rebasing: block[start..<end])
+            if let fix = decoder.canonicalParts(line) {
                 let name = UnsafeBufferPointer(rebasing: line[fix.device])
                 let shard = ShardedRun.shard(ofHash: DeviceHash.of(bytes: name), count: shards)
-                fix.device = (cursor + fix.device.lowerBound)..<(cursor + fix.device.upperBound)
-                part.append(fix: fix, name: name, shard: Int32(shard), start: cursor, end: trimmed)
-                continue
+                part.append(fix: fix.moved(by: start), name: name, shard: Int32(shard), start: start, end: end)
+                return
             }
             do throws(LineError) {
                 switch try decoder.decode(line, deferringControls: true, tryingCanonical: false) {
-                case .blank: part.append(.blank, time: 0, shard: -1, start: cursor, end: trimmed)
+                case .blank: part.append(.blank, time: 0, shard: -1, start: start, end: end)
                 case .reading(let reading):
                     var routing: (time: Int64, shard: Int32) = (0, -1)
                     switch reading {
@@ -230,11 +220,11 @@ private struct ParseWork: @unchecked Sendable {
                     case .control: break
                     }
                     part.append(
-                        .reading(reading), time: routing.time, shard: routing.shard, start: cursor, end: trimmed)
-                case .control: part.append(.control, time: 0, shard: -1, start: cursor, end: trimmed)
+                        .reading(reading), time: routing.time, shard: routing.shard, start: start, end: end)
+                case .control: part.append(.control, time: 0, shard: -1, start: start, end: end)
                 }
             } catch {
-                part.append(.failure(error), time: 0, shard: -1, start: cursor, end: trimmed)
+                part.append(.failure(error), time: 0, shard: -1, start: start, end: end)
             }
         }
     }
@@ -269,9 +259,10 @@ private final class EncodeWork: @unchecked Sendable {
     }
 
     func encode(part: Int) {
+        let range = range(of: part)
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(range(of: part).count * 256)
-        for index in range(of: part) {
+        bytes.reserveCapacity(range.count * 256)
+        for index in range {
             var event = events[index]
             event.sequence = first + index
             encoder.encode(event, into: &bytes)

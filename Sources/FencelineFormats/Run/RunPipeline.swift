@@ -236,15 +236,15 @@ private final class SerialRun {
         buffer = encoder.header()
     }
 
-    /// Encodes `events` (or holds them, while `holding`), writing the buffer once it is large or
-    /// when `flush` (live input) asks; `counted`: held events, already counted.
-    func emit(_ events: [Event], flush: Bool, write: ([UInt8]) -> Void, counted: Bool = false) {
-        if !counted { summary.events += events.count }
+    /// Encodes and counts `events` (or holds them, while `holding`), writing the buffer once it
+    /// is large or when `flush` (live input) asks.
+    func emit(_ events: [Event], flush: Bool, write: ([UInt8]) -> Void) {
         if holding {
             held.append(contentsOf: events)
             return
         }
         for event in events { encoder.encode(event, into: &buffer) }
+        summary.events += events.count
         if buffer.count >= 1 << 16 || (flush && !buffer.isEmpty) {
             write(buffer)
             buffer.removeAll(keepingCapacity: true)
@@ -303,24 +303,15 @@ private final class SerialRun {
     func handle(
         block: UnsafeBufferPointer<UInt8>, firstLine: Int, write: ([UInt8]) -> Void, report: (String) -> Void
     ) -> Int {
-        guard let base = block.baseAddress else { return 0 }
         parsedLines.removeAll(keepingCapacity: true)
-        var cursor = 0
-        while cursor < block.count {
-            let stop =
-                memchr(base + cursor, 0x0A, block.count - cursor).map {
-                    base.distance(to: $0.assumingMemoryBound(to: UInt8.self))
-                } ?? block.count
-            let end = stop > cursor && base[stop - 1] == 0x0D ? stop - 1 : stop
-            var fix = decoder.canonicalParts(UnsafeBufferPointer(start: base + cursor, count: end - cursor))
-            if let device = fix?.device { fix!.device = (cursor + device.lowerBound)..<(cursor + device.upperBound) }
-            parsedLines.append(ParsedLine(fix: fix, start: cursor, end: end))
-            cursor = stop + 1
+        block.forEachLine { start, end in
+            let fix = decoder.canonicalParts(UnsafeBufferPointer(rebasing: block[start..<end]))
+            parsedLines.append(ParsedLine(fix: fix?.moved(by: start), start: start, end: end))
         }
         holding = true
         defer {
             holding = false
-            emit(held, flush: false, write: write, counted: true)
+            emit(held, flush: false, write: write)
             held.removeAll(keepingCapacity: true)
         }
         parsedLines.withUnsafeBufferPointer { lines in

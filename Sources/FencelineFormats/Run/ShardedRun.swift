@@ -231,18 +231,15 @@ final class ShardedRun {
 
         private func reserveOne() {
             guard count == capacity else { return }
-            let grownItems = UnsafeMutablePointer<Parsed>.allocate(capacity: capacity * 2)
-            grownItems.moveInitialize(from: items, count: initialized)
-            items.deallocate()
-            items = grownItems
-            let grownFixes = UnsafeMutablePointer<CompactFix>.allocate(capacity: capacity * 2)
-            grownFixes.moveInitialize(from: fixes, count: count)
-            fixes.deallocate()
-            fixes = grownFixes
-            let grownLines = UnsafeMutablePointer<Line>.allocate(capacity: capacity * 2)
-            grownLines.moveInitialize(from: lines, count: count)
-            lines.deallocate()
-            lines = grownLines
+            func grow<Element>(_ storage: inout UnsafeMutablePointer<Element>, moving moved: Int) {
+                let grown = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+                grown.moveInitialize(from: storage, count: moved)
+                storage.deallocate()
+                storage = grown
+            }
+            grow(&items, moving: initialized)
+            grow(&fixes, moving: count)
+            grow(&lines, moving: count)
             capacity *= 2
         }
     }
