@@ -4,6 +4,8 @@ import Testing
 @testable import Fenceline
 
 @Suite struct DeviceTableTests {
+    typealias F = Fixtures
+
     /// Names are one device exactly when their bytes are: equal text spelled with other bytes is
     /// another device; equal bytes in separate storage (long names) are the same one.
     @Test func namesAreTheSameDeviceByTheirBytes() {
@@ -20,6 +22,58 @@ import Testing
         var table = DeviceTable()
         #expect(table.intern("caf\u{E9}") != table.intern("cafe\u{301}"))
         #expect(table.intern(long) == table.intern(String(decoding: Array(long.utf8), as: UTF8.self)))
+    }
+
+    /// A name interned by its bytes is the device interned by its string, at every length around
+    /// the hash's steps and the inline limit, non-ASCII included, and the other way round; a new
+    /// name by bytes takes the next id.
+    @Test func internByBytesIsInternByName() {
+        var table = DeviceTable()
+        let names = (0..<40).flatMap { length in
+            ["x", "caf\u{E9}", "cafe\u{301}"].map { String(repeating: "a", count: length) + $0 }
+        }
+        func byBytes(_ name: String) -> Int32 { Array(name.utf8).withUnsafeBufferPointer { table.intern(bytes: $0) } }
+        for (index, name) in names.enumerated() where index.isMultiple(of: 2) {
+            #expect(table.intern(name) == Int32(table.count - 1))
+        }
+        for (index, name) in names.enumerated() where !index.isMultiple(of: 2) {
+            #expect(byBytes(name) == Int32(table.count - 1))
+        }
+        #expect(table.count == names.count)
+        for name in names {
+            let id = table.id(of: name)
+            #expect(id != nil && byBytes(name) == id && table.intern(name) == id)
+        }
+        #expect(table.count == names.count)
+    }
+
+    /// The run pipeline's call with the device as bytes gives the events of `process(_:)`, also
+    /// with a reorder window (where it hands the fix on as a reading) and late fixes.
+    @Test func processingByDeviceBytesIsProcessingTheFix() throws {
+        for window in [TimeSpan.zero, TimeSpan(seconds: 5)] {
+            let configuration = Engine.Configuration(reorderWindow: window)
+            let catalog = Catalog(requests: [F.circle("gate"), F.circle("near", radius: 30, hysteresis: .naive)])
+            let byFix = try Engine(catalog: catalog, configuration: configuration)
+            let byBytes = try Engine(catalog: catalog, configuration: configuration)
+            var generator = SplitMix(state: 11)
+            var expected: [Event] = []
+            var actual: [Event] = []
+            for second in 0..<400 {
+                let device = ["a", "caf\u{E9}", "cafe\u{301}", "a-long-device-name-17"][second % 4]
+                let east = Double(Int.random(in: -150...150, using: &generator))
+                // Now and then a fix three seconds late: stale without a window, reordered with one.
+                let time = Double(second / 4) - (second % 7 == 0 ? 3 : 0)
+                guard case .fix(let fix) = F.fix(device, time, east: east, accuracy: 5) else { return }
+                expected += byFix.process(fix)
+                actual += Array(device.utf8).withUnsafeBufferPointer {
+                    byBytes.process(deviceNamed: $0, time: fix.time, coordinate: fix.coordinate, accuracy: fix.accuracy)
+                }
+            }
+            expected += byFix.finish()
+            actual += byBytes.finish()
+            #expect(expected.count > 20)
+            #expect(actual == expected)
+        }
     }
 
     @Test func internGivesEachNameOneDenseIdThroughGrowth() {

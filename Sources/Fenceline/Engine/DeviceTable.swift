@@ -217,6 +217,23 @@ struct DeviceTable {
         return id
     }
 
+    /// The dense id of the device named by the UTF-8 bytes `name`, adding the device when new:
+    /// ``intern(_:)`` without making a `String` of a name already seen.
+    @inline(__always)
+    mutating func intern(bytes name: UnsafeBufferPointer<UInt8>) -> Int32 {
+        let hash = DeviceHash.of(bytes: name)
+        let mask = table.count - 1
+        var position = hash & mask
+        let tag = Slot.tag(of: hash)
+        while true {
+            let id = table[position].id
+            if id < 0 { break }
+            if table[position].tag == tag && DeviceNames.areSame(table[position].name, bytes: name) { return id }
+            position = (position + 1) & mask
+        }
+        return intern(String(decoding: name, as: UTF8.self))
+    }
+
     /// The dense id of `name` if the device has been seen.
     func id(of name: String) -> Int32? { find(name, hash: DeviceHash.of(name)).id }
 
@@ -305,6 +322,15 @@ public enum DeviceHash {
 /// whether their probes met, and events of both at one instant came out in an order that depended
 /// on the number of threads.
 package enum DeviceNames {
+    /// Whether `a` is the name whose UTF-8 bytes are `b`.
+    @inline(__always)
+    package static func areSame(_ a: String, bytes b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let same = a.utf8.withContiguousStorageIfAvailable { a in
+            a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+        }
+        return same ?? a.utf8.elementsEqual(b)
+    }
+
     /// Whether two names are one device: exactly when their bytes are the same.
     @inline(__always)
     package static func areSame(_ a: String, _ b: String) -> Bool {

@@ -27,7 +27,11 @@ extension Engine {
     /// pass straight here rather than wrapped in a ``Reading`` (copying the enum in and out showed
     /// in profiles).
     func apply(_ fix: Fix) {
-        let device = devices.intern(fix.device)
+        admitAndApply(fix, device: devices.intern(fix.device))
+    }
+
+    /// ``apply(_:)`` of a fix whose device is interned already.
+    func admitAndApply(_ fix: Fix, device: Int32) {
         if let tracer, isTraced(device: device) {
             guard admit(device: device, at: fix.time) else {
                 tracer.record(

@@ -261,6 +261,16 @@ private final class SerialRun {
         applied(engine.process(fix), write: write)
     }
 
+    /// Applies a canonical fix line's fields, its device a range of `bytes`, and writes its events.
+    func accept(
+        _ fix: NDJSONReadingDecoder.CanonicalParts, in bytes: UnsafeBufferPointer<UInt8>, write: ([UInt8]) -> Void
+    ) {
+        let events = engine.process(
+            deviceNamed: UnsafeBufferPointer(rebasing: bytes[fix.device]), time: fix.time, coordinate: fix.coordinate,
+            accuracy: fix.accuracy)
+        applied(events, write: write)
+    }
+
     /// Counts an applied reading and writes its events.
     private func applied(_ events: [Event], write: ([UInt8]) -> Void) {
         summary.readings += 1
@@ -317,7 +327,7 @@ private final class SerialRun {
         parsedLines.withUnsafeBufferPointer { lines in
             for (offset, line) in lines.enumerated() where goOn {
                 if let fix = line.fix {
-                    accept(fix.fix(in: block), write: write)
+                    accept(fix, in: block, write: write)
                 } else {
                     decodeInFull(
                         UnsafeBufferPointer(rebasing: block[line.start..<line.end]), firstLine + offset, write: write,
@@ -330,7 +340,7 @@ private final class SerialRun {
 
     /// Decodes and applies one line of the current input.
     func handle(_ line: UnsafeBufferPointer<UInt8>, _ number: Int, write: ([UInt8]) -> Void, report: (String) -> Void) {
-        if let fix = decoder.canonicalFix(line) { return accept(fix, write: write) }
+        if let fix = decoder.canonicalParts(line) { return accept(fix, in: line, write: write) }
         decodeInFull(line, number, write: write, report: report)
     }
 
