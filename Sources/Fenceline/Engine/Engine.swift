@@ -290,6 +290,18 @@ extension Engine {
         return events.drainProduced()
     }
 
+    /// `produce(_:)` of a fix whose device is named by UTF-8 bytes, found as by
+    /// ``process(deviceNamed:time:coordinate:accuracy:)``.
+    package func produce(
+        deviceNamed name: UnsafeBufferPointer<UInt8>, time: Timestamp, coordinate: Coordinate, accuracy: Double?
+    ) -> [ProducedEvent] {
+        let device = devices.intern(bytes: name)
+        admitAndApply(
+            Fix(device: devices.names[Int(device)], time: time, coordinate: coordinate, accuracy: accuracy),
+            device: device)
+        return events.drainProduced()
+    }
+
     /// Ends the input like ``finish(until:)`` and returns the events it produced, as produced.
     public func produceFinishing(until: Timestamp? = nil) -> [ProducedEvent] {
         _ = finish(until: until)

@@ -80,7 +80,7 @@ final class ShardedRun {
                     let part = parts[partIndex]
                     if compact {
                         // A canonical fix: its fields alone, without reading the line's item.
-                        events = engine.produce(part.fixes[position].fix(in: block))
+                        events = part.fixes[position].produce(on: engine, in: block)
                     } else if case .reading(let reading) = part.items[position] {
                         events = engine.produce(reading)
                     } else {
@@ -123,6 +123,23 @@ final class ShardedRun {
                 copy.copyMemory(from: UnsafeRawBufferPointer(name))
             }
             nameCount = Int8(name.count)
+        }
+
+        /// `engine.produce` of the fix, its device named by the copy or else by `block`, with no
+        /// `String` made of a name the engine has seen.
+        @inline(__always)
+        func produce(on engine: Engine, in block: UnsafeBufferPointer<UInt8>) -> [ProducedEvent] {
+            guard nameCount >= 0 else {
+                return engine.produce(
+                    deviceNamed: UnsafeBufferPointer(rebasing: block[parts.device]), time: parts.time,
+                    coordinate: parts.coordinate, accuracy: parts.accuracy)
+            }
+            return withUnsafeBytes(of: name) { bytes in
+                engine.produce(
+                    deviceNamed: UnsafeBufferPointer(
+                        start: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: Int(nameCount)),
+                    time: parts.time, coordinate: parts.coordinate, accuracy: parts.accuracy)
+            }
         }
 
         /// The fix, its device from the copy or else from `block`.
