@@ -150,13 +150,19 @@ struct DeviceTable {
 
     @inline(__always)
     private func find(_ name: String, hash: Int) -> (id: Int32?, position: Int) {
+        find(hash: hash) { DeviceNames.areSame($0, name) }
+    }
+
+    /// The id of the name with `hash` that `isName` accepts, or the empty slot where it would go.
+    @inline(__always)
+    private func find(hash: Int, isName: (String) -> Bool) -> (id: Int32?, position: Int) {
         let mask = table.count - 1
         var position = hash & mask
         let tag = Slot.tag(of: hash)
         while true {
             let id = table[position].id
             if id < 0 { return (nil, position) }
-            if table[position].tag == tag && DeviceNames.areSame(table[position].name, name) { return (id, position) }
+            if table[position].tag == tag && isName(table[position].name) { return (id, position) }
             position = (position + 1) & mask
         }
     }
@@ -221,15 +227,8 @@ struct DeviceTable {
     /// ``intern(_:)`` without making a `String` of a name already seen.
     @inline(__always)
     mutating func intern(bytes name: UnsafeBufferPointer<UInt8>) -> Int32 {
-        let hash = DeviceHash.of(bytes: name)
-        let mask = table.count - 1
-        var position = hash & mask
-        let tag = Slot.tag(of: hash)
-        while true {
-            let id = table[position].id
-            if id < 0 { break }
-            if table[position].tag == tag && DeviceNames.areSame(table[position].name, bytes: name) { return id }
-            position = (position + 1) & mask
+        if let id = find(hash: DeviceHash.of(bytes: name), isName: { DeviceNames.areSame($0, bytes: name) }).id {
+            return id
         }
         return intern(String(decoding: name, as: UTF8.self))
     }

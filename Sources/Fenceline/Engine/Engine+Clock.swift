@@ -30,6 +30,17 @@ extension Engine {
         admitAndApply(fix, device: devices.intern(fix.device))
     }
 
+    /// ``apply(_:)`` of a fix whose device is named by UTF-8 bytes, interned without making a
+    /// `String` of a name already seen (the fix gets the interned one).
+    @inline(__always)
+    func apply(deviceNamed name: UnsafeBufferPointer<UInt8>, time: Timestamp, coordinate: Coordinate, accuracy: Double?)
+    {
+        let device = devices.intern(bytes: name)
+        admitAndApply(
+            Fix(device: devices.names[Int(device)], time: time, coordinate: coordinate, accuracy: accuracy),
+            device: device)
+    }
+
     /// ``apply(_:)`` of a fix whose device is interned already.
     func admitAndApply(_ fix: Fix, device: Int32) {
         if let tracer, isTraced(device: device) {

@@ -156,9 +156,9 @@ public final class Engine {
         return release(before: clock, inclusive: false)
     }
 
-    /// Applies a fix as ``process(_:)-(Fix)`` does, its device named by UTF-8 bytes: a device
-    /// already seen is found without making a `String` of its name (making one per line, with its
-    /// UTF-8 check, was a few per cent of a run).
+    /// Applies a fix as `process(_:)` of a ``Fix`` does, its device named by UTF-8 bytes: a
+    /// device already seen is found without making a `String` of its name (making one per line,
+    /// with its UTF-8 check, was a few per cent of a run).
     package func process(
         deviceNamed name: UnsafeBufferPointer<UInt8>, time: Timestamp, coordinate: Coordinate, accuracy: Double?
     ) -> [Event] {
@@ -166,10 +166,7 @@ public final class Engine {
             let device = String(decoding: name, as: UTF8.self)
             return process(.fix(Fix(device: device, time: time, coordinate: coordinate, accuracy: accuracy)))
         }
-        let device = devices.intern(bytes: name)
-        admitAndApply(
-            Fix(device: devices.names[Int(device)], time: time, coordinate: coordinate, accuracy: accuracy),
-            device: device)
+        apply(deviceNamed: name, time: time, coordinate: coordinate, accuracy: accuracy)
         return release(before: clock, inclusive: false)
     }
 
@@ -295,10 +292,7 @@ extension Engine {
     package func produce(
         deviceNamed name: UnsafeBufferPointer<UInt8>, time: Timestamp, coordinate: Coordinate, accuracy: Double?
     ) -> [ProducedEvent] {
-        let device = devices.intern(bytes: name)
-        admitAndApply(
-            Fix(device: devices.names[Int(device)], time: time, coordinate: coordinate, accuracy: accuracy),
-            device: device)
+        apply(deviceNamed: name, time: time, coordinate: coordinate, accuracy: accuracy)
         return events.drainProduced()
     }
 

@@ -27,20 +27,13 @@ struct LineDecoder {
         }
     }
 
-    /// For NDJSON, the fix on a canonically laid-out line (``NDJSONReadingDecoder/canonicalFix(_:)``);
-    /// `nil` for any other line or format, which then goes to `decode(_:number:afterCanonical:)`.
+    /// For NDJSON, the fields of a canonically laid-out fix line, the device a range of `line`
+    /// (``NDJSONReadingDecoder/canonicalParts(_:)``); `nil` for any other line or format, which
+    /// then goes to `decode(_:number:afterCanonical:)`.
     ///
     /// Mutating though it changes nothing: the run keeps its decoder in a class property, from
     /// which a non-mutating call first copied the whole decoder (retaining what it holds) for
     /// every line, about 5 % of a run; a mutating call reads it in place.
-    @inline(__always)
-    mutating func canonicalFix(_ line: UnsafeBufferPointer<UInt8>) -> Fix? {
-        guard case .ndjson = state else { return nil }
-        return ndjson.canonicalFix(line)
-    }
-
-    /// For NDJSON, the fields of a canonically laid-out fix line, the device a range of `line`
-    /// (``NDJSONReadingDecoder/canonicalParts(_:)``); `nil` for any other line or format.
     @inline(__always)
     mutating func canonicalParts(_ line: UnsafeBufferPointer<UInt8>) -> NDJSONReadingDecoder.CanonicalParts? {
         guard case .ndjson = state else { return nil }
@@ -48,7 +41,7 @@ struct LineDecoder {
     }
 
     /// The reading `line` completes, `nil` for none (a blank or comment line, a CSV header, an NMEA
-    /// sentence whose epoch is still open). `afterCanonical`: `canonicalFix(_:)` has turned the
+    /// sentence whose epoch is still open). `afterCanonical`: `canonicalParts(_:)` has turned the
     /// line down already.
     mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int, afterCanonical: Bool = false)
         throws(LineError) -> Reading?

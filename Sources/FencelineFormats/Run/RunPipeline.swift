@@ -256,12 +256,8 @@ private final class SerialRun {
         applied(engine.process(reading), write: write)
     }
 
-    /// Applies a fix and writes its events (the common line, passed without a ``Reading``).
-    func accept(_ fix: Fix, write: ([UInt8]) -> Void) {
-        applied(engine.process(fix), write: write)
-    }
-
-    /// Applies a canonical fix line's fields, its device a range of `bytes`, and writes its events.
+    /// Applies a canonical fix line's fields (the common line), its device a range of `bytes`,
+    /// and writes its events.
     func accept(
         _ fix: NDJSONReadingDecoder.CanonicalParts, in bytes: UnsafeBufferPointer<UInt8>, write: ([UInt8]) -> Void
     ) {
