@@ -144,6 +144,23 @@ import Testing
         #expect(engine.devices.fixStates[0].disc.epoch != engine.requestEpoch)
     }
 
+    /// Beside a polygon whose box holds it, a device's disc reaches well past the polygon's
+    /// thresholds: its margin is measured 60 m beyond them (it was a metre, which kept such discs
+    /// to about 21 m and sent the next fix back to the index).
+    @Test func discsBesideAPolygonReachPastItsThresholds() throws {
+        // An L: a 400 m square without its north-east quarter; the device in that notch, 100 m
+        // from both inner edges, is outside but within the polygon's box.
+        let corners = [(-200.0, -200.0), (200, -200), (200, 0), (0, 0), (0, 200), (-200, 200), (-200, -200)]
+        let ring = corners.map { Fixtures.offset(east: $0.0, north: $0.1) }
+        let request = NotificationRequest(
+            id: "l", trigger: .region(RegionTrigger(geometry: .polygons([[ring]]), hysteresis: .default)))
+        let engine = try Engine(catalog: Catalog(requests: [request]))
+        _ = engine.process(
+            .fix(Fix(device: "d1", time: Fixtures.at(0), coordinate: Fixtures.offset(east: 100, north: 100))))
+        #expect(engine.devices.records[0].isEmpty)
+        #expect(engine.devices.fixStates[0].disc.radius > 40)
+    }
+
     @Test func onlyRegionRequestsVoidDiscs() throws {
         let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(radius: 50)]))
         _ = engine.process(Fixtures.fix(0, east: 400))

@@ -320,12 +320,18 @@ extension Engine {
     }
 
     /// The condition of a polygon (not in `overlap` mode) and its `enterMargin`, from one
-    /// measurement within the reach the condition needs.
+    /// measurement within the reach the condition needs and 60 m beyond.
+    ///
+    /// The margin is known only within that reach, and it bounds the device's safe disc: with a
+    /// metre beyond the thresholds (as before 2026-11-22), every polygon whose box held a fix it
+    /// was outside of limited the disc to about 21 m. With 60, the benchmark streams make 12 %
+    /// fewer index queries (country 191 k to 165 k per million fixes, city 353 k to 309 k) and
+    /// took 3-7 % less time (median of interleaved runs); the events are the same.
     private func polygonConditionAndMargin(hot: borrowing HotSlot, point: Coordinate, accuracy: Double) -> (
         condition: RegionStateMachine.Condition, margin: Double
     ) {
         let limits = hot.limits(accuracy: accuracy)!
-        let reach = max(abs(limits.enter), abs(limits.exit)) + 1
+        let reach = max(abs(limits.enter), abs(limits.exit)) + 60
         let (inside, distance) = polygonContainment(hot, of: point, measuringWithin: reach)
         let s = signedDistance(inside: inside, distance: distance)
         let condition = Self.condition(s, enter: limits.enter, exit: limits.exit)
