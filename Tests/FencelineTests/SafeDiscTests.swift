@@ -118,7 +118,7 @@ import Testing
         return events + engine.finish()
     }
 
-    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    @Test(arguments: Array(1...40) as [UInt64])
     func discsAndCertificatesChangeNoEvent(seed: UInt64) throws {
         var generator = SplitMix(state: seed)
         let requests = Self.catalog(&generator)
@@ -159,6 +159,36 @@ import Testing
             .fix(Fix(device: "d1", time: Fixtures.at(0), coordinate: Fixtures.offset(east: 100, north: 100))))
         #expect(engine.devices.records[0].isEmpty)
         #expect(engine.devices.fixStates[0].disc.radius > 40)
+    }
+
+    /// A device whose records all settle with nothing pending gets a settled disc inside their
+    /// certificates: a fix within it reads none of them (the record keeps its last position),
+    /// one beyond it steps them again, and a new record or another request epoch voids it.
+    @Test func settledDiscsSkipQuietRecords() throws {
+        let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(radius: 500)]))
+        // Inside: the record, then its certificate, then a settled step that sets the disc.
+        for second in 0..<3 { _ = engine.process(Fixtures.fix(Double(second), east: Double(second))) }
+        let settled = engine.devices.fixStates[0].settled
+        #expect(settled.radius > 50)
+        #expect(settled.epoch == engine.requestEpoch)
+        let record = try #require(engine.devices.records[0].first)
+        #expect(record.safe.radiusWithin(around: settled.center) >= settled.radius)
+        _ = engine.process(Fixtures.fix(3, east: 5))
+        #expect(engine.devices.records[0][0].lastPosition == record.lastPosition)
+        // Past the exit cushion (an exit streak starts): beyond the disc, the record is stepped.
+        #expect(!settled.holds(Fixtures.offset(east: 530)))
+        _ = engine.process(Fixtures.fix(4, east: 530))
+        #expect(engine.devices.records[0][0].lastPosition.coordinate == Fixtures.offset(east: 530))
+        #expect(engine.devices.fixStates[0].settled.radius == 0)
+        // Back inside, a fresh disc; then a second fence: its new record voids the disc.
+        for second in 5..<8 { _ = engine.process(Fixtures.fix(Double(second), east: 0)) }
+        #expect(engine.devices.fixStates[0].settled.radius > 0)
+        let inner = Fixtures.circle("inner", radius: 30)
+        _ = engine.process(.control(ControlRecord(time: Fixtures.at(8), operation: .add(inner))))
+        #expect(engine.devices.fixStates[0].settled.epoch != engine.requestEpoch)
+        _ = engine.process(Fixtures.fix(9, east: 0))
+        #expect(engine.devices.records[0].count == 2)
+        #expect(engine.devices.fixStates[0].settled.radius == 0)
     }
 
     @Test func onlyRegionRequestsVoidDiscs() throws {

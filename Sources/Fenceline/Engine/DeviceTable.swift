@@ -103,6 +103,18 @@ struct DeviceTable {
             metresPerLongitude = Earth.metresPerDegree * cos(center.latitude * .pi / 180)
         }
 
+        /// The radius of a disc around `point` (in its own projection) that lies within this one,
+        /// for a point within a kilometre and away from the poles (as every disc is): what
+        /// ``holds(_:)`` pads, and 0.3 % for the two projections' difference; 0 when `point` is
+        /// not inside.
+        @inline(__always)
+        func radiusWithin(around point: Coordinate) -> Double {
+            let dy = (point.latitude - center.latitude) * Earth.metresPerDegree
+            let dx = (unwrap(point.longitude, near: center.longitude) - center.longitude) * metresPerLongitude
+            let room = (radius - 0.01) / 1.001 - (dx * dx + dy * dy).squareRoot()
+            return max(0, room * 0.997 - 0.05)
+        }
+
         /// Whether `point` is certainly inside: a local projection, padded (0.1 % and 1 cm) for the
         /// projection's error within the kilometre a disc spans at most.
         @inline(__always)
@@ -174,10 +186,25 @@ struct DeviceTable {
         var lastTime: Timestamp?
         /// The device's safe disc.
         var disc = SafeDisc()
+        /// A disc within which a fix would step every region record of the device as a settled
+        /// no-op (``RegionRecord/stepSettled(_:at:accuracy:epoch:)`` with no streak to count and
+        /// no dwell awaited), for fixes of accuracy at most `settledAccuracy`: such a fix reads
+        /// none of the records. It lies within every record's certificate; radius 0: none. Any
+        /// change to the device's records but a settled step voids it (``unsettle(device:)``).
+        var settled = SafeDisc()
+        var settledAccuracy = 0.0
     }
 
     var fixStates: [FixState] = []
+    /// Each device's region records. Whatever changes them, other than a settled step, calls
+    /// ``unsettle(device:)``.
     var records: [[RegionRecord]] = []
+
+    /// Voids the device's settled disc (see ``FixState/settled``).
+    @inline(__always)
+    mutating func unsettle(device: Int32) {
+        fixStates[Int(device)].settled.radius = 0
+    }
     var beaconRecords: [[BeaconRecord]] = []
     /// `accepted[device * thresholds.count + bucket]`.
     private(set) var accepted: [AcceptedFix] = []

@@ -55,6 +55,7 @@ extension Engine {
         guard deliver(event, for: entry, device: device) else { return }
         guard !region.trigger.repeats else { return }
         states[Int(slot)].finishedDevices += 1
+        devices.unsettle(device: device)
         if let index = devices.recordIndex(device: device, slot: slot) {
             devices.records[Int(device)][index].isDone = true
         } else {

@@ -13,9 +13,15 @@ extension Engine {
         }
         candidates.removeAll(keepingCapacity: true)
         let crosses = crossIndex.count > 0 ? pendingCrosses(fix, device: device, accuracy: accuracy) : []
-        // Tracked pairs whose certificates settle the fix step first, reading nothing of their
-        // requests (a likely cache miss each); they lead `candidates` so the loop below skips them.
-        let settled = stepSettledRecords(fix, device: device)
+        // Within the device's settled disc every record would step as a settled no-op: none is
+        // read. Otherwise tracked pairs whose certificates settle the fix step first, reading
+        // nothing of their requests (a likely cache miss each); they lead `candidates` so the loop
+        // below skips them.
+        let quiet = devices.fixStates[Int(device)].settled
+        let isSettled =
+            quiet.radius > 0 && quiet.epoch == requestEpoch
+            && accuracy <= devices.fixStates[Int(device)].settledAccuracy && quiet.holds(fix.coordinate)
+        let settled = isSettled ? 0 : stepSettledRecords(fix, device: device)
         // `safe`: while measuring, the radius of the device's next safe disc (see `SafeDisc`).
         var measuring = false
         var safe = Double.infinity
@@ -47,8 +53,11 @@ extension Engine {
             }
         }
         // By index in place: a for-in copied each record (a couple of hundred bytes) to read its slot.
-        devices.records[Int(device)].withUnsafeBufferPointer { records in
-            for index in records.indices { candidates.append(records[index].slot) }
+        // Settled as a whole, none needs evaluating (one the index finds goes by its record).
+        if !isSettled {
+            devices.records[Int(device)].withUnsafeBufferPointer { records in
+                for index in records.indices { candidates.append(records[index].slot) }
+            }
         }
         // A handful of candidates (the usual) are deduplicated among themselves: a stamp per slot
         // is a likely cache miss each. Many, or `initial: "state"` requests to sweep, use stamps.
@@ -84,20 +93,42 @@ extension Engine {
     /// Steps the device's records that their certificates settle (see
     /// ``DeviceTable/RegionRecord/stepSettled(_:at:accuracy:epoch:)``), appending their slots to
     /// `candidates`; returns how many.
+    /// When every record settles with nothing pending, sets the device's settled disc.
     private func stepSettledRecords(_ fix: Fix, device: Int32) -> Int {
         guard !devices.records[Int(device)].isEmpty else { return 0 }
         let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
         let accuracy = fix.accuracy ?? 0
         let epoch = requestEpoch
-        return devices.records[Int(device)].withUnsafeMutableBufferPointer { records in
+        var quiet = true
+        var radius = 1000.0
+        var accuracyLimit = Double.infinity
+        let count = devices.records[Int(device)].withUnsafeMutableBufferPointer { records in
             var count = 0
-            for index in records.indices
-            where records[index].stepSettled(position, at: fix.time, accuracy: accuracy, epoch: epoch) {
+            for index in records.indices {
+                guard records[index].stepSettled(position, at: fix.time, accuracy: accuracy, epoch: epoch) else {
+                    quiet = false
+                    continue
+                }
                 candidates.append(records[index].slot)
                 count += 1
+                guard quiet else { continue }
+                if records[index].machine.pendingStreak != nil || records[index].machine.awaitsDwell {
+                    quiet = false
+                } else {
+                    radius = min(radius, records[index].safe.radiusWithin(around: fix.coordinate))
+                    accuracyLimit = min(accuracyLimit, records[index].safeAccuracy)
+                }
             }
             return count
         }
+        if quiet && radius > 1 {
+            devices.fixStates[Int(device)].settled = DeviceTable.SafeDisc(
+                center: fix.coordinate, radius: radius, epoch: epoch)
+            devices.fixStates[Int(device)].settledAccuracy = accuracyLimit
+        } else {
+            devices.unsettle(device: device)
+        }
+        return count
     }
 
     /// Evaluates one region request for a fix. With `safe`, a request the device has (and gets) no
@@ -119,7 +150,10 @@ extension Engine {
     ) {
         let recordIndex = devices.recordIndex(device: device, slot: slot)
         guard hot.pointee.isAlive, hot.pointee.isRegion else {
-            if let recordIndex { devices.records[Int(device)].remove(at: recordIndex) }
+            if let recordIndex {
+                devices.records[Int(device)].remove(at: recordIndex)
+                devices.unsettle(device: device)
+            }
             return
         }
         if hot.pointee.isScoped && !requests[Int(slot)].applies(to: device) { return }
@@ -129,6 +163,7 @@ extension Engine {
         }
         let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
         if let recordIndex {
+            devices.unsettle(device: device)
             // The record is stepped where it is stored (a copy in and out of the array, per tracked
             // pair and fix, showed in profiles); only an action or a record falling idle copies it.
             // Nothing in the step touches the device's record array but through `stored`.
@@ -195,6 +230,7 @@ extension Engine {
         if action != .none { perform(action, slot: slot, device: device, record: &record) }
         if !record.isIdle {
             devices.records[Int(device)].append(record)
+            devices.unsettle(device: device)
         } else if let safe {
             safe.pointee = min(safe.pointee, margin ?? enterMargin(slot: slot, hot: hot.pointee, point: fix.coordinate))
         }
@@ -420,6 +456,7 @@ extension Engine {
     }
 
     private func store(_ record: DeviceTable.RegionRecord, at index: Int, device: Int32) {
+        devices.unsettle(device: device)
         if record.isIdle {
             devices.records[Int(device)].remove(at: index)
             // The device's safe disc was measured while this record made the request exempt.
