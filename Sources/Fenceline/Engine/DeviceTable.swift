@@ -191,6 +191,9 @@ struct DeviceTable {
         /// no dwell awaited), for fixes of accuracy at most `settledAccuracy`: such a fix reads
         /// none of the records. It lies within every record's certificate; radius 0: none. Any
         /// change to the device's records but a settled step voids it (``unsettle(device:)``).
+        /// A record so skipped keeps its `lastPosition` from before: only its own events read it,
+        /// and those follow a step (which sets it) or a timer (a streak's or a dwell's, which a
+        /// quiet record has none of).
         var settled = SafeDisc()
         var settledAccuracy = 0.0
     }
