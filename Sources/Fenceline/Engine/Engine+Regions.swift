@@ -92,8 +92,8 @@ extension Engine {
 
     /// Steps the device's records that their certificates settle (see
     /// ``DeviceTable/RegionRecord/stepSettled(_:at:accuracy:epoch:)``), appending their slots to
-    /// `candidates`; returns how many.
-    /// When every record settles with nothing pending, sets the device's settled disc.
+    /// `candidates`; returns how many. Sets the device's settled disc when every record settles
+    /// with nothing pending, and voids it otherwise.
     private func stepSettledRecords(_ fix: Fix, device: Int32) -> Int {
         guard !devices.records[Int(device)].isEmpty else { return 0 }
         let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
