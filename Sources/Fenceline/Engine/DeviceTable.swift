@@ -109,9 +109,7 @@ struct DeviceTable {
         /// not inside.
         @inline(__always)
         func radiusWithin(around point: Coordinate) -> Double {
-            let dy = (point.latitude - center.latitude) * Earth.metresPerDegree
-            let dx = (unwrap(point.longitude, near: center.longitude) - center.longitude) * metresPerLongitude
-            let room = (radius - 0.01) / 1.001 - (dx * dx + dy * dy).squareRoot()
+            let room = (radius - 0.01) / 1.001 - projectedDistance(to: point)
             return max(0, room * 0.997 - 0.05)
         }
 
@@ -119,9 +117,15 @@ struct DeviceTable {
         /// projection's error within the kilometre a disc spans at most.
         @inline(__always)
         func holds(_ point: Coordinate) -> Bool {
+            projectedDistance(to: point) * 1.001 + 0.01 < radius
+        }
+
+        /// Metres from the centre to `point` in the centre's local projection.
+        @inline(__always)
+        private func projectedDistance(to point: Coordinate) -> Double {
             let dy = (point.latitude - center.latitude) * Earth.metresPerDegree
             let dx = (unwrap(point.longitude, near: center.longitude) - center.longitude) * metresPerLongitude
-            return (dx * dx + dy * dy).squareRoot() * 1.001 + 0.01 < radius
+            return (dx * dx + dy * dy).squareRoot()
         }
     }
 
@@ -196,6 +200,12 @@ struct DeviceTable {
         /// quiet record has none of).
         var settled = SafeDisc()
         var settledAccuracy = 0.0
+
+        /// Whether the settled disc covers a fix at `point` with `accuracy`, in request `epoch`.
+        @inline(__always)
+        func isSettled(_ point: Coordinate, accuracy: Double, epoch: UInt64) -> Bool {
+            settled.radius > 0 && settled.epoch == epoch && accuracy <= settledAccuracy && settled.holds(point)
+        }
     }
 
     var fixStates: [FixState] = []

@@ -17,10 +17,8 @@ extension Engine {
         // read. Otherwise tracked pairs whose certificates settle the fix step first, reading
         // nothing of their requests (a likely cache miss each); they lead `candidates` so the loop
         // below skips them.
-        let quiet = devices.fixStates[Int(device)].settled
-        let isSettled =
-            quiet.radius > 0 && quiet.epoch == requestEpoch
-            && accuracy <= devices.fixStates[Int(device)].settledAccuracy && quiet.holds(fix.coordinate)
+        let isSettled = devices.fixStates[Int(device)].isSettled(
+            fix.coordinate, accuracy: accuracy, epoch: requestEpoch)
         let settled = isSettled ? 0 : stepSettledRecords(fix, device: device)
         // `safe`: while measuring, the radius of the device's next safe disc (see `SafeDisc`).
         var measuring = false

@@ -125,31 +125,32 @@ final class ShardedRun {
             nameCount = Int8(name.count)
         }
 
-        /// `engine.produce` of the fix, its device named by the copy or else by `block`, with no
-        /// `String` made of a name the engine has seen.
+        /// Calls `body` with the device name's bytes: the copy, or else its range of `block`.
+        @inline(__always)
+        func withName<Result>(in block: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
+            -> Result
+        {
+            guard nameCount >= 0 else { return body(UnsafeBufferPointer(rebasing: block[parts.device])) }
+            return withUnsafeBytes(of: name) { bytes in
+                body(
+                    UnsafeBufferPointer(
+                        start: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: Int(nameCount)))
+            }
+        }
+
+        /// `engine.produce` of the fix, with no `String` made of a name the engine has seen.
         @inline(__always)
         func produce(on engine: Engine, in block: UnsafeBufferPointer<UInt8>) -> [ProducedEvent] {
-            guard nameCount >= 0 else {
-                return engine.produce(
-                    deviceNamed: UnsafeBufferPointer(rebasing: block[parts.device]), time: parts.time,
-                    coordinate: parts.coordinate, accuracy: parts.accuracy)
-            }
-            return withUnsafeBytes(of: name) { bytes in
+            withName(in: block) { name in
                 engine.produce(
-                    deviceNamed: UnsafeBufferPointer(
-                        start: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: Int(nameCount)),
-                    time: parts.time, coordinate: parts.coordinate, accuracy: parts.accuracy)
+                    deviceNamed: name, time: parts.time, coordinate: parts.coordinate, accuracy: parts.accuracy)
             }
         }
 
         /// The fix, its device from the copy or else from `block`.
         @inline(__always)
         func fix(in block: UnsafeBufferPointer<UInt8>) -> Fix {
-            guard nameCount >= 0 else { return parts.fix(in: block) }
-            return parts.fix(
-                device: withUnsafeBytes(of: name) { bytes in
-                    String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<Int(nameCount)]), as: UTF8.self)
-                })
+            parts.fix(device: withName(in: block) { String(decoding: $0, as: UTF8.self) })
         }
     }
 
