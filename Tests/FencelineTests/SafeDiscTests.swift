@@ -191,6 +191,37 @@ import Testing
         #expect(engine.devices.fixStates[0].settled.radius == 0)
     }
 
+    /// A disc of `radiusWithin(around:)` a point, in the point's own projection, lies within the
+    /// disc it was taken from: every point it holds, that one holds too (latitudes up to 80°,
+    /// discs up to a kilometre, across ±180°).
+    @Test func discsWithinDiscsHoldNothingMore() {
+        var generator = SplitMix(state: 9)
+        var checked = 0
+        for _ in 0..<2000 {
+            let latitude = Double.random(in: -80...80, using: &generator)
+            let longitude = Bool.random(using: &generator) ? 179.999 : Double.random(in: -180...180, using: &generator)
+            let center = Coordinate(latitude: latitude, longitude: longitude)
+            let outer = DeviceTable.SafeDisc(
+                center: center, radius: Double.random(in: 2...1000, using: &generator), epoch: 1)
+            let offset = outer.radius * Double.random(in: 0...0.6, using: &generator)
+            let point = Fixtures.offset(
+                center, east: offset * Double.random(in: -1...1, using: &generator), north: offset * 0.5)
+            let radius = outer.radiusWithin(around: point)
+            guard radius > 0 else { continue }
+            let inner = DeviceTable.SafeDisc(center: point, radius: radius, epoch: 1)
+            for step in 0..<16 {
+                // Points just inside the inner disc's edge, all round.
+                let angle = Double(step) / 16 * 2 * .pi
+                let edge = Fixtures.offset(point, east: radius * 0.99 * sin(angle), north: radius * 0.99 * cos(angle))
+                if inner.holds(edge) {
+                    #expect(outer.holds(edge))
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 10_000)
+    }
+
     @Test func onlyRegionRequestsVoidDiscs() throws {
         let engine = try Engine(catalog: Catalog(requests: [Fixtures.circle(radius: 50)]))
         _ = engine.process(Fixtures.fix(0, east: 400))
