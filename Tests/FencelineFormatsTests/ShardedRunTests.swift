@@ -118,7 +118,7 @@ import Testing
     static func run(
         threads: Int, path: String, reorderWindow: Double = 0, until: Timestamp? = nil, blockSize: Int = 4 << 20,
         serialBlockSize: Int? = nil, strict: Bool = false, parallelEncodingMinimum: Int? = nil,
-        encoder: any EventEncoder = NDJSONEventEncoder()
+        piecesPerThread: Int? = nil, encoder: any EventEncoder = NDJSONEventEncoder()
     ) throws -> (
         output: String, reports: [String], summary: String
     ) {
@@ -132,6 +132,7 @@ import Testing
         options.serialBlockSize = serialBlockSize
         options.strict = strict
         if let parallelEncodingMinimum { options.parallelEncodingMinimum = parallelEncodingMinimum }
+        if let piecesPerThread { options.piecesPerThread = piecesPerThread }
         let pipeline = RunPipeline(
             catalog: catalog, catalogDecoder: decoder, options: options, encoder: encoder,
             logger: Logger(label: "test"))
@@ -219,6 +220,22 @@ import Testing
             #expect(single.output.contains(#""request":"dock""#))
             #expect(single.reports.count == 2)
         }
+    }
+
+    /// However many engines and parse shares each thread takes (the threads pick them up as they
+    /// come free), the output is the one-thread output: small blocks, so the shares of a block
+    /// hold a few lines each, some none.
+    @Test(arguments: [1, 3, 4, 16])
+    func anyNumberOfPiecesPerThreadWritesTheSame(pieces: Int) throws {
+        let path = try Self.file(seed: 3)
+        let single = try Self.run(threads: 1, path: path)
+        for threads in [2, 3] {
+            let sharded = try Self.run(threads: threads, path: path, blockSize: 2048, piecesPerThread: pieces)
+            #expect(Array(sharded.output.utf8) == Array(single.output.utf8), "\(threads) threads")
+            #expect(sharded.reports == single.reports)
+            #expect(sharded.summary == single.summary)
+        }
+        #expect(single.output.split(separator: "\n").count > 100)
     }
 
     /// Batches of one line each, where devices lagging behind the clock enter a fence before any

@@ -3,18 +3,19 @@ import Fenceline
 import Foundation
 
 extension RunPipeline {
-    /// The pipeline with `threads` engines: each block of NDJSON lines is split into lines and
-    /// parsed in parallel (a share of the block per thread), routed in input order (bad lines,
-    /// `--strict` and control records exactly as with one engine), applied by the shards in
-    /// parallel, and their events merged into the single-engine order. Other formats are decoded
-    /// serially and run in batches the same way.
+    /// The pipeline with `threads` threads and `piecesPerThread` engines per thread: each block
+    /// of NDJSON lines is split into lines and parsed in parallel (in as many shares as engines),
+    /// routed in input order (bad lines, `--strict` and control records exactly as with one
+    /// engine), applied by the shards in parallel, and their events merged into the
+    /// single-engine order. Other formats are decoded serially and run in batches the same way.
     func runSharded(
         _ readers: [LineReader], write: ([UInt8]) -> Void, report: (String) -> Void, meter: ProgressMeter?
     ) throws -> Summary {
         let threads = options.threads
+        let pieces = threads * max(1, options.piecesPerThread)
         let coordinator = try ShardedRun(
             catalog: catalog, configuration: Engine.Configuration(deliveredLimit: options.deliveredLimit),
-            threads: threads)
+            shards: pieces)
         lastShardedRun = coordinator
         let serial = NDJSONReadingDecoder(
             requests: NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog))
@@ -75,7 +76,7 @@ extension RunPipeline {
         }
 
         // The parse workers' shares of the current block, kept from block to block.
-        let parts = (0..<threads).map { _ in ShardedRun.ParsedPart() }
+        let parts = (0..<pieces).map { _ in ShardedRun.ParsedPart() }
 
         for reader in readers {
             guard goOn else { break }
@@ -103,8 +104,8 @@ extension RunPipeline {
             /// block's line count.
             func run(block: UnsafeBufferPointer<UInt8>, firstLine: Int) -> Int {
                 let mark = steadyStart == nil ? RunMark.now(readings: summary.readings) : nil
-                let work = ParseWork(block: block, parts: parts, shards: threads)
-                DispatchQueue.concurrentPerform(iterations: threads) { part in work.parse(part: part) }
+                let work = ParseWork(block: block, parts: parts, shards: pieces)
+                DispatchQueue.concurrentPerform(iterations: pieces) { part in work.parse(part: part) }
                 var number = firstLine
                 for (partIndex, part) in parts.enumerated() where goOn {
                     var position = 0

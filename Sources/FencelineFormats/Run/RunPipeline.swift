@@ -41,6 +41,12 @@ public final class RunPipeline {
         /// the benchmark's streams 5-9 % faster than 4 MiB (the shards' uneven shares of a block
         /// even out over more lines, and there are fewer barriers); 1 MiB and less were slower.
         var readBlockSize = 16 << 20
+        /// With `threads` > 1, the engines (device shards) per thread, and the shares each block
+        /// is parsed in per thread. The threads take shards and shares as they come free, so one
+        /// that runs slower (this machine's two cores often differ by a third, for seconds at a
+        /// time) takes fewer: with one shard and one share per thread, every block waited for the
+        /// slower thread.
+        var piecesPerThread = 4
         /// With `threads` > 1, the fewest events of a batch encoded in parallel (tests make it 1).
         var parallelEncodingMinimum = 1024
         /// With one thread, the bytes of an NDJSON file read as one block, its lines parsed in one

@@ -1,9 +1,10 @@
 import Dispatch
 import Fenceline
 
-/// `--threads N`: the readings of each batch are parsed in parallel, routed by device to N engines
-/// (devices never share state), applied in parallel, and the engines' events are merged back into
-/// exactly the order one engine would have written them.
+/// `--threads N`: the readings of each batch are parsed in parallel, routed by device to a few
+/// engines per thread (devices never share state), applied in parallel (each thread taking the
+/// next engine as it comes free), and the engines' events are merged back into exactly the order
+/// one engine would have written them.
 ///
 /// One engine releases an event after the first line, at or after the line that produced it, whose
 /// clock passes the event's time; a timer fires (and its events leave) at the first line whose
@@ -42,6 +43,9 @@ final class ShardedRun {
         @exclusivity(unchecked) var produced = 0
         /// The global clock this shard's engine has been moved to.
         @exclusivity(unchecked) var synced: Timestamp?
+        /// Keeps the next object's fields off this one's cache lines: two threads write two
+        /// shards' counters at once (see ``CacheLinePadding``).
+        private let padding = CacheLinePadding()
 
         /// How many work items ahead a shard asks for a parsed fix.
         static let lookahead = 8
@@ -193,6 +197,9 @@ final class ShardedRun {
         @exclusivity(unchecked) private var initialized = 0
         @exclusivity(unchecked) private var capacity = 1024
         @exclusivity(unchecked) private(set) var count = 0
+        /// Keeps the next object's fields off this one's cache lines: each parse worker writes its
+        /// part's `count` for every line (see ``CacheLinePadding``).
+        private let padding = CacheLinePadding()
 
         init() {
             items = .allocate(capacity: capacity)
@@ -281,12 +288,12 @@ final class ShardedRun {
 
     /// Shard 0 gets the catalog; the others are forked from it once it has added the catalog at
     /// the first line's time, so the fences are prepared and held once for all threads.
-    init(catalog: Catalog, configuration: Engine.Configuration, threads: Int) throws {
+    init(catalog: Catalog, configuration: Engine.Configuration, shards count: Int) throws {
         var configuration = configuration
         configuration.reorderWindow = .zero
         configuration.eventRelease = .asProduced
         let first = try Engine(catalog: catalog, configuration: configuration)
-        shards = (0..<threads).map { _ in Shard(engine: first) }
+        shards = (0..<count).map { _ in Shard(engine: first) }
     }
 
     static func isTimed(_ request: NotificationRequest) -> Bool {
@@ -533,4 +540,11 @@ extension ShardedRun: Sendable {}
 private struct BatchItems: @unchecked Sendable {
     let parts: UnsafeBufferPointer<ShardedRun.PartView>
     let block: UnsafeBufferPointer<UInt8>
+}
+
+/// A cache line's worth of bytes at the end of an object two threads write at once (parse parts,
+/// shards): objects allocated one after another sat on shared cache lines, and each thread's
+/// writes evicted the line from the other's core.
+struct CacheLinePadding {
+    private var bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
 }
