@@ -499,34 +499,58 @@ final class ShardedRun {
         }
         // Resolve every waiting event's release line now that the clock has moved on; those still
         // waiting for a later line stay, except at the end, when they leave with the last instant.
-        var ready: [(event: ProducedEvent, release: Int, order: (shard: Int, order: Int))] = []
-        var keep: [(event: ProducedEvent, line: Int, order: (shard: Int, order: Int))] = []
-        for item in pending {
+        // Small keys are sorted rather than the events (a few hundred bytes each, with counted
+        // references): moving those through the sort was most of this serial step.
+        var ready: [ReleaseKey] = []
+        ready.reserveCapacity(pending.count)
+        var waiting = false
+        for (position, item) in pending.enumerated() {
+            let release: Int?
             if let bound = item.event.timerBound {
                 // One engine fires a timer at the first line whose clock passes its bound.
-                if let after = firstLine(after: bound) {
-                    ready.append((item.event, after, item.order))
-                } else if final {
-                    ready.append((item.event, Int.max, item.order))
-                } else {
-                    keep.append(item)
-                }
-            } else if let after = firstLine(after: item.event.event.time) {
-                ready.append((item.event, max(item.line, after), item.order))
-            } else if final {
-                ready.append((item.event, Int.max, item.order))
+                release = firstLine(after: bound) ?? (final ? Int.max : nil)
             } else {
-                keep.append(item)
+                release = firstLine(after: item.event.event.time).map { max(item.line, $0) } ?? (final ? Int.max : nil)
             }
+            guard let release else {
+                waiting = true
+                continue
+            }
+            ready.append(
+                ReleaseKey(
+                    release: release, time: item.event.event.time, rank: item.event.event.kind.rank,
+                    order: (item.order.shard, item.order.order), position: position))
         }
-        pending = keep
         forgetClockLines()
-        ready.sort { a, b in
-            if a.release != b.release { return a.release < b.release }
-            return Event.releasePrecedes(a.event.event, b.event.event)
-                ?? ((a.order.shard, a.order.order) < (b.order.shard, b.order.order))
+        let events = pending.withUnsafeBufferPointer { pending in
+            ready.sort { a, b in
+                if a.release != b.release { return a.release < b.release }
+                if a.time != b.time { return a.time < b.time }
+                if a.rank != b.rank { return a.rank < b.rank }
+                return Event.releasePrecedes(pending[a.position].event.event, pending[b.position].event.event)
+                    ?? (a.order < b.order)
+            }
+            return ready.map { pending[$0.position].event.event }
         }
-        return ready.map(\.event.event)
+        if waiting {
+            var isReady = [Bool](repeating: false, count: pending.count)
+            for key in ready { isReady[key.position] = true }
+            pending = pending.indices.filter { !isReady[$0] }.map { pending[$0] }
+        } else {
+            pending.removeAll(keepingCapacity: true)
+        }
+        return events
+    }
+
+    /// A waiting event's place in the release order: its release line, then what
+    /// ``Event/releasePrecedes(_:_:)`` compares first, then production order; `position` is its
+    /// index in `pending`.
+    private struct ReleaseKey {
+        var release: Int
+        var time: Timestamp
+        var rank: Int
+        var order: (shard: Int, order: Int)
+        var position: Int
     }
 
     /// Stale readings over all shards.
