@@ -117,8 +117,8 @@ import Testing
     /// the plain line by line one).
     static func run(
         threads: Int, path: String, reorderWindow: Double = 0, until: Timestamp? = nil, blockSize: Int = 4 << 20,
-        serialBlockSize: Int? = nil, strict: Bool = false, parallelEncodingMinimum: Int? = nil,
-        piecesPerThread: Int? = nil, encoder: any EventEncoder = NDJSONEventEncoder()
+        serialBlockSize: Int? = nil, strict: Bool = false, piecesPerThread: Int? = nil,
+        encoder: any EventEncoder = NDJSONEventEncoder()
     ) throws -> (
         output: String, reports: [String], summary: String
     ) {
@@ -131,7 +131,6 @@ import Testing
         options.readBlockSize = blockSize
         options.serialBlockSize = serialBlockSize
         options.strict = strict
-        if let parallelEncodingMinimum { options.parallelEncodingMinimum = parallelEncodingMinimum }
         if let piecesPerThread { options.piecesPerThread = piecesPerThread }
         let pipeline = RunPipeline(
             catalog: catalog, catalogDecoder: decoder, options: options, encoder: encoder,
@@ -182,11 +181,11 @@ import Testing
         #expect(enters.first.map { Array($0.utf8).contains(0xCC) } == true)  // U+0301 is CC 81
     }
 
-    /// Every batch's events encoded in a part per thread (any batch with an event, not only
-    /// the large ones) and joined: the same bytes as one thread, in each format that allows it;
-    /// GeoJSON, whose separators depend on the events before, is encoded serially all the same.
+    /// Each batch's events are encoded on a thread of their own while the next batch runs: in
+    /// every format (GeoJSON's separators depend on the events before) the bytes are the ones
+    /// one thread writes; small blocks, so many batches pass through the encoding thread.
     @Test(arguments: [2, 3])
-    func eventsEncodedInPartsJoinAsOneThreadWritesThem(threads: Int) throws {
+    func eventsEncodedBesideTheRunAreWrittenAsOneThreadWritesThem(threads: Int) throws {
         let path = try Self.file(seed: 1)
         let encoders: [() -> any EventEncoder] = [
             { NDJSONEventEncoder() }, { TextEventEncoder() }, { APNsEventEncoder() }, { GeoJSONEventEncoder() },
@@ -194,7 +193,7 @@ import Testing
         for makeEncoder in encoders {
             let single = try Self.run(threads: 1, path: path, encoder: makeEncoder())
             let sharded = try Self.run(
-                threads: threads, path: path, blockSize: 4096, parallelEncodingMinimum: 1, encoder: makeEncoder())
+                threads: threads, path: path, blockSize: 4096, encoder: makeEncoder())
             #expect(Array(sharded.output.utf8) == Array(single.output.utf8), "\(type(of: makeEncoder()))")
             #expect(single.output.split(separator: "\n").count > 100)
         }

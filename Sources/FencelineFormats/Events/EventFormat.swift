@@ -30,15 +30,11 @@ public protocol EventEncoder {
     func encode(_ event: Event, into bytes: inout [UInt8])
     /// Bytes after the last event.
     func footer() -> [UInt8]
-    /// Whether an event's bytes depend on the event alone (not on the events before it), so a
-    /// run of events may be encoded in parts, in parallel, and the parts joined in order.
-    var encodesIndependently: Bool { get }
 }
 
 extension EventEncoder {
     public func header() -> [UInt8] { [] }
     public func footer() -> [UInt8] { [] }
-    public var encodesIndependently: Bool { false }
 }
 
 extension Event {

@@ -6,9 +6,6 @@ public struct NDJSONEventEncoder: EventEncoder {
     /// Creates the encoder.
     public init() {}
 
-    /// Each event is encoded from its own fields.
-    public var encodesIndependently: Bool { true }
-
     public func encode(_ event: Event, into bytes: inout [UInt8]) {
         var writer = JSONWriter()
         swap(&writer.bytes, &bytes)

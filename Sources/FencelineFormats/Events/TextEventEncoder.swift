@@ -9,9 +9,6 @@ public struct TextEventEncoder: EventEncoder {
     /// Creates the encoder.
     public init() {}
 
-    /// Each event is encoded from its own fields.
-    public var encodesIndependently: Bool { true }
-
     public func encode(_ event: Event, into bytes: inout [UInt8]) {
         var line = "#\(event.sequence)".padded(to: 5)
         line += " \(event.time.rfc3339)".padded(to: 26)

@@ -26,22 +26,17 @@ extension RunPipeline {
         var sequence = 0
         var goOn = true
 
-        func emit(_ events: [Event]) {
-            if events.count >= options.parallelEncodingMinimum && encoder.encodesIndependently {
-                // A batch's events are encoded in a part per thread, the parts joined in order:
-                // serial, the encoding was most of the time between two batches.
-                let work = EncodeWork(encoder: encoder, events: events, first: sequence + 1, parts: threads)
-                DispatchQueue.concurrentPerform(iterations: threads) { part in work.encode(part: part) }
-                for part in 0..<threads { buffer.append(contentsOf: work.output(part)) }
-                sequence += events.count
-            } else {
-                for var event in events {
-                    sequence += 1
-                    event.sequence = sequence
-                    encoder.encode(event, into: &buffer)
-                }
-            }
+        // Events are encoded on a thread of their own while the next block of a file is parsed
+        // and applied; this thread takes the bytes in order and writes them. Reading a pipe or
+        // standard input, which may pause for any time, it waits for each batch's bytes.
+        let encoding = BackgroundEncoding(encoder: encoder)
+        var overlapsEncoding = false
+        func emit(_ events: [Event], finishing: Bool = false) {
+            if !events.isEmpty { encoding.submit(events) }
             summary.events += events.count
+            for part in finishing || !overlapsEncoding ? encoding.finish() : encoding.take() {
+                buffer.append(contentsOf: part)
+            }
             if buffer.count >= 1 << 16 {
                 write(buffer)
                 buffer.removeAll(keepingCapacity: true)
@@ -81,6 +76,7 @@ extension RunPipeline {
         for reader in readers {
             guard goOn else { break }
             let format = try InputFormat.of(reader, forced: options.inputFormat)
+            overlapsEncoding = reader.size != nil
             if format != .ndjson {
                 // CSV, GPX and NMEA are decoded serially, in batches all the same.
                 let source = try ReadingSource(
@@ -163,7 +159,9 @@ extension RunPipeline {
         if let held = reorder?.release(through: nil) {
             for reading in held { coordinator.route(reading) }
         }
-        emit(coordinator.runBatch(final: true, until: badLines.strictFailure == nil ? options.until : nil))
+        emit(
+            coordinator.runBatch(final: true, until: badLines.strictFailure == nil ? options.until : nil),
+            finishing: true)
         meter?.note(summary, always: true)
         buffer.append(contentsOf: encoder.footer())
         if !buffer.isEmpty { write(buffer) }
@@ -231,45 +229,50 @@ private struct ParseWork: @unchecked Sendable {
     }
 }
 
-/// A batch's events encoded in parts, one per thread: part `i` encodes its share of the events,
-/// numbered on from `first`, into storage only it writes.
-private final class EncodeWork: @unchecked Sendable {
-    let encoder: any EventEncoder
-    let events: [Event]
-    let first: Int
-    let parts: Int
-    /// A part's bytes, at its index; each written by its own thread only.
-    private let outputs: UnsafeMutablePointer<[UInt8]>
+/// Encodes batches of events in order on a serial queue of its own, so the encoding overlaps the
+/// next batch's parse and apply; the pipeline's thread takes the bytes (``take()``) and alone
+/// writes them. At most two batches wait to be encoded: a third waits for the first.
+private final class BackgroundEncoding: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "fenceline.encoding")
+    private let encoder: any EventEncoder
+    /// The last sequence number given; touched on `queue` only.
+    private var sequence = 0
+    private let lock = NSLock()
+    /// Encoded batches not yet taken, in order; under `lock`.
+    private var encoded: [[UInt8]] = []
+    private let slots = DispatchSemaphore(value: 2)
 
-    init(encoder: any EventEncoder, events: [Event], first: Int, parts: Int) {
+    init(encoder: any EventEncoder) {
         self.encoder = encoder
-        self.events = events
-        self.first = first
-        self.parts = parts
-        outputs = .allocate(capacity: parts)
-        outputs.initialize(repeating: [], count: parts)
     }
 
-    deinit {
-        outputs.deinitialize(count: parts)
-        outputs.deallocate()
-    }
-
-    private func range(of part: Int) -> Range<Int> {
-        (events.count * part / parts)..<(events.count * (part + 1) / parts)
-    }
-
-    func encode(part: Int) {
-        let range = range(of: part)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(range.count * 256)
-        for index in range {
-            var event = events[index]
-            event.sequence = first + index
-            encoder.encode(event, into: &bytes)
+    /// Queues a batch, numbering its events on from the last batch's.
+    func submit(_ events: [Event]) {
+        slots.wait()
+        queue.async { [self] in
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(events.count * 256)
+            for var event in events {
+                sequence += 1
+                event.sequence = sequence
+                encoder.encode(event, into: &bytes)
+            }
+            lock.withLock { encoded.append(bytes) }
+            slots.signal()
         }
-        outputs[part] = bytes
     }
 
-    func output(_ part: Int) -> [UInt8] { outputs[part] }
+    /// The batches encoded since the last call, in order.
+    func take() -> [[UInt8]] {
+        lock.withLock {
+            defer { encoded.removeAll() }
+            return encoded
+        }
+    }
+
+    /// Waits for every queued batch and takes them.
+    func finish() -> [[UInt8]] {
+        queue.sync {}
+        return take()
+    }
 }

@@ -47,8 +47,6 @@ public final class RunPipeline {
         /// time) takes fewer: with one shard and one share per thread, every block waited for the
         /// slower thread.
         var piecesPerThread = 4
-        /// With `threads` > 1, the fewest events of a batch encoded in parallel (tests make it 1).
-        var parallelEncodingMinimum = 1024
         /// With one thread, the bytes of an NDJSON file read as one block, its lines parsed in one
         /// pass before the engine applies them in the next; `nil` reads and applies line by line,
         /// as standard input always is (tests compare the two).
