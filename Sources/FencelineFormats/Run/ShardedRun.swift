@@ -41,6 +41,10 @@ final class ShardedRun {
         @exclusivity(unchecked) var records: [Reading] = []
         @exclusivity(unchecked) var outbox: [(event: ProducedEvent, line: Int, order: Int)] = []
         @exclusivity(unchecked) var produced = 0
+        /// After ``resolve(shard:against:final:)``: the outbox's events whose release line is
+        /// known, sorted, and the positions of those still waiting.
+        @exclusivity(unchecked) var keys: [ReleaseKey] = []
+        @exclusivity(unchecked) var waiting: [Int] = []
         /// The global clock this shard's engine has been moved to.
         @exclusivity(unchecked) var synced: Timestamp?
         /// Keeps the next object's fields off this one's cache lines: two threads write two
@@ -58,6 +62,24 @@ final class ShardedRun {
         func append(_ reading: Reading, line: Int) {
             records.append(reading)
             inbox.append(Work(line: line, index: -records.count))
+        }
+
+        /// Works out the release line of each event in the outbox (this is shard `index`): the
+        /// known ones' keys go to `keys`, sorted, the others' positions to `waiting`.
+        func resolve(shard index: Int, against history: ClockHistory, final: Bool) {
+            keys.removeAll(keepingCapacity: true)
+            waiting.removeAll(keepingCapacity: true)
+            for (position, item) in outbox.enumerated() {
+                guard let release = history.release(of: item.event, line: item.line, final: final) else {
+                    waiting.append(position)
+                    continue
+                }
+                keys.append(
+                    ReleaseKey(item.event.event, release: release, order: (index, item.order), at: index, position))
+            }
+            outbox.withUnsafeBufferPointer { outbox in
+                keys.sort { a, b in ReleaseKey.precedes(a, b) { outbox[$0.position].event.event } }
+            }
         }
 
         /// Applies the inbox; `parts` are the batch's parsed lines, which item indices point into
@@ -460,15 +482,31 @@ final class ShardedRun {
         clockValues.removeFirst(clockValues.count - 1)
     }
 
-    /// The first line whose clock is later than `time`, `nil` if none yet.
-    private func firstLine(after time: Timestamp) -> Int? {
-        var low = 0
-        var high = clockValues.count
-        while low < high {
-            let middle = (low + high) / 2
-            if clockValues[middle] > time { high = middle } else { low = middle + 1 }
+    /// The global clock's values so far and the lines at which it took them, as the shards
+    /// read them while they work out their events' release lines.
+    struct ClockHistory: Sendable {
+        let lines: [Int]
+        let values: [Timestamp]
+
+        /// The first line whose clock is later than `time`, `nil` if none yet.
+        func firstLine(after time: Timestamp) -> Int? {
+            var low = 0
+            var high = values.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[middle] > time { high = middle } else { low = middle + 1 }
+            }
+            return low < values.count ? lines[low] : nil
         }
-        return low < clockValues.count ? clockLines[low] : nil
+
+        /// The line after which one engine writes `event`, produced at `line`: the first line
+        /// whose clock passes the event's time, or its timer's bound (one engine fires a timer at
+        /// the first line whose clock passes that), and not before `line`. `nil` while no line
+        /// has; at the end (`final`), the last instant.
+        func release(of event: ProducedEvent, line: Int, final: Bool) -> Int? {
+            if let bound = event.timerBound { return firstLine(after: bound) ?? (final ? Int.max : nil) }
+            return firstLine(after: event.event.time).map { max(line, $0) } ?? (final ? Int.max : nil)
+        }
     }
 
     /// Applies the routed readings in parallel and returns the events whose release line is known,
@@ -480,77 +518,94 @@ final class ShardedRun {
         let tick = final ? nil : clock
         let shards = self.shards
         let batch = BatchItems(parts: parts, block: block)
-        DispatchQueue.concurrentPerform(iterations: shards.count) { index in
-            shards[index].run(tick: tick, parts: batch.parts, block: batch.block)
-        }
-        if final {
-            let end = [clock, until].compactMap { $0 }.max()
+        // Events still waiting from earlier batches, then the shards' sorted runs, merged by the
+        // sort; the events stay where they are (a few hundred bytes each, with counted references)
+        // until they are gathered once in order. Those still waiting for a later line stay.
+        var ready: [ReleaseKey] = []
+        var kept: [(event: ProducedEvent, line: Int, order: (shard: Int, order: Int))] = []
+        do {
+            // The batch is routed: its clock history is complete, and each shard works out its own
+            // events' release lines and sorts them while the others still run.
+            let history = ClockHistory(lines: clockLines, values: clockValues)
             DispatchQueue.concurrentPerform(iterations: shards.count) { index in
-                let shard = shards[index]
-                for event in shard.engine.produceFinishing(until: end) {
-                    shard.produced += 1
-                    shard.outbox.append((event, Int.max, shard.produced))
+                shards[index].run(tick: tick, parts: batch.parts, block: batch.block)
+                if !final { shards[index].resolve(shard: index, against: history, final: false) }
+            }
+            if final {
+                let end = [clock, until].compactMap { $0 }.max()
+                DispatchQueue.concurrentPerform(iterations: shards.count) { index in
+                    let shard = shards[index]
+                    for event in shard.engine.produceFinishing(until: end) {
+                        shard.produced += 1
+                        shard.outbox.append((event, Int.max, shard.produced))
+                    }
+                    shard.resolve(shard: index, against: history, final: true)
+                }
+            }
+            for (position, item) in pending.enumerated() {
+                if let release = history.release(of: item.event, line: item.line, final: final) {
+                    ready.append(ReleaseKey(item.event.event, release: release, order: item.order, at: -1, position))
+                } else {
+                    kept.append(item)
                 }
             }
         }
+        // After the last lookup: a history kept alive past it would make this copy the arrays.
+        forgetClockLines()
+        for shard in shards { ready += shard.keys }
+        let events = gather(&ready)
         for (index, shard) in shards.enumerated() {
-            for item in shard.outbox { pending.append((item.event, item.line, (index, item.order))) }
+            for position in shard.waiting {
+                let item = shard.outbox[position]
+                kept.append((item.event, item.line, (index, item.order)))
+            }
             shard.outbox.removeAll(keepingCapacity: true)
         }
-        // Resolve every waiting event's release line now that the clock has moved on; those still
-        // waiting for a later line stay, except at the end, when they leave with the last instant.
-        // Small keys are sorted rather than the events (a few hundred bytes each, with counted
-        // references): moving those through the sort was most of this serial step.
-        var ready: [ReleaseKey] = []
-        ready.reserveCapacity(pending.count)
-        var waiting = false
-        for (position, item) in pending.enumerated() {
-            let release: Int?
-            if let bound = item.event.timerBound {
-                // One engine fires a timer at the first line whose clock passes its bound.
-                release = firstLine(after: bound) ?? (final ? Int.max : nil)
-            } else {
-                release = firstLine(after: item.event.event.time).map { max(item.line, $0) } ?? (final ? Int.max : nil)
-            }
-            guard let release else {
-                waiting = true
-                continue
-            }
-            ready.append(
-                ReleaseKey(
-                    release: release, time: item.event.event.time, rank: item.event.event.kind.rank,
-                    order: (item.order.shard, item.order.order), position: position))
-        }
-        forgetClockLines()
-        let events = pending.withUnsafeBufferPointer { pending in
-            ready.sort { a, b in
-                if a.release != b.release { return a.release < b.release }
-                if a.time != b.time { return a.time < b.time }
-                if a.rank != b.rank { return a.rank < b.rank }
-                return Event.releasePrecedes(pending[a.position].event.event, pending[b.position].event.event)
-                    ?? (a.order < b.order)
-            }
-            return ready.map { pending[$0.position].event.event }
-        }
-        if waiting {
-            var isReady = [Bool](repeating: false, count: pending.count)
-            for key in ready { isReady[key.position] = true }
-            pending = pending.indices.filter { !isReady[$0] }.map { pending[$0] }
-        } else {
-            pending.removeAll(keepingCapacity: true)
-        }
+        pending = kept
         return events
     }
 
+    /// Sorts `keys` (each shard's already sorted: the sort merges their runs) and returns their
+    /// events in that order. The outboxes are borrowed only here, so that emptying them after
+    /// keeps their storage.
+    private func gather(_ keys: inout [ReleaseKey]) -> [Event] {
+        let boxes = shards.map(\.outbox)
+        return pending.withUnsafeBufferPointer { pending in
+            func event(_ key: ReleaseKey) -> Event {
+                key.source < 0 ? pending[key.position].event.event : boxes[key.source][key.position].event.event
+            }
+            keys.sort { ReleaseKey.precedes($0, $1, event: event) }
+            return keys.map(event)
+        }
+    }
+
     /// A waiting event's place in the release order: its release line, then what
-    /// ``Event/releasePrecedes(_:_:)`` compares first, then production order; `position` is its
-    /// index in `pending`.
-    private struct ReleaseKey {
+    /// ``Event/releasePrecedes(_:_:)`` compares first, then production order; the event itself is
+    /// at `position` of `pending` (`source` -1) or of shard `source`'s outbox.
+    struct ReleaseKey {
         var release: Int
         var time: Timestamp
         var rank: Int
         var order: (shard: Int, order: Int)
+        var source: Int
         var position: Int
+
+        init(_ event: Event, release: Int, order: (shard: Int, order: Int), at source: Int, _ position: Int) {
+            self.release = release
+            time = event.time
+            rank = event.kind.rank
+            self.order = order
+            self.source = source
+            self.position = position
+        }
+
+        /// Whether `a` leaves before `b`; `event` finds a key's event, read only for ties.
+        static func precedes(_ a: ReleaseKey, _ b: ReleaseKey, event: (ReleaseKey) -> Event) -> Bool {
+            if a.release != b.release { return a.release < b.release }
+            if a.time != b.time { return a.time < b.time }
+            if a.rank != b.rank { return a.rank < b.rank }
+            return Event.releasePrecedes(event(a), event(b)) ?? (a.order < b.order)
+        }
     }
 
     /// Stale readings over all shards.
