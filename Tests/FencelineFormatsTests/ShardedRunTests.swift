@@ -165,7 +165,7 @@ import Testing
                 )
             }
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sharded-names-\(getpid())")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sharded-names-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("readings.ndjson").path
