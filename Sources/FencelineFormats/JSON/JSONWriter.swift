@@ -65,16 +65,16 @@ struct JSONWriter {
     /// A time as an RFC 3339 string (``Timestamp/rfc3339``), written straight into the output.
     mutating func time(_ time: Timestamp) {
         var text: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, the longest form
-        let written = withUnsafeMutableBytes(of: &text) { raw in
+        let written: Bool = withUnsafeMutableBytes(of: &text) { raw in
             raw.withMemoryRebound(to: UInt8.self) { buffer in
-                time.writeRFC3339(into: buffer).map { count in
-                    bytes.append(UInt8(ascii: "\""))
-                    bytes.append(contentsOf: buffer[..<count])
-                    bytes.append(UInt8(ascii: "\""))
-                }
+                guard let count = time.writeRFC3339(into: buffer) else { return false }
+                bytes.append(UInt8(ascii: "\""))
+                bytes.append(contentsOf: buffer[..<count])
+                bytes.append(UInt8(ascii: "\""))
+                return true
             }
         }
-        if written == nil { string(time.rfc3339) }
+        if !written { string(time.rfc3339) }
     }
 
     mutating func number(_ value: Double) {

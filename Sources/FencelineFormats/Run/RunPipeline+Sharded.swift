@@ -23,7 +23,6 @@ extension RunPipeline {
         var summary = Summary()
         var buffer = encoder.header()
         var badLines = BadLineCounter(maximumReported: options.maximumReported, strict: options.strict)
-        var sequence = 0
         var goOn = true
 
         // Events are encoded on a thread of their own while the next block of a file is parsed
