@@ -165,7 +165,8 @@ import Testing
                 )
             }
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sharded-names-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sharded-names-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("readings.ndjson").path
@@ -219,6 +220,30 @@ import Testing
             #expect(single.output.contains(#""request":"dock""#))
             #expect(single.reports.count == 2)
         }
+    }
+
+    /// From a pipe, each block is applied (and its events written) before the next is read; from
+    /// a file, each is parsed while the shards apply the one before. Both write what one thread
+    /// writes: small blocks, names long and short (those over 16 bytes are kept apart from the
+    /// block, which holds the next block's bytes by the time the shards read them).
+    @Test func pipesAndFilesWriteTheSame() throws {
+        let path = try Self.file(seed: 5)
+        let single = try Self.run(threads: 1, path: path)
+        let fromFile = try Self.run(threads: 2, path: path, blockSize: 2048)
+        #expect(Array(fromFile.output.utf8) == Array(single.output.utf8))
+        let fifo = path + ".fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let feeder = Thread {
+            guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
+            handle.write(bytes)
+            try? handle.close()
+        }
+        feeder.start()
+        let fromPipe = try Self.run(threads: 2, path: fifo, blockSize: 2048)
+        #expect(Array(fromPipe.output.utf8) == Array(single.output.utf8))
+        #expect(fromPipe.reports.map { $0.replacingOccurrences(of: ".fifo:", with: ":") } == single.reports)
+        #expect(single.output.contains(#""device":"d6-fleet-unit-0777""#))  // 18 bytes
     }
 
     /// However many engines and parse shares each thread takes (the threads pick them up as they

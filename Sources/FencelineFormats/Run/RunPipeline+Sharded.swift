@@ -25,15 +25,17 @@ extension RunPipeline {
         var badLines = BadLineCounter(maximumReported: options.maximumReported, strict: options.strict)
         var goOn = true
 
-        // Events are encoded on a thread of their own while the next block of a file is parsed
-        // and applied; this thread takes the bytes in order and writes them. Reading a pipe or
-        // standard input, which may pause for any time, it waits for each batch's bytes.
+        // Reading a file, each block is parsed while the shards apply the one before, and events
+        // are encoded on a thread of their own while the next block is parsed and applied (this
+        // thread takes the bytes in order and writes them). Reading a pipe or standard input,
+        // which may pause for any time, each block is applied and its events written before the
+        // next is read.
         let encoding = BackgroundEncoding(encoder: encoder)
-        var overlapsEncoding = false
+        var isFile = false
         func emit(_ events: [Event], finishing: Bool = false) {
             if !events.isEmpty { encoding.submit(events) }
             summary.events += events.count
-            for part in finishing || !overlapsEncoding ? encoding.finish() : encoding.take() {
+            for part in finishing || !isFile ? encoding.finish() : encoding.take() {
                 buffer.append(contentsOf: part)
             }
             if buffer.count >= 1 << 16 {
@@ -69,13 +71,30 @@ extension RunPipeline {
             meter?.note(summary, always: true)
         }
 
-        // The parse workers' shares of the current block, kept from block to block.
-        let parts = (0..<pieces).map { _ in ShardedRun.ParsedPart() }
+        // The parse workers' shares of a block, kept from block to block: two sets, one being
+        // parsed while the shards apply the other.
+        let partSets = (0..<2).map { _ in (0..<pieces).map { _ in ShardedRun.ParsedPart() } }
+        var nextSet = 0
+        // A block routed but not applied yet: its set of parts, and its mark (see `batchDone`).
+        var unapplied: (parts: [ShardedRun.ParsedPart], mark: RunMark?)?
+
+        /// Applies a routed block and writes its events, with `beside` (the next block's parse)
+        /// run by the same threads.
+        func apply(
+            _ batch: (parts: [ShardedRun.ParsedPart], mark: RunMark?),
+            beside: (count: Int, work: @Sendable (Int) -> Void)? = nil
+        ) {
+            let views = batch.parts.map(\.view)
+            batchDone(
+                views.withUnsafeBufferPointer {
+                    coordinator.runBatch(final: false, until: nil, parts: $0, beside: beside)
+                }, from: batch.mark)
+        }
 
         for reader in readers {
             guard goOn else { break }
             let format = try InputFormat.of(reader, forced: options.inputFormat)
-            overlapsEncoding = reader.size != nil
+            isFile = reader.size != nil
             if format != .ndjson {
                 // CSV, GPX and NMEA are decoded serially, in batches all the same.
                 let source = try ReadingSource(
@@ -94,13 +113,20 @@ extension RunPipeline {
                 continue
             }
 
-            /// One block of whole lines: split into a share per thread at line ends, each share
-            /// split into lines and parsed in parallel, then routed in input order; returns the
-            /// block's line count.
+            /// One block of whole lines: split into shares at line ends, each share split into
+            /// lines and parsed in parallel (beside the shards applying the block before, if it
+            /// waits), then routed in input order; returns the block's line count.
             func run(block: UnsafeBufferPointer<UInt8>, firstLine: Int) -> Int {
                 let mark = steadyStart == nil ? RunMark.now(readings: summary.readings) : nil
+                let parts = partSets[nextSet]
+                nextSet ^= 1
                 let work = ParseWork(block: block, parts: parts, shards: pieces)
-                DispatchQueue.concurrentPerform(iterations: pieces) { part in work.parse(part: part) }
+                if let previous = unapplied {
+                    unapplied = nil
+                    apply(previous, beside: (pieces, { work.parse(part: $0) }))
+                } else {
+                    DispatchQueue.concurrentPerform(iterations: pieces) { part in work.parse(part: part) }
+                }
                 var number = firstLine
                 for (partIndex, part) in parts.enumerated() where goOn {
                     var position = 0
@@ -121,7 +147,7 @@ extension RunPipeline {
                         do throws(LineError) {
                             switch part.item(at: position) {
                             case .blank: continue
-                            case .compactFix: accept(.fix(part.fixes[position].fix(in: block)))
+                            case .compactFix: accept(.fix(part.fixes[position].fix(in: part.longNames)))
                             case .reading(let reading): accept(reading)
                             case .failure(let error): throw error
                             case .control:
@@ -135,11 +161,11 @@ extension RunPipeline {
                     }
                 }
                 let lines = parts.reduce(0) { $0 + $1.count }
-                let views = parts.map(\.view)
-                batchDone(
-                    views.withUnsafeBufferPointer {
-                        coordinator.runBatch(final: false, until: nil, parts: $0, block: block)
-                    }, from: mark)
+                if isFile {
+                    unapplied = (parts, mark)
+                } else {
+                    apply((parts, mark))
+                }
                 return lines
             }
 
@@ -152,6 +178,10 @@ extension RunPipeline {
                 guard goOn else { return nil }
                 let lines = run(block: block, firstLine: firstLine)
                 return goOn ? lines : nil
+            }
+            if let last = unapplied {
+                unapplied = nil
+                apply(last)
             }
             if goOn, let failure = reader.failure { goOn = badLines.reject(failure, report: report) }
         }

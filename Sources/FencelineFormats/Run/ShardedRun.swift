@@ -83,8 +83,8 @@ final class ShardedRun {
         }
 
         /// Applies the inbox; `parts` are the batch's parsed lines, which item indices point into
-        /// (see ``ShardedRun/itemIndex(part:position:compact:)``), and `block` their bytes.
-        func run(tick: Timestamp?, parts: UnsafeBufferPointer<PartView>, block: UnsafeBufferPointer<UInt8>) {
+        /// (see ``ShardedRun/itemIndex(part:position:compact:)``).
+        func run(tick: Timestamp?, parts: UnsafeBufferPointer<PartView>) {
             outbox.removeAll(keepingCapacity: true)
             for (next, work) in inbox.enumerated() {
                 // The parsed fix a few items on, written by a parse worker long before (often on
@@ -106,7 +106,7 @@ final class ShardedRun {
                     let part = parts[partIndex]
                     if compact {
                         // A canonical fix: its fields alone, without reading the line's item.
-                        events = part.fixes[position].produce(on: engine, in: block)
+                        events = part.fixes[position].produce(on: engine, in: part.longNames)
                     } else if case .reading(let reading) = part.items[position] {
                         events = engine.produce(reading)
                     } else {
@@ -132,14 +132,15 @@ final class ShardedRun {
         }
     }
 
-    /// A canonical fix line as a parse worker leaves it: its fields, the device a range of the
-    /// block and, when it is at most 16 bytes (the usual), also a copy of it here. The shard reads
-    /// the name from the copy: read from the block, long evicted from cache by then (and often
-    /// parsed on the other core), it cost a cache miss per line, ~6 % of a two-thread run.
+    /// A canonical fix line as a parse worker leaves it: its fields and, when the device is at
+    /// most 16 bytes (the usual), a copy of its name here; a longer one is copied to the part's
+    /// `longNames`, `parts.device` its range there. The shard reads neither from the block: by
+    /// then it may hold the next block, and read from it the name, long evicted from cache (and
+    /// often parsed on the other core), cost a cache miss per line, ~6 % of a two-thread run.
     struct CompactFix {
         var parts: NDJSONReadingDecoder.CanonicalParts
         var name: (UInt64, UInt64) = (0, 0)
-        /// The copy's length; -1 when the name is longer and is read from the block.
+        /// The copy's length; -1 when the name is longer and is read from the part's `longNames`.
         var nameCount: Int8 = -1
 
         init(_ parts: NDJSONReadingDecoder.CanonicalParts, name: UnsafeBufferPointer<UInt8>) {
@@ -151,12 +152,14 @@ final class ShardedRun {
             nameCount = Int8(name.count)
         }
 
-        /// Calls `body` with the device name's bytes: the copy, or else its range of `block`.
+        /// Calls `body` with the device name's bytes: the copy, or else its range of `longNames`.
         @inline(__always)
-        func withName<Result>(in block: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
+        func withName<Result>(in longNames: UnsafePointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
             -> Result
         {
-            guard nameCount >= 0 else { return body(UnsafeBufferPointer(rebasing: block[parts.device])) }
+            guard nameCount >= 0 else {
+                return body(UnsafeBufferPointer(start: longNames + parts.device.lowerBound, count: parts.device.count))
+            }
             return withUnsafeBytes(of: name) { bytes in
                 body(
                     UnsafeBufferPointer(
@@ -166,17 +169,17 @@ final class ShardedRun {
 
         /// `engine.produce` of the fix, with no `String` made of a name the engine has seen.
         @inline(__always)
-        func produce(on engine: Engine, in block: UnsafeBufferPointer<UInt8>) -> [ProducedEvent] {
-            withName(in: block) { name in
+        func produce(on engine: Engine, in longNames: UnsafePointer<UInt8>) -> [ProducedEvent] {
+            withName(in: longNames) { name in
                 engine.produce(
                     deviceNamed: name, time: parts.time, coordinate: parts.coordinate, accuracy: parts.accuracy)
             }
         }
 
-        /// The fix, its device from the copy or else from `block`.
+        /// The fix, its device from the copy or else from `longNames`.
         @inline(__always)
-        func fix(in block: UnsafeBufferPointer<UInt8>) -> Fix {
-            parts.fix(device: withName(in: block) { String(decoding: $0, as: UTF8.self) })
+        func fix(in longNames: UnsafePointer<UInt8>) -> Fix {
+            parts.fix(device: withName(in: longNames) { String(decoding: $0, as: UTF8.self) })
         }
     }
 
@@ -215,6 +218,10 @@ final class ShardedRun {
         /// or an enum payload.
         @exclusivity(unchecked) private(set) var fixes: UnsafeMutablePointer<CompactFix>
         @exclusivity(unchecked) private(set) var lines: UnsafeMutablePointer<Line>
+        /// The names of canonical fixes' devices longer than 16 bytes, one after another.
+        @exclusivity(unchecked) private(set) var longNames: UnsafeMutablePointer<UInt8>
+        @exclusivity(unchecked) private var longNamesCount = 0
+        @exclusivity(unchecked) private var longNamesCapacity = 1024
         /// How many entries of `items` are initialized (a prefix).
         @exclusivity(unchecked) private var initialized = 0
         @exclusivity(unchecked) private var capacity = 1024
@@ -227,6 +234,7 @@ final class ShardedRun {
             items = .allocate(capacity: capacity)
             fixes = .allocate(capacity: capacity)
             lines = .allocate(capacity: capacity)
+            longNames = .allocate(capacity: longNamesCapacity)
         }
 
         deinit {
@@ -234,19 +242,23 @@ final class ShardedRun {
             items.deallocate()
             fixes.deallocate()
             lines.deallocate()
+            longNames.deallocate()
         }
 
         /// The part's storage for the shards.
-        var view: PartView { PartView(items: items, fixes: fixes) }
+        var view: PartView { PartView(items: items, fixes: fixes, longNames: longNames) }
 
-        func removeAll() { count = 0 }
+        func removeAll() {
+            count = 0
+            longNamesCount = 0
+        }
 
         /// The parsed line at `position`.
         func item(at position: Int) -> Parsed {
             lines[position].compact ? .compactFix : items[position]
         }
 
-        /// Appends a canonical fix line (`fix.device` a range of the block, holding `name`).
+        /// Appends a canonical fix line whose device is `name`.
         func append(
             fix: NDJSONReadingDecoder.CanonicalParts, name: UnsafeBufferPointer<UInt8>, shard: Int32, start: Int,
             end: Int
@@ -254,6 +266,20 @@ final class ShardedRun {
             reserveOne()
             (lines + count).initialize(
                 to: Line(time: fix.time.microseconds, shard: shard, compact: true, start: start, end: end))
+            var fix = fix
+            if name.count > 16 {
+                // Kept here, with the range where it lies.
+                if longNamesCount + name.count > longNamesCapacity {
+                    longNamesCapacity = max(longNamesCapacity * 2, longNamesCount + name.count)
+                    let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: longNamesCapacity)
+                    grown.initialize(from: longNames, count: longNamesCount)
+                    longNames.deallocate()
+                    longNames = grown
+                }
+                (longNames + longNamesCount).initialize(from: name.baseAddress!, count: name.count)
+                fix.device = longNamesCount..<(longNamesCount + name.count)
+                longNamesCount += name.count
+            }
             (fixes + count).initialize(to: CompactFix(fix, name: name))
             count += 1
         }
@@ -295,6 +321,7 @@ final class ShardedRun {
     struct PartView {
         let items: UnsafeMutablePointer<Parsed>
         let fixes: UnsafeMutablePointer<CompactFix>
+        let longNames: UnsafeMutablePointer<UInt8>
     }
 
     let shards: [Shard]
@@ -511,13 +538,16 @@ final class ShardedRun {
 
     /// Applies the routed readings in parallel and returns the events whose release line is known,
     /// in the order one engine would have written them.
+    ///
+    /// `beside`: other work (the next block's parse), `count` items of it run by the same threads
+    /// as they come free from the shards, so it fills the time one waits for the other.
     func runBatch(
         final: Bool, until: Timestamp?, parts: UnsafeBufferPointer<PartView> = .init(start: nil, count: 0),
-        block: UnsafeBufferPointer<UInt8> = .init(start: nil, count: 0)
+        beside: (count: Int, work: @Sendable (Int) -> Void)? = nil
     ) -> [Event] {
         let tick = final ? nil : clock
         let shards = self.shards
-        let batch = BatchItems(parts: parts, block: block)
+        let batch = BatchItems(parts: parts)
         // Events still waiting from earlier batches, then the shards' sorted runs, merged by the
         // sort; the events stay where they are (a few hundred bytes each, with counted references)
         // until they are gathered once in order. Those still waiting for a later line stay.
@@ -527,8 +557,9 @@ final class ShardedRun {
             // The batch is routed: its clock history is complete, and each shard works out its own
             // events' release lines and sorts them while the others still run.
             let history = ClockHistory(lines: clockLines, values: clockValues)
-            DispatchQueue.concurrentPerform(iterations: shards.count) { index in
-                shards[index].run(tick: tick, parts: batch.parts, block: batch.block)
+            DispatchQueue.concurrentPerform(iterations: shards.count + (beside?.count ?? 0)) { index in
+                guard index < shards.count else { return beside!.work(index - shards.count) }
+                shards[index].run(tick: tick, parts: batch.parts)
                 if !final { shards[index].resolve(shard: index, against: history, final: false) }
             }
             if final {
@@ -618,7 +649,6 @@ extension ShardedRun: Sendable {}
 /// The batch's parsed lines, read (never written) by every shard during its phase.
 private struct BatchItems: @unchecked Sendable {
     let parts: UnsafeBufferPointer<ShardedRun.PartView>
-    let block: UnsafeBufferPointer<UInt8>
 }
 
 /// A cache line's worth of bytes at the end of an object two threads write at once (parse parts,
