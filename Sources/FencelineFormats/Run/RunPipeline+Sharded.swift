@@ -4,10 +4,11 @@ import Foundation
 
 extension RunPipeline {
     /// The pipeline with `threads` threads and `piecesPerThread` engines per thread: each block
-    /// of NDJSON lines is split into lines and parsed in parallel (in as many shares as engines),
-    /// routed in input order (bad lines, `--strict` and control records exactly as with one
-    /// engine), applied by the shards in parallel, and their events merged into the
-    /// single-engine order. Other formats are decoded serially and run in batches the same way.
+    /// of NDJSON lines is split into lines and parsed in parallel (in as many shares as engines;
+    /// reading a file, beside the shards applying the block before), routed in input order (bad
+    /// lines, `--strict` and control records exactly as with one engine), applied by the shards
+    /// in parallel, and their events merged into the single-engine order and handed to a thread
+    /// that encodes them. Other formats are decoded serially and run in batches the same way.
     func runSharded(
         _ readers: [LineReader], write: ([UInt8]) -> Void, report: (String) -> Void, meter: ProgressMeter?
     ) throws -> Summary {

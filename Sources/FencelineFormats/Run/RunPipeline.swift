@@ -37,10 +37,11 @@ public final class RunPipeline {
         /// the file name.
         public var device: String?
         /// With `threads` > 1, the bytes of NDJSON read and parsed as one block (tests make it small).
-        /// Large, because the engines wait for each other at the end of every block: 16 MiB ran
-        /// the benchmark's streams 5-9 % faster than 4 MiB (the shards' uneven shares of a block
-        /// even out over more lines, and there are fewer barriers); 1 MiB and less were slower.
-        var readBlockSize = 16 << 20
+        /// The threads wait for each other at the end of every block, so blocks are large; but the
+        /// first block's parse and the last one's apply overlap nothing (each other block is
+        /// parsed while the one before is applied), so not too large: 8 MiB ran the benchmark's
+        /// country stream about 10 % faster than 16 MiB and 4 MiB.
+        var readBlockSize = 8 << 20
         /// With `threads` > 1, the engines (device shards) per thread, and the shares each block
         /// is parsed in per thread. The threads take shards and shares as they come free, so one
         /// that runs slower (this machine's two cores often differ by a third, for seconds at a
