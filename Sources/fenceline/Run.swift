@@ -75,7 +75,7 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Engines working in parallel, devices sharded across them; the output is the same as with one.",
+            "Threads working in parallel, devices sharded across their engines; the output is the same as with one.",
             valueName: "n"))
     var threads = 1
 

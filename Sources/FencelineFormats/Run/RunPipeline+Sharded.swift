@@ -13,7 +13,7 @@ extension RunPipeline {
         _ readers: [LineReader], write: ([UInt8]) -> Void, report: (String) -> Void, meter: ProgressMeter?
     ) throws -> Summary {
         let threads = options.threads
-        let pieces = threads * max(1, options.piecesPerThread)
+        let pieces = max(threads, min(threads * max(1, options.piecesPerThread), 16))
         let coordinator = try ShardedRun(
             catalog: catalog, configuration: Engine.Configuration(deliveredLimit: options.deliveredLimit),
             shards: pieces)
