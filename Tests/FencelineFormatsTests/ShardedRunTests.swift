@@ -112,12 +112,12 @@ import Testing
         return path
     }
 
-    /// A run of `path` with `threads` engines; with one, line by line unless `serialBlockSize`
+    /// A run of `path` with `threads` threads; with one, line by line unless `serialBlockSize`
     /// asks for the two-pass blocks of a file (the reference the sharded runs are held to is
     /// the plain line by line one).
     static func run(
         threads: Int, path: String, reorderWindow: Double = 0, until: Timestamp? = nil, blockSize: Int = 4 << 20,
-        serialBlockSize: Int? = nil, strict: Bool = false, piecesPerThread: Int? = nil,
+        serialBlockSize: Int? = nil, strict: Bool = false, then others: [String] = [], piecesPerThread: Int? = nil,
         encoder: any EventEncoder = NDJSONEventEncoder()
     ) throws -> (
         output: String, reports: [String], summary: String
@@ -137,7 +137,8 @@ import Testing
             logger: Logger(label: "test"))
         var output: [UInt8] = []
         var reports: [String] = []
-        let summary = try pipeline.run(inputs: [path], write: { output += $0 }, report: { reports.append($0) })
+        let summary = try pipeline.run(
+            inputs: [path] + others, write: { output += $0 }, report: { reports.append($0) })
         return (String(decoding: output, as: UTF8.self), reports, summary.line)
     }
 
@@ -233,6 +234,7 @@ import Testing
         #expect(Array(fromFile.output.utf8) == Array(single.output.utf8))
         let fifo = path + ".fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let feeder = Thread {
             guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
@@ -358,13 +360,67 @@ import Testing
         #expect(whole.output.count > blocks.output.count)
     }
 
-    @Test func shardedOutputEqualsOneThreadWithAReorderWindowAndUntil() throws {
+    @Test(arguments: [4 << 20, 2048])
+    func shardedOutputEqualsOneThreadWithAReorderWindowAndUntil(blockSize: Int) throws {
         let until = Fixtures.at(600)
         let path = try Self.file(seed: 3)
         let single = try Self.run(threads: 1, path: path, reorderWindow: 4, until: until)
-        let sharded = try Self.run(threads: 4, path: path, reorderWindow: 4, until: until)
+        let sharded = try Self.run(threads: 4, path: path, reorderWindow: 4, until: until, blockSize: blockSize)
         #expect(Array(sharded.output.utf8) == Array(single.output.utf8))
         #expect(sharded.summary == single.summary)
         #expect(single.output.split(separator: "\n").count > 100)
+    }
+
+    /// Under `--strict` the sharded run stops at the first bad line too, mid-block, with the lines
+    /// before it applied (the block routed so far is applied before the run ends).
+    @Test(arguments: [2, 3])
+    func shardedRunsStopAtTheFirstBadLineUnderStrict(threads: Int) throws {
+        let path = try Self.file(seed: 5)
+        let single = try Self.run(threads: 1, path: path, strict: true)
+        let sharded = try Self.run(threads: threads, path: path, blockSize: 2048, strict: true)
+        #expect(Array(sharded.output.utf8) == Array(single.output.utf8))
+        #expect(sharded.reports == single.reports)
+        #expect(sharded.summary == single.summary)
+        #expect(single.output.split(separator: "\n").count > 20)
+        let whole = try Self.run(threads: threads, path: path, blockSize: 2048)
+        #expect(whole.output.count > sharded.output.count)
+    }
+
+    /// Inputs of two formats in one run, NDJSON then CSV: the NDJSON file's last block is applied
+    /// before the CSV rows are routed, as one engine would have them.
+    @Test(arguments: [2, 3])
+    func anNDJSONFileThenACSVFileWriteWhatOneThreadWrites(threads: Int) throws {
+        let start = Int(Fixtures.t0.seconds)
+        let devices = ["d1", "d2", "d3", "d4-fleet-unit-0777", "d5-fleet-unit-0777", "d6"]
+        var lines: [String] = []
+        var rows = ["device,time,lat,lon"]
+        for second in 0..<120 {
+            // Across the fences at the centre, east then back west.
+            let east = Double(second < 60 ? second * 15 - 450 : 1350 - second * 15)
+            for (index, device) in devices.enumerated() {
+                let point = Fixtures.offset(east: east, north: Double(index * 20 - 50))
+                if second < 60 {
+                    lines.append(
+                        #"{"device":"\#(device)","time":\#(start + second),"lat":\#(point.latitude),"lon":\#(point.longitude)}"#
+                    )
+                } else if index % 2 == 0 {
+                    rows.append("\(device),\(start + second),\(point.latitude),\(point.longitude)")
+                }
+            }
+        }
+        let path = try Self.file(seed: 6)
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let csv = path + ".csv"
+        try Data((rows.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: csv))
+        let single = try Self.run(threads: 1, path: path, then: [csv])
+        let sharded = try Self.run(threads: threads, path: path, blockSize: 2048, then: [csv])
+        #expect(Array(sharded.output.utf8) == Array(single.output.utf8))
+        #expect(sharded.reports == single.reports)
+        #expect(sharded.summary == single.summary)
+        // Events from both files: enters on the way east, exits of the CSV's devices on the way back.
+        let events = single.output.split(separator: "\n")
+        #expect(events.contains { $0.contains(#""device":"d4-fleet-unit-0777""#) && $0.contains(#""event":"enter""#) })
+        #expect(events.contains { $0.contains(#""device":"d5-fleet-unit-0777""#) && $0.contains(#""event":"exit""#) })
+        #expect(single.reports.isEmpty)
     }
 }

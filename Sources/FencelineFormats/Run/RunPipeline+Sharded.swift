@@ -3,12 +3,13 @@ import Fenceline
 import Foundation
 
 extension RunPipeline {
-    /// The pipeline with `threads` threads and `piecesPerThread` engines per thread: each block
-    /// of NDJSON lines is split into lines and parsed in parallel (in as many shares as engines;
-    /// reading a file, beside the shards applying the block before), routed in input order (bad
-    /// lines, `--strict` and control records exactly as with one engine), applied by the shards
-    /// in parallel, and their events merged into the single-engine order and handed to a thread
-    /// that encodes them. Other formats are decoded serially and run in batches the same way.
+    /// The pipeline with `threads` threads and `piecesPerThread` engines per thread (at most 16
+    /// in all, or one per thread beyond that): each block of NDJSON lines is split into lines and
+    /// parsed in parallel (in as many shares as engines; reading a file, beside the shards
+    /// applying the block before), routed in input order (bad lines, `--strict` and control
+    /// records exactly as with one engine), applied by the shards in parallel, and their events
+    /// merged into the single-engine order and handed to a thread that encodes them. Other
+    /// formats are decoded serially and run in batches the same way.
     func runSharded(
         _ readers: [LineReader], write: ([UInt8]) -> Void, report: (String) -> Void, meter: ProgressMeter?
     ) throws -> Summary {
@@ -16,7 +17,7 @@ extension RunPipeline {
         let pieces = max(threads, min(threads * max(1, options.piecesPerThread), 16))
         let coordinator = try ShardedRun(
             catalog: catalog, configuration: Engine.Configuration(deliveredLimit: options.deliveredLimit),
-            shards: pieces)
+            shards: pieces, threads: threads)
         lastShardedRun = coordinator
         let serial = NDJSONReadingDecoder(
             requests: NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog))
@@ -39,7 +40,7 @@ extension RunPipeline {
             for part in finishing || !isFile ? encoding.finish() : encoding.take() {
                 buffer.append(contentsOf: part)
             }
-            if buffer.count >= 1 << 16 {
+            if buffer.count >= 1 << 16 || (!isFile && !buffer.isEmpty) {
                 write(buffer)
                 buffer.removeAll(keepingCapacity: true)
             }
@@ -79,7 +80,7 @@ extension RunPipeline {
         // A block routed but not applied yet: its set of parts, and its mark (see `batchDone`).
         var unapplied: (parts: [ShardedRun.ParsedPart], mark: RunMark?)?
 
-        /// Applies a routed block and writes its events, with `beside` (the next block's parse)
+        /// Applies a routed block and hands its events on, with `beside` (the next block's parse)
         /// run by the same threads.
         func apply(
             _ batch: (parts: [ShardedRun.ParsedPart], mark: RunMark?),
@@ -126,7 +127,7 @@ extension RunPipeline {
                     unapplied = nil
                     apply(previous, beside: (pieces, { work.parse(part: $0) }))
                 } else {
-                    DispatchQueue.concurrentPerform(iterations: pieces) { part in work.parse(part: part) }
+                    ShardedRun.perform(pieces, threads: threads) { part in work.parse(part: part) }
                 }
                 var number = firstLine
                 for (partIndex, part) in parts.enumerated() where goOn {

@@ -31,7 +31,8 @@ public final class RunPipeline {
         public var clock = ClockMode.event
         /// Delivered notifications kept per device.
         public var deliveredLimit = 64
-        /// Engines working in parallel, devices sharded across them; the output is the same.
+        /// Threads working in parallel, devices sharded across their engines (see
+        /// `piecesPerThread`); the output is the same.
         public var threads = 1
         /// The device of GPX and NMEA readings (`--device`); by default a GPX track's name, else
         /// the file name.

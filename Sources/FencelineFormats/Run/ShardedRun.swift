@@ -1,5 +1,6 @@
 import Dispatch
 import Fenceline
+import Synchronization
 
 /// `--threads N`: the readings of each batch are parsed in parallel, routed by device to a few
 /// engines per thread (devices never share state), applied in parallel (each thread taking the
@@ -213,9 +214,9 @@ final class ShardedRun {
         /// The parsed lines that are not canonical fixes, at their positions (other positions
         /// hold stale entries or `.blank`); stays put while a batch runs.
         @exclusivity(unchecked) private(set) var items: UnsafeMutablePointer<Parsed>
-        /// Per line, for a canonical fix, its fields with the device as a range of the block (and
-        /// a copy of a short one): plain values, so neither the parse nor the shard copies a string
-        /// or an enum payload.
+        /// Per line, for a canonical fix, its fields with a copy of a short device name, or a long
+        /// one's range of `longNames`: plain values, so neither the parse nor the shard copies a
+        /// string or an enum payload.
         @exclusivity(unchecked) private(set) var fixes: UnsafeMutablePointer<CompactFix>
         @exclusivity(unchecked) private(set) var lines: UnsafeMutablePointer<Line>
         /// The names of canonical fixes' devices longer than 16 bytes, one after another.
@@ -325,6 +326,8 @@ final class ShardedRun {
     }
 
     let shards: [Shard]
+    /// The threads that run them (`--threads`).
+    let threads: Int
     @exclusivity(unchecked) private var clockLines: [Int] = []  // the line at which the global clock took each value
     @exclusivity(unchecked) private var clockValues: [Timestamp] = []
     @exclusivity(unchecked) private var clock: Timestamp?
@@ -336,8 +339,10 @@ final class ShardedRun {
         []
 
     /// Shard 0 gets the catalog; the others are forked from it once it has added the catalog at
-    /// the first line's time, so the fences are prepared and held once for all threads.
-    init(catalog: Catalog, configuration: Engine.Configuration, shards count: Int) throws {
+    /// the first line's time, so the fences are prepared once for all (each keeps its own copy of
+    /// the flat arrays every fix reads; see `Engine.fork()`).
+    init(catalog: Catalog, configuration: Engine.Configuration, shards count: Int, threads: Int) throws {
+        self.threads = threads
         var configuration = configuration
         configuration.reorderWindow = .zero
         configuration.eventRelease = .asProduced
@@ -557,14 +562,14 @@ final class ShardedRun {
             // The batch is routed: its clock history is complete, and each shard works out its own
             // events' release lines and sorts them while the others still run.
             let history = ClockHistory(lines: clockLines, values: clockValues)
-            DispatchQueue.concurrentPerform(iterations: shards.count + (beside?.count ?? 0)) { index in
+            Self.perform(shards.count + (beside?.count ?? 0), threads: threads) { index in
                 guard index < shards.count else { return beside!.work(index - shards.count) }
                 shards[index].run(tick: tick, parts: batch.parts)
                 if !final { shards[index].resolve(shard: index, against: history, final: false) }
             }
             if final {
                 let end = [clock, until].compactMap { $0 }.max()
-                DispatchQueue.concurrentPerform(iterations: shards.count) { index in
+                Self.perform(shards.count, threads: threads) { index in
                     let shard = shards[index]
                     for event in shard.engine.produceFinishing(until: end) {
                         shard.produced += 1
@@ -594,6 +599,20 @@ final class ShardedRun {
         }
         pending = kept
         return events
+    }
+
+    /// Runs `work` for every index below `count` on `threads` threads (this one among them), each
+    /// taking the next index as it comes free. `concurrentPerform` alone would run up to one
+    /// thread per core for that many iterations, more than `--threads` asked for.
+    static func perform(_ count: Int, threads: Int, _ work: @Sendable (Int) -> Void) {
+        let next = WorkCounter()
+        DispatchQueue.concurrentPerform(iterations: min(threads, count)) { _ in
+            while true {
+                let index = next.value.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < count else { return }
+                work(index)
+            }
+        }
     }
 
     /// Sorts `keys` (each shard's already sorted: the sort merges their runs) and returns their
@@ -656,4 +675,9 @@ private struct BatchItems: @unchecked Sendable {
 /// writes evicted the line from the other's core.
 struct CacheLinePadding {
     private var bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+}
+
+/// The next work item for ``ShardedRun/perform(_:threads:_:)``'s threads.
+private final class WorkCounter: Sendable {
+    let value = Atomic<Int>(0)
 }
