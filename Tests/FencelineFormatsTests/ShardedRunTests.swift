@@ -142,6 +142,28 @@ import Testing
         return (String(decoding: output, as: UTF8.self), reports, summary.line)
     }
 
+    /// `perform` runs every item once, on no more threads than asked for (four shards per thread
+    /// are more items than threads; run as one `concurrentPerform` item each, they took a thread
+    /// per core).
+    @Test(arguments: [1, 2])
+    func workRunsOnTheThreadsAskedFor(threads: Int) {
+        final class Seen: @unchecked Sendable {
+            let lock = NSLock()
+            var threads = Set<UInt>()
+            var items: [Int] = []
+        }
+        let seen = Seen()
+        ShardedRun.perform(64, threads: threads) { item in
+            usleep(200)
+            seen.lock.withLock {
+                seen.threads.insert(UInt(pthread_self()))
+                seen.items.append(item)
+            }
+        }
+        #expect(seen.items.sorted() == Array(0..<64))
+        #expect(seen.threads.count <= threads, "\(seen.threads.count) threads")
+    }
+
     @Test(arguments: [2, 3, 8])
     func fleetIdsSpreadEvenlyOverShards(threads: Int) {
         // Ids sharing a long prefix and differing in their last digits, as fleets name devices.

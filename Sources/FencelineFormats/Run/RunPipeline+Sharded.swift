@@ -204,62 +204,6 @@ extension RunPipeline {
     }
 }
 
-/// What the parse workers share: the block (read only) and a part each, which only its worker
-/// writes.
-private struct ParseWork: @unchecked Sendable {
-    let block: UnsafeBufferPointer<UInt8>
-    let parts: [ShardedRun.ParsedPart]
-    let shards: Int
-
-    /// Where share `part` of the block begins: the first line start at or after its even split.
-    func start(of part: Int) -> Int {
-        guard part > 0 else { return 0 }
-        guard part < parts.count else { return block.count }
-        let target = block.count * part / parts.count
-        guard target > 0, let base = block.baseAddress else { return target }
-        guard let newline = memchr(base + target - 1, 0x0A, block.count - target + 1) else { return block.count }
-        return base.distance(to: newline.assumingMemoryBound(to: UInt8.self)) + 1
-    }
-
-    /// Splits share `part` into lines (a `\r` before `\n` dropped) and parses each into its part,
-    /// noting each reading's time and shard for the coordinator.
-    func parse(part index: Int) {
-        let part = parts[index]
-        part.removeAll()
-        let decoder = NDJSONReadingDecoder()
-        block.forEachLine(from: start(of: index), to: start(of: index + 1)) { start, end in
-            let line = UnsafeBufferPointer(rebasing: block[start..<end])
-            if let fix = decoder.canonicalParts(line) {
-                let name = UnsafeBufferPointer(rebasing: line[fix.device])
-                let shard = ShardedRun.shard(ofHash: DeviceHash.of(bytes: name), count: shards)
-                part.append(fix: fix.moved(by: start), name: name, shard: Int32(shard), start: start, end: end)
-                return
-            }
-            do throws(LineError) {
-                switch try decoder.decode(line, deferringControls: true, tryingCanonical: false) {
-                case .blank: part.append(.blank, time: 0, shard: -1, start: start, end: end)
-                case .reading(let reading):
-                    var routing: (time: Int64, shard: Int32) = (0, -1)
-                    switch reading {
-                    case .fix(let fix):
-                        routing = (fix.time.microseconds, Int32(ShardedRun.shard(of: fix.device, count: shards)))
-                    case .sighting(let sighting):
-                        routing = (
-                            sighting.time.microseconds, Int32(ShardedRun.shard(of: sighting.device, count: shards))
-                        )
-                    case .control: break
-                    }
-                    part.append(
-                        .reading(reading), time: routing.time, shard: routing.shard, start: start, end: end)
-                case .control: part.append(.control, time: 0, shard: -1, start: start, end: end)
-                }
-            } catch {
-                part.append(.failure(error), time: 0, shard: -1, start: start, end: end)
-            }
-        }
-    }
-}
-
 /// Encodes batches of events in order on a serial queue of its own, so the encoding overlaps the
 /// next batch's parse and apply; the pipeline's thread takes the bytes (``take()``) and alone
 /// writes them. At most two batches wait to be encoded: a third waits for the first.
