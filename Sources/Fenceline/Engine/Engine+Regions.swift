@@ -40,22 +40,16 @@ extension Engine {
                 index.query(latitude: point.latitude, longitude: point.longitude, into: &candidates)
             }
         }
-        if candidates.count > settled {
-            // The slots the index found are likely out of cache: ask for them all at once rather
-            // than miss on each in turn (country p99 about a tenth lower, measured with the
-            // polygon block prefetch).
-            hot.withUnsafeBufferPointer { slots in
-                for position in settled..<candidates.count {
-                    prefetch(slots.baseAddress! + Int(candidates[position]), byteCount: MemoryLayout<HotSlot>.size)
-                }
-            }
-        }
+        if candidates.count > settled { prefetchFences(settled..<candidates.count, settled: settled) }
         // By index in place: a for-in copied each record (a couple of hundred bytes) to read its slot.
         // Settled as a whole, none needs evaluating (one the index finds goes by its record).
         if !isSettled {
+            let first = candidates.count
             devices.records[Int(device)].withUnsafeBufferPointer { records in
                 for index in records.indices { candidates.append(records[index].slot) }
             }
+            // Records the certificates did not settle are measured below.
+            if candidates.count - first > settled { prefetchFences(first..<candidates.count, settled: settled) }
         }
         // A handful of candidates (the usual) are deduplicated among themselves: a stamp per slot
         // is a likely cache miss each. Many, or `initial: "state"` requests to sweep, use stamps.
@@ -86,6 +80,30 @@ extension Engine {
         }
         for cross in crosses { confirmCross(slot: cross.slot, distance: cross.distance, device: device, fix: fix) }
         devices.accept(device: device, coordinate: fix.coordinate, accuracy: accuracy, sequence: sequence)
+    }
+
+    /// Asks for what evaluating the candidates in `range` reads first, all at once rather than a
+    /// miss after each other: their hot slots, then the header and first bands of each one's
+    /// polygon block. The first `settled` candidates (records their certificates settled) are
+    /// skipped, as the candidate loop skips them.
+    ///
+    /// The hot slots alone took country p99 about a tenth lower. Measured by two engines taking
+    /// turns over the same stream in one process (blocks of 2,000 readings, so both see the same
+    /// machine): the blocks (256 bytes; 512 was no better) took p99 4-7 % lower on country and
+    /// city and total time 1-3 %; the records' fences then p99 1-3 % and total time 2 %. Fetching
+    /// every record's fences, settled ones too, made p50 a fifth slower.
+    @inline(__always)
+    private func prefetchFences(_ range: Range<Int>, settled: Int) {
+        hot.withUnsafeBufferPointer { slots in
+            for position in range where !candidates[..<settled].contains(candidates[position]) {
+                prefetch(slots.baseAddress! + Int(candidates[position]), byteCount: MemoryLayout<HotSlot>.size)
+            }
+            for position in range where !candidates[..<settled].contains(candidates[position]) {
+                if let block = slots[Int(candidates[position])].polygonBlock {
+                    prefetch(block.base, byteCount: 256)
+                }
+            }
+        }
     }
 
     /// Steps the device's records that their certificates settle (see
