@@ -53,8 +53,9 @@ import Testing
         }
     }
 
-    /// A forked engine's index: the same answers as its source, its query arrays in storage of
-    /// its own, and changes on either side not seen by the other.
+    /// A forked engine's index: the same answers as its source, its query arrays shared until
+    /// either side changes them, and changes on either side (a removal empties packed boxes in
+    /// place; an insert and rebuild packs anew) not seen by the other.
     @Test func anAdoptedIndexAnswersAsItsSourceAndChangesApart() {
         var generator = SplitMix(state: 5)
         let source = SpatialIndex()
@@ -77,12 +78,26 @@ import Testing
         }
         for (lat, lon) in points { #expect(found(copy, lat, lon) == found(source, lat, lon)) }
         #expect(!source.queryStorage.isEmpty)
-        #expect(Set(copy.queryStorage).isDisjoint(with: source.queryStorage))
+        #expect(copy.queryStorage == source.queryStorage)
+        // Removed on one side (the packed boxes emptied in place, in a copy of the shared
+        // storage), still found on the other; both ways round.
+        let hit = points.first { !found(source, $0.0, $0.1).isEmpty }!
+        let removed = found(source, hit.0, hit.1).min()!
+        copy.remove(slot: removed)
+        #expect(!found(copy, hit.0, hit.1).contains(removed))
+        #expect(found(source, hit.0, hit.1).contains(removed))
+        #expect(Set(copy.queryStorage) != Set(source.queryStorage))
+        let other = SpatialIndex()
+        other.adopt(source)
+        source.remove(slot: removed)
+        #expect(!found(source, hit.0, hit.1).contains(removed))
+        #expect(found(other, hit.0, hit.1).contains(removed))
         let (lat, lon) = points[0]
         copy.insert(slot: 900, bounds: box(lat, lon, 0.001))
         copy.rebuild()
         #expect(found(copy, lat, lon).contains(900))
         #expect(!found(source, lat, lon).contains(900))
+        #expect(!found(other, lat, lon).contains(900))
     }
 
     /// The clearance is what safe discs stand on: no box the query point is outside may hold a point

@@ -94,14 +94,13 @@ extension Engine {
     /// every record's fences, settled ones too, made p50 a fifth slower.
     @inline(__always)
     private func prefetchFences(_ range: Range<Int>, settled: Int) {
-        hot.withUnsafeBufferPointer { slots in
-            for position in range where !candidates[..<settled].contains(candidates[position]) {
-                prefetch(slots.baseAddress! + Int(candidates[position]), byteCount: MemoryLayout<HotSlot>.size)
-            }
-            for position in range where !candidates[..<settled].contains(candidates[position]) {
-                if let block = slots[Int(candidates[position])].polygonBlock {
-                    prefetch(block.base, byteCount: 256)
-                }
+        let slots = hotSlots
+        for position in range where !candidates[..<settled].contains(candidates[position]) {
+            prefetch(slots.baseAddress! + Int(candidates[position]), byteCount: MemoryLayout<HotSlot>.size)
+        }
+        for position in range where !candidates[..<settled].contains(candidates[position]) {
+            if let block = slots[Int(candidates[position])].polygonBlock {
+                prefetch(block.base, byteCount: 256)
             }
         }
     }
@@ -152,12 +151,10 @@ extension Engine {
     /// enter condition.
     private func evaluate(slot: Int32, device: Int32, fix: Fix, accuracy: Double, safe: UnsafeMutablePointer<Double>?) {
         // Read in place: a copy of the slot (over a hundred bytes) per candidate showed in profiles.
-        // Nothing below appends to `hot`, so the storage stays put.
-        self.hot.withUnsafeBufferPointer { slots in
-            evaluate(
-                slot: slot, hot: slots.baseAddress! + Int(slot), device: device, fix: fix, accuracy: accuracy,
-                safe: safe)
-        }
+        // Nothing below changes `hot`, so the storage stays put.
+        evaluate(
+            slot: slot, hot: hotSlots.baseAddress! + Int(slot), device: device, fix: fix, accuracy: accuracy,
+            safe: safe)
     }
 
     private func evaluate(
@@ -451,10 +448,10 @@ extension Engine {
 
     private func fireRegion(_ timer: EngineTimer) {
         // The hot slot holds what a timer needs; the request entry is read only for an event.
-        guard states[Int(timer.slot)].isAlive, hot[Int(timer.slot)].isRegion,
+        guard states[Int(timer.slot)].isAlive, hotSlots[Int(timer.slot)].isRegion,
             let recordIndex = devices.recordIndex(device: timer.device, slot: timer.slot)
         else { return }
-        let rules = hot[Int(timer.slot)].rules
+        let rules = hotSlots[Int(timer.slot)].rules
         var record = devices.records[Int(timer.device)][recordIndex]
         guard !record.isDone else { return }
         let action: RegionStateMachine.Action
@@ -510,9 +507,9 @@ extension Engine {
         schedule(action, slot: entry.slot, device: device)
         guard let output = action.output else { return }
         switch output {
-        case .enter(let since, let time) where hot[Int(entry.slot)].notifiesOnEntry:
+        case .enter(let since, let time) where hotSlots[Int(entry.slot)].notifiesOnEntry:
             notify(.enter, entry: entry, device: device, time: time, since: since, record: &record)
-        case .exit(let since, let time) where hot[Int(entry.slot)].notifiesOnExit:
+        case .exit(let since, let time) where hotSlots[Int(entry.slot)].notifiesOnExit:
             notify(.exit, entry: entry, device: device, time: time, since: since, record: &record)
         case .dwell(let time):
             notify(.dwell, entry: entry, device: device, time: time, since: nil, record: &record)
@@ -534,7 +531,7 @@ extension Engine {
         let event = regionEvent(
             entry: entry, device: device, kind: kind, time: time, since: since, record: record, state: nil)
         guard deliver(event, for: entry, device: device) else { return }
-        if !hot[Int(entry.slot)].repeats {
+        if !hotSlots[Int(entry.slot)].repeats {
             record.isDone = true
             states[Int(entry.slot)].finishedDevices += 1
         }
@@ -553,18 +550,15 @@ extension Engine {
     /// `s(p)` of the fence in `slot`, as events report it, measured through the hot slot (the
     /// region entry's fence is a chain of likely cache misses; the slot was just read).
     private func reportedDistance(slot: Int32, to point: Coordinate) -> Double? {
-        hot.withUnsafeBufferPointer { slots in
-            let hot = slots.baseAddress! + Int(slot)
-            switch hot.pointee.shape {
-            case .circle:
-                return snappedToBoundary(hot.pointee.circle.signedDistance(to: point))
-            case .polygon:
-                let (inside, distance) = polygonContainment(
-                    hot.pointee, of: point, measuringWithin: PolygonShape.everyEdge)
-                return signedDistance(inside: inside, distance: distance)
-            case .other, .none:
-                return requests[Int(slot)].region?.fence.signedDistance(to: point)
-            }
+        let hot = hotSlots.baseAddress! + Int(slot)
+        switch hot.pointee.shape {
+        case .circle:
+            return snappedToBoundary(hot.pointee.circle.signedDistance(to: point))
+        case .polygon:
+            let (inside, distance) = polygonContainment(hot.pointee, of: point, measuringWithin: PolygonShape.everyEdge)
+            return signedDistance(inside: inside, distance: distance)
+        case .other, .none:
+            return requests[Int(slot)].region?.fence.signedDistance(to: point)
         }
     }
 }

@@ -74,8 +74,15 @@ public final class Engine {
     @exclusivity(unchecked) var requests: [RequestEntry] = []
     /// `states[slot]`: what changes about each request.
     @exclusivity(unchecked) var states: [RequestState] = []
-    /// `hot[slot]`: the flat per-slot values the candidate loop reads.
-    @exclusivity(unchecked) var hot: [HotSlot] = []
+    /// `hot[slot]`: the flat per-slot values the candidate loop reads, through `hotSlots`.
+    @exclusivity(unchecked) var hot: [HotSlot] = [] {
+        didSet { hotSlots = hot.withUnsafeBufferPointer { $0 } }
+    }
+    /// `hot`'s storage, read without retaining it: every access to an array stored in a class
+    /// retains its buffer (per fix and per candidate), an atomic add, contended when forked engines
+    /// on two cores share the buffer. Valid until `hot` next changes, which renews it; `hot` keeps
+    /// the storage alive.
+    @exclusivity(unchecked) private(set) var hotSlots = UnsafeBufferPointer<HotSlot>(start: nil, count: 0)
     /// The polygon fences' flat data, indexed by `HotSlot.polygon`.
     @exclusivity(unchecked) var polygons: [PolygonShape] = []
     @exclusivity(unchecked) var slotsByID: [String: Int32] = [:]
@@ -244,7 +251,8 @@ extension Engine {
                 gate: entry.gate, timing: entry.timing)
         }
         states = source.states
-        hot = source.hot.unshared
+        hot = source.hot
+        hotSlots = hot.withUnsafeBufferPointer { $0 }  // an initializer does not run `didSet`
         polygons = source.polygons
         slotsByID = source.slotsByID
         index.adopt(source.index)
@@ -301,12 +309,4 @@ extension Engine {
         _ = finish(until: until)
         return events.drainProduced()
     }
-}
-
-extension Array {
-    /// A copy in storage of its own, for a forked engine (`--threads`): arrays that every fix
-    /// reads (the hot slots, the index's cells and columns) are retained on each access, and a
-    /// buffer shared by engines on different cores made each retain a contended atomic on a
-    /// cache line the other core kept taking back.
-    var unshared: [Element] { withUnsafeBufferPointer { Array($0) } }
 }

@@ -72,6 +72,12 @@ final class SpatialIndex {
         var mask = 0
     }
 
+    /// A level's table as a query reads it (see `tables`).
+    private struct Table {
+        var cells: UnsafePointer<Cell>?
+        var mask = 0
+    }
+
     @exclusivity(unchecked) private var levels: [Level] = Array(repeating: Level(), count: levelCount)
     /// The packed members column by column, so a query tests eight boxes per step: their slots,
     /// and their boxes as four runs of `slots.count` floats (south, north, west, east). A removed
@@ -99,15 +105,41 @@ final class SpatialIndex {
     /// How many slots are in the index.
     @exclusivity(unchecked) private(set) var count = 0
 
-    init() {}
+    /// The packed part's storage, read by queries without retaining it: each access to an array
+    /// stored in a class retains its buffer, an atomic add per probe (contended when forked
+    /// engines on two cores share the buffers, as they do until one of them changes the index).
+    /// `tables` has one entry per level. Renewed by `renewReaders()` after every change to
+    /// `levels`, `slots` or `edges`, which keep the storage alive.
+    @exclusivity(unchecked) private var packedSlots = UnsafeBufferPointer<Int32>(start: nil, count: 0)
+    @exclusivity(unchecked) private var packedEdges = UnsafeBufferPointer<Float>(start: nil, count: 0)
+    private let tables = UnsafeMutablePointer<Table>.allocate(capacity: levelCount)
 
-    /// Becomes a copy of `source`, for an engine forked from another: the arrays a query reads in
-    /// storage of its own (see `Array.unshared`), the rest shared until either side changes them
-    /// (copy on write).
+    init() {
+        tables.initialize(repeating: Table(), count: Self.levelCount)
+    }
+
+    deinit {
+        tables.deallocate()
+    }
+
+    private func renewReaders() {
+        packedSlots = slots.withUnsafeBufferPointer { $0 }
+        packedEdges = edges.withUnsafeBufferPointer { $0 }
+        for level in levels.indices {
+            tables[level] = Table(
+                cells: levels[level].cells.isEmpty
+                    ? nil : levels[level].cells.withUnsafeBufferPointer { $0.baseAddress },
+                mask: levels[level].mask)
+        }
+    }
+
+    /// Becomes a copy of `source`, for an engine forked from another, sharing its storage until
+    /// either side changes it (copy on write); queries read it without retaining it, so engines
+    /// on other cores share it at no cost.
     func adopt(_ source: SpatialIndex) {
-        levels = source.levels.map { Level(cells: $0.cells.unshared, mask: $0.mask) }
-        slots = source.slots.unshared
-        edges = source.edges.unshared
+        levels = source.levels
+        slots = source.slots
+        edges = source.edges
         packedLevels = source.packedLevels
         packedCount = source.packedCount
         overlay = source.overlay
@@ -121,10 +153,11 @@ final class SpatialIndex {
         floorLevel = source.floorLevel
         unpacked = source.unpacked
         count = source.count
+        renewReaders()
     }
 
     /// Where the non-empty arrays a query reads are stored (tests check that an adopted index
-    /// has storage of its own).
+    /// shares them until it changes).
     var queryStorage: [UnsafeRawPointer] {
         func start<T>(_ array: [T]) -> UnsafeRawPointer? {
             array.isEmpty ? nil : array.withUnsafeBytes { $0.baseAddress }
@@ -242,20 +275,22 @@ final class SpatialIndex {
                 }
             }
         }
+        // Shared with a fork (or forked from), the first change copied the storage.
+        renewReaders()
     }
 
     /// The positions of the packed members of the cell `key` at `level`, if it has any.
     @inline(__always)
     private func packedRun(_ key: Int64, level: Int) -> Range<Int>? {
-        guard packedLevels & (1 << UInt32(level)) != 0 else { return nil }
-        let table = levels[level]
-        var position = Self.hash(key, mask: table.mask)
-        while table.cells[position].key != Self.emptyKey {
-            if table.cells[position].key == key {
-                let start = Int(table.cells[position].start)
-                return start..<(start + Int(table.cells[position].count))
+        guard packedLevels & (1 << UInt32(level)) != 0, let cells = tables[level].cells else { return nil }
+        let mask = tables[level].mask
+        var position = Self.hash(key, mask: mask)
+        while cells[position].key != Self.emptyKey {
+            if cells[position].key == key {
+                let start = Int(cells[position].start)
+                return start..<(start + Int(cells[position].count))
             }
-            position = (position + 1) & table.mask
+            position = (position + 1) & mask
         }
         return nil
     }
@@ -325,6 +360,7 @@ final class SpatialIndex {
         overlayLevels = 0
         overlayCount = 0
         tombstones = 0
+        renewReaders()
     }
 
     /// Rebuilds when the overlay or the tombstones have outgrown a fraction of the packed part.
@@ -387,60 +423,59 @@ final class SpatialIndex {
         let rounding =
             2 * max(Double(lat.ulp) * metresPerDegree, Double(lon.ulp) * metresPerDegree * cosine)
         var nearest = Float.infinity
-        let total = slots.count
-        slots.withUnsafeBufferPointer { slots in
-            edges.withUnsafeBufferPointer { edges in
-                let souths = edges.baseAddress!
-                let norths = souths + total
-                let wests = norths + total
-                let easts = wests + total
-                @inline(__always) func load(_ column: UnsafePointer<Float>, _ index: Int) -> SIMD8<Float> {
-                    UnsafeRawPointer(column + index).loadUnaligned(as: SIMD8<Float>.self)
-                }
-                let lat8 = SIMD8<Float>(repeating: lat)
-                let lon8 = SIMD8<Float>(repeating: lon)
-                var nearest8 = SIMD8<Float>(repeating: .infinity)
-                var pending = packedLevels
-                while pending != 0 {
-                    let level = pending.trailingZeroBitCount
-                    pending &= pending - 1
-                    guard let run = packedRun(cellKey(level: level), level: level) else { continue }
-                    // While loops: a for-in over a Range showed unspecialised in profiles.
-                    var index = run.lowerBound
-                    while index + 8 <= run.upperBound {
-                        let south = load(souths, index), north = load(norths, index)
-                        let west = load(wests, index), east = load(easts, index)
-                        let holds = (south .<= lat8) .& (lat8 .<= north) .& (west .<= lon8) .& (lon8 .<= east)
-                        if any(holds) {
-                            for lane in 0..<8 where holds[lane] { result.append(slots[index + lane]) }
-                        }
-                        if measuring {
-                            // Lane-wise max and min by compare and select: the standard library's
-                            // pointwiseMax is not inlined for SIMD8 and cost more than the rest.
-                            @inline(__always) func larger(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
-                                a.replacing(with: b, where: a .< b)
-                            }
-                            let dLat = larger(larger(south - lat8, lat8 - north), .zero) * latitudeScale
-                            let dLon = larger(larger(west - lon8, lon8 - east), .zero) * longitudeScale
-                            let distance = larger(dLat, dLon).replacing(with: .infinity, where: holds)
-                            nearest8 = nearest8.replacing(with: distance, where: distance .< nearest8)
-                        }
-                        index += 8
-                    }
-                    while index < run.upperBound {
-                        let south = souths[index], north = norths[index], west = wests[index], east = easts[index]
-                        if south <= lat && lat <= north && west <= lon && lon <= east {
-                            result.append(slots[index])
-                        } else if measuring {
-                            let dLat = max(0, south - lat, lat - north) * latitudeScale
-                            let dLon = max(0, west - lon, lon - east) * longitudeScale
-                            nearest = min(nearest, max(dLat, dLon))
-                        }
-                        index += 1
-                    }
-                }
-                nearest = min(nearest, nearest8.min())
+        let total = packedSlots.count
+        let slots = packedSlots
+        if packedLevels != 0, let edges = packedEdges.baseAddress {
+            let souths = edges
+            let norths = souths + total
+            let wests = norths + total
+            let easts = wests + total
+            @inline(__always) func load(_ column: UnsafePointer<Float>, _ index: Int) -> SIMD8<Float> {
+                UnsafeRawPointer(column + index).loadUnaligned(as: SIMD8<Float>.self)
             }
+            let lat8 = SIMD8<Float>(repeating: lat)
+            let lon8 = SIMD8<Float>(repeating: lon)
+            var nearest8 = SIMD8<Float>(repeating: .infinity)
+            var pending = packedLevels
+            while pending != 0 {
+                let level = pending.trailingZeroBitCount
+                pending &= pending - 1
+                guard let run = packedRun(cellKey(level: level), level: level) else { continue }
+                // While loops: a for-in over a Range showed unspecialised in profiles.
+                var index = run.lowerBound
+                while index + 8 <= run.upperBound {
+                    let south = load(souths, index), north = load(norths, index)
+                    let west = load(wests, index), east = load(easts, index)
+                    let holds = (south .<= lat8) .& (lat8 .<= north) .& (west .<= lon8) .& (lon8 .<= east)
+                    if any(holds) {
+                        for lane in 0..<8 where holds[lane] { result.append(slots[index + lane]) }
+                    }
+                    if measuring {
+                        // Lane-wise max and min by compare and select: the standard library's
+                        // pointwiseMax is not inlined for SIMD8 and cost more than the rest.
+                        @inline(__always) func larger(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+                            a.replacing(with: b, where: a .< b)
+                        }
+                        let dLat = larger(larger(south - lat8, lat8 - north), .zero) * latitudeScale
+                        let dLon = larger(larger(west - lon8, lon8 - east), .zero) * longitudeScale
+                        let distance = larger(dLat, dLon).replacing(with: .infinity, where: holds)
+                        nearest8 = nearest8.replacing(with: distance, where: distance .< nearest8)
+                    }
+                    index += 8
+                }
+                while index < run.upperBound {
+                    let south = souths[index], north = norths[index], west = wests[index], east = easts[index]
+                    if south <= lat && lat <= north && west <= lon && lon <= east {
+                        result.append(slots[index])
+                    } else if measuring {
+                        let dLat = max(0, south - lat, lat - north) * latitudeScale
+                        let dLon = max(0, west - lon, lon - east) * longitudeScale
+                        nearest = min(nearest, max(dLat, dLon))
+                    }
+                    index += 1
+                }
+            }
+            nearest = min(nearest, nearest8.min())
         }
         if measuring && nearest < .infinity {
             // Float subtraction and scaling err by a few parts in 10^7 of the distance.

@@ -47,8 +47,9 @@ public final class RunPipeline {
         /// is parsed in per thread. The threads take shards and shares as they come free, so one
         /// that runs slower (this machine's two cores often differ by a third, for seconds at a
         /// time) takes fewer: with one shard and one share per thread, every block waited for the
-        /// slower thread. At most 16 engines in all, or one per thread beyond that: each keeps its
-        /// own copy of the arrays every fix reads (about 15 MB for 100,000 fences).
+        /// slower thread. At most 16 engines in all, or one per thread beyond that: the engines share
+        /// the fences (see `Engine.fork()`), but each has state of its own per fence slot and per
+        /// batch.
         var piecesPerThread = 4
         /// With one thread, the bytes of an NDJSON file read as one block, its lines parsed in one
         /// pass before the engine applies them in the next; `nil` reads and applies line by line,
