@@ -152,6 +152,7 @@ extension Engine {
     private func evaluate(slot: Int32, device: Int32, fix: Fix, accuracy: Double, safe: UnsafeMutablePointer<Double>?) {
         // Read in place: a copy of the slot (over a hundred bytes) per candidate showed in profiles.
         // Nothing below changes `hot`, so the storage stays put.
+        assert(hotSlots.baseAddress == hot.withUnsafeBufferPointer { $0.baseAddress }, "hotSlots not renewed")
         evaluate(
             slot: slot, hot: hotSlots.baseAddress! + Int(slot), device: device, fix: fix, accuracy: accuracy,
             safe: safe)

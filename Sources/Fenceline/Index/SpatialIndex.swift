@@ -116,6 +116,7 @@ final class SpatialIndex {
 
     init() {
         tables.initialize(repeating: Table(), count: Self.levelCount)
+        renewReaders()
     }
 
     deinit {
@@ -388,6 +389,8 @@ final class SpatialIndex {
         latitude: Double, longitude: Double, into result: inout [Int32], clearance: inout Double, measuring: Bool
     ) {
         assert(unpacked == 0, "rebuild() must follow inserts with packingLater")
+        assert(packedSlots.baseAddress == slots.withUnsafeBufferPointer { $0.baseAddress }, "renewReaders() missed")
+        assert(packedEdges.baseAddress == edges.withUnsafeBufferPointer { $0.baseAddress }, "renewReaders() missed")
         let lat = Float(latitude)
         let lon = Float(longitude)
         // Metres per degree, lower bounds within a kilometre of the point (the longitude scale at

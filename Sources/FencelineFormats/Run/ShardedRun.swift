@@ -147,8 +147,8 @@ final class ShardedRun {
         []
 
     /// Shard 0 gets the catalog; the others are forked from it once it has added the catalog at
-    /// the first line's time, so the fences are prepared once for all (each keeps its own copy of
-    /// the flat arrays every fix reads; see `Engine.fork()`).
+    /// the first line's time, so the fences are prepared once for all (and the flat arrays every
+    /// fix reads are shared until an engine changes them; see `Engine.fork()`).
     init(catalog: Catalog, configuration: Engine.Configuration, shards count: Int, threads: Int) throws {
         self.threads = threads
         var configuration = configuration
