@@ -76,13 +76,17 @@ public final class Engine {
     @exclusivity(unchecked) var states: [RequestState] = []
     /// `hot[slot]`: the flat per-slot values the candidate loop reads, through `hotSlots`.
     @exclusivity(unchecked) var hot: [HotSlot] = [] {
-        didSet { hotSlots = hot.withUnsafeBufferPointer { $0 } }
+        didSet { renewHotSlots() }
     }
     /// `hot`'s storage, read without retaining it: every access to an array stored in a class
     /// retains its buffer (per fix and per candidate), an atomic add, contended when forked engines
     /// on two cores share the buffer. Valid until `hot` next changes, which renews it; `hot` keeps
     /// the storage alive.
     @exclusivity(unchecked) private(set) var hotSlots = UnsafeBufferPointer<HotSlot>(start: nil, count: 0)
+
+    private func renewHotSlots() {
+        hotSlots = hot.withUnsafeBufferPointer { $0 }
+    }
     /// The polygon fences' flat data, indexed by `HotSlot.polygon`.
     @exclusivity(unchecked) var polygons: [PolygonShape] = []
     @exclusivity(unchecked) var slotsByID: [String: Int32] = [:]
@@ -252,7 +256,7 @@ extension Engine {
         }
         states = source.states
         hot = source.hot
-        hotSlots = hot.withUnsafeBufferPointer { $0 }  // an initializer does not run `didSet`
+        renewHotSlots()  // an initializer does not run `didSet`
         polygons = source.polygons
         slotsByID = source.slotsByID
         index.adopt(source.index)
