@@ -151,6 +151,25 @@ def antimeridian():
           "once; the fix on the seam (lon 180) is inside both.", catalog, readings)
 
 
+def antimeridian_joined_ring():
+    # The ring a data set split at ±180° becomes when its parts are joined: vertices at exactly
+    # 180 and -180 among others. A ship sails east through it along 16.9-17.0° S.
+    ring = [[179.5, -17.2], [179.1, -17.4], [178.9, -17.0], [179.3, -16.8], [180.0, -16.6], [-179.8, -16.7],
+            [-179.9, -17.0], [-180.0, -17.1], [179.5, -17.2]]
+    track = [(178.7, -16.95), (179.0, -17.0), (179.3, -17.0), (179.7, -16.9), (180.0, -16.9), (-179.9, -16.9),
+             (-179.85, -16.8), (-179.7, -16.8), (-179.5, -16.8)]
+    readings = [fix("ship", 600 * i, (lat, lon)) for i, (lon, lat) in enumerate(track)]
+    catalog = {"requests": [
+        {"id": "joined-island", "content": {"title": "{event} joined-island"},
+         "trigger": {"type": "region", "hysteresis": "naive", "geometry": {"type": "Polygon", "coordinates": [ring]}}},
+    ]}
+    write("antimeridian-joined-ring",
+          "A single ring that crosses ±180° with vertices at exactly 180 and −180 (parts of a split island "
+          "joined again): as given in lon/lat it crosses itself, unwrapped relative to the ring it is simple, "
+          "so it is valid (SPEC §5). The ship enters west of the line, stays inside on the seam and east of "
+          "it, and exits past the ring's eastern edge.", catalog, readings)
+
+
 def boundary_and_cushions():
     # Circle of 100 m: fixes at signed distances chosen to hit the boundary and the cushions exactly.
     distances = [200, 0, 0.5, -10, 10, 20, 20.5, 5, -5]
@@ -490,6 +509,18 @@ def beacon_smoothing_outlier():
           "and stays near. Exits at the end come from the 30 s timeout.", catalog, readings, args=["--until", time(60)])
 
 
+def beacon_band_after_empty_window():
+    # Sightings every 5 s with a 2 s window: each restarts the average. The first reads 2.58 m (near);
+    # the next three 3.11, 3.20 and 3.28 m, inside the 3.3 m band, so they stay near and count.
+    catalog = {"requests": [beacon("dock", proximity="near", window=2, exitDelay=0, title="{event} dock")]}
+    readings = [seen("phone", 5 * i, rssi, tx=-59) for i, rssi in enumerate([-74, -76.5, -76.9, -77.2, -78])]
+    write("beacon-band-after-empty-window",
+          "The proximity band outlives an empty smoothing window (SPEC §6): with a 2 s window and a sighting "
+          "every 5 s each average restarts, but the class is kept while the device is inside, so 3.11, 3.20 "
+          "and 3.28 m stay `near` (under 3.3 m) and count; the fifth sighting (3.48 m) is `far` and exits at "
+          "once (`exitDelay` 0).", catalog, readings)
+
+
 def beacon_arma_precision():
     catalog = {"requests": [beacon("arma", filter="arma", exitTimeout=5)]}
     readings = [seen("phone", 0, -50)] + [seen("phone", i, -60) for i in range(1, 11)]
@@ -681,11 +712,11 @@ def categories_in_events():
 
 
 if __name__ == "__main__":
-    for make in (jitter_at_edge, fast_vehicle_cross, antimeridian, boundary_and_cushions, delays_and_timers,
+    for make in (jitter_at_edge, fast_vehicle_cross, antimeridian, antimeridian_joined_ring, boundary_and_cushions, delays_and_timers,
                  min_fixes, accuracy_modes, initial_policies, dwell, repeats_false, devices_scope, stale_readings,
                  reorder_window, until_timers, control_records, polygons_and_holes, corridor, geojson_catalog,
                  event_ordering, csv_input, bad_lines, beacon_wildcards, beacon_timeout_boundary,
-                 beacon_smoothing_outlier, beacon_arma_precision, beacon_raw_advertisements, beacon_interleaved_devices,
+                 beacon_smoothing_outlier, beacon_band_after_empty_window, beacon_arma_precision, beacon_raw_advertisements, beacon_interleaved_devices,
                  replace_by_id, remove_pending, sixty_second_rule, new_york_dst, spring_forward, fall_back,
                  schedule_gates_fence, calendar_rules, apns_output, categories_in_events):
         make()

@@ -169,6 +169,25 @@ import Testing
         #expect(events[1].beacon?.rssi == -96)
     }
 
+    /// SPEC §6: an emptied smoothing window restarts the average, not the class, while inside.
+    @Test func proximityBandOutlivesAnEmptyWindowWhileInside() throws {
+        let request = Self.request {
+            $0.proximity = .near
+            $0.window = TimeSpan(seconds: 2)
+            $0.exitDelay = .zero
+        }
+        // 2.58 m (near), then 3.11, 3.20, 3.28 m: inside the 3.3 m band; then 3.48 m: far.
+        let rssi = [-74, -76.5, -76.9, -77.2, -78]
+        let sightings = rssi.enumerated().map { Self.seen(Double($0.offset) * 5, rssi: $0.element, txPower: -59) }
+        let events = try F.run([request], sightings)
+        #expect(events.map { F.label($0) } == ["enter@0", "exit@20"])
+        #expect(events[1].beacon?.rssi == -78)
+        #expect(events[1].beacon?.proximity == .far)
+        // Outside, an emptied window takes the class with it: the first sample after it has no band.
+        let again = try F.run([request], sightings + [Self.seen(30, rssi: -76.5, txPower: -59)])
+        #expect(again.map { F.label($0) } == ["enter@0", "exit@20"])
+    }
+
     @Test func enterDelayNeedsEverySightingToCount() throws {
         let request = Self.request {
             $0.proximity = .near

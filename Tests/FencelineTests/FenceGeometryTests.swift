@@ -94,6 +94,38 @@ import Testing
         #expect(fence.signedDistance(to: Coordinate(latitude: 0, longitude: 178.5)) > 0)
     }
 
+    /// A ring joined from parts split at the antimeridian: vertices at exactly 180 and −180 among
+    /// others. As given in lon/lat it crosses itself; unwrapped relative to the ring it is simple.
+    @Test func joinedRingWithVerticesAtBothSeamsIsValidAndEvaluated() throws {
+        let ring = [
+            (179.5, -17.2), (179.1, -17.4), (178.9, -17.0), (179.3, -16.8), (180.0, -16.6), (-179.8, -16.7),
+            (-179.9, -17.0), (-180.0, -17.1), (179.5, -17.2),
+        ].map { Coordinate(latitude: $0.1, longitude: $0.0) }
+        #expect(GeometryValidator().problems(in: .polygons([[ring]])).isEmpty)
+        let fence = try PreparedFence(.polygons([[ring]]), context: GEOSContext(), needsOverlap: false)
+        // Inside on both sides of the line and on it; outside beyond either end.
+        for (longitude, latitude) in [(179.2, -17.0), (180.0, -16.9), (-180.0, -16.9), (-179.9, -16.8)] {
+            let s = fence.signedDistance(to: Coordinate(latitude: latitude, longitude: longitude))
+            #expect(s < 0, "at \(longitude), \(latitude): \(s)")
+        }
+        for (longitude, latitude) in [(178.7, -17.0), (-179.7, -16.8), (179.5, -16.5), (0.0, -17.0)] {
+            let s = fence.signedDistance(to: Coordinate(latitude: latitude, longitude: longitude))
+            #expect(s > 0, "at \(longitude), \(latitude): \(s)")
+        }
+        // The box spans the line: 178.9 to 180.2 unwrapped.
+        #expect(abs(fence.bounds.west - 178.9) < 1e-9 && abs(fence.bounds.east - 180.2) < 1e-9)
+    }
+
+    /// Unwrapping does not excuse a ring that crosses itself once unwrapped.
+    @Test func crossingRingThatIntersectsItselfUnwrappedIsRefused() {
+        let bowTie = [(179.5, -17.0), (-179.5, -16.0), (-179.5, -17.0), (179.5, -16.0), (179.5, -17.0)].map {
+            Coordinate(latitude: $0.1, longitude: $0.0)
+        }
+        let problems = GeometryValidator().problems(in: .polygons([[bowTie]]))
+        #expect(problems.count == 1)
+        #expect(problems.first?.message.hasPrefix("polygon is not valid across ±180°: Self-intersection") == true)
+    }
+
     @Test func multiPolygonSplitAtTheAntimeridianWorksLikeNaturalEarth() throws {
         // Natural Earth cuts Fiji along ±180°: one part ends at 180, the other starts at −180.
         let east = [(178.0, -17.0), (180.0, -17.0), (180.0, -16.0), (178.0, -16.0), (178.0, -17.0)]

@@ -32,6 +32,12 @@ struct RSSISmoother {
         }
     }
 
+    /// Drops every sample, keeping when the last was taken: the next sample starts a new average.
+    mutating func restart() {
+        samples.removeAll()
+        arma = nil
+    }
+
     /// Whether every sample has left the window by `time` (ARMA state never expires).
     func isExpired(at time: Timestamp, filter: RSSIFilter, window: TimeSpan) -> Bool {
         guard case .average = filter, let lastSample else { return false }

@@ -78,6 +78,20 @@ struct DeviceTable {
         var lastCounting: BeaconReport?
         /// The last sighting of the region, named by proximity exits.
         var lastReport: BeaconReport?
+
+        /// Forgets the tracks whose samples have all left the smoothing window by `time`. While the
+        /// device is inside, such a track restarts its average but keeps its proximity class, so
+        /// the band still applies to its next sample (SPEC §6); outside, it goes whole.
+        mutating func expireTracks(at time: Timestamp, filter: RSSIFilter, window: TimeSpan) {
+            if machine.isInside {
+                for index in tracks.indices
+                where tracks[index].smoother.isExpired(at: time, filter: filter, window: window) {
+                    tracks[index].smoother.restart()
+                }
+            } else {
+                tracks.removeAll { $0.smoother.isExpired(at: time, filter: filter, window: window) }
+            }
+        }
     }
 
     /// A disc around a device's last full evaluation within which no region request the device

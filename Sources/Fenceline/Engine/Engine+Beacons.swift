@@ -28,7 +28,7 @@ extension Engine {
         var record = devices.beaconRecords[Int(device)][index!]
         guard !record.isDone else { return }
         let time = sighting.time
-        record.tracks.removeAll { $0.smoother.isExpired(at: time, filter: trigger.filter, window: trigger.window) }
+        record.expireTracks(at: time, filter: trigger.filter, window: trigger.window)
         var track = record.tracks.first { $0.identity == sighting.beacon } ?? .init(identity: sighting.beacon)
         let rssi = track.smoother.add(sighting.rssi, at: time, filter: trigger.filter, window: trigger.window)
         let distance = trigger.distanceModel.distance(rssi: rssi, txPower: sighting.txPower ?? trigger.txPower)
@@ -45,7 +45,7 @@ extension Engine {
         record.lastReport = report
         let action = record.machine.sighting(counts: counts, at: time, rules: beacon.rules, token: makeToken())
         perform(action, entry: entry, device: device, record: &record)
-        storeBeacon(record, at: index!, device: device)
+        storeBeacon(&record, at: index!, device: device, time: time, trigger: trigger)
     }
 
     /// Fires a beacon timer: an enter delay, an exit timeout or an exit delay.
@@ -57,7 +57,7 @@ extension Engine {
         var record = devices.beaconRecords[Int(timer.device)][index]
         guard !record.isDone else { return }
         let trigger = beacon.trigger
-        record.tracks.removeAll { $0.smoother.isExpired(at: timer.due, filter: trigger.filter, window: trigger.window) }
+        record.expireTracks(at: timer.due, filter: trigger.filter, window: trigger.window)
         let kind: BeaconStateMachine.TimerKind
         switch timer.kind {
         case .beaconEnter: kind = .enter
@@ -67,10 +67,15 @@ extension Engine {
         let action = record.machine.timerDue(
             kind, token: timer.token, at: timer.due, rules: beacon.rules, nextToken: makeToken())
         perform(action, entry: entry, device: timer.device, record: &record)
-        storeBeacon(record, at: index, device: timer.device)
+        storeBeacon(&record, at: index, device: timer.device, time: timer.due, trigger: trigger)
     }
 
-    private func storeBeacon(_ record: DeviceTable.BeaconRecord, at index: Int, device: Int32) {
+    /// Stores the record back, or removes it when it holds nothing; a record that has just exited
+    /// first lets go of the tracks kept only for their class.
+    private func storeBeacon(
+        _ record: inout DeviceTable.BeaconRecord, at index: Int, device: Int32, time: Timestamp, trigger: BeaconTrigger
+    ) {
+        record.expireTracks(at: time, filter: trigger.filter, window: trigger.window)
         if record.machine.isIdle && record.tracks.isEmpty && !record.isDone {
             devices.beaconRecords[Int(device)].remove(at: index)
         } else {

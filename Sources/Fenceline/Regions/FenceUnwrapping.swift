@@ -1,13 +1,15 @@
 /// Longitude unwrapping for fences that cross ±180° (SPEC §5).
 enum FenceUnwrapping {
-    /// Each ring made contiguous (every step under half a turn), each polygon shifted by whole
-    /// turns to lie within half a turn of the first polygon, so all parts share one longitude range.
-    static func unwrappedParts(_ polygons: [[[Coordinate]]]) -> [[[Coordinate]]] {
+    /// Each ring made contiguous (every step under half a turn) from its polygon's first position,
+    /// and, when `sharingOneRange`, each polygon shifted by whole turns to lie within half a turn of
+    /// the first polygon, so all parts share one longitude range. Validation unwraps without the
+    /// shift: parts of a MultiPolygon split along ±180° touch along the seam once shifted together.
+    static func unwrappedParts(_ polygons: [[[Coordinate]]], sharingOneRange: Bool = true) -> [[[Coordinate]]] {
         guard let reference = polygons.first?.first?.first?.longitude else { return polygons }
         if isContiguous(polygons, reference: reference) { return polygons }  // the common case, no copy
         return polygons.map { rings in
             guard let anchor = rings.first?.first?.longitude else { return rings }
-            let shifted = unwrap(anchor, near: reference) - anchor
+            let shifted = sharingOneRange ? unwrap(anchor, near: reference) - anchor : 0
             return rings.map { ring in
                 var previous = anchor
                 return ring.map { point in

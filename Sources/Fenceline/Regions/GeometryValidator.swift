@@ -85,23 +85,18 @@ public final class GeometryValidator {
         {
             return []
         }
-        // Validity as given (overlapping parts, self-intersections), then each part as the engine
-        // unwraps it across ±180°, where a ring that crosses the antimeridian becomes contiguous.
+        // Each part's rings unwrapped from the part's own first position (SPEC §5): a single ring
+        // that crosses ±180° becomes contiguous, and parts split along the seam stay apart, so
+        // overlapping parts and self-intersections are found either way.
+        let parts = FenceUnwrapping.unwrappedParts(polygons, sharingOneRange: false)
+        let across = parts != polygons ? " across ±180°" : ""
         do {
-            let raw = try context.makeMultiPolygon(polygons: polygons.map { $0.map(planar) })
-            if let reason = try raw.invalidityReason() {
-                return [GeometryProblem(path: "coordinates", message: "polygon is not valid: \(reason)")]
-            }
-            for (index, part) in FenceUnwrapping.unwrappedParts(polygons).enumerated() where part != polygons[index] {
-                let geometry = try context.makePolygon(rings: part.map(planar))
-                if let reason = try geometry.invalidityReason() {
-                    return [
-                        GeometryProblem(path: prefix(index), message: "polygon is not valid across ±180°: \(reason)")
-                    ]
-                }
+            let geometry = try context.makeMultiPolygon(polygons: parts.map { $0.map(planar) })
+            if let reason = try geometry.invalidityReason() {
+                return [GeometryProblem(path: "coordinates", message: "polygon is not valid\(across): \(reason)")]
             }
         } catch {
-            return [GeometryProblem(path: "coordinates", message: "polygon is not valid: \(error)")]
+            return [GeometryProblem(path: "coordinates", message: "polygon is not valid\(across): \(error)")]
         }
         return []
     }
