@@ -26,12 +26,14 @@ struct Next: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The instant to look from (RFC 3339 or Unix seconds; default: now).", valueName: "time"))
     var after: TimeArgument?
 
-    @Option(help: ArgumentHelp("ndjson or text.", valueName: "format"))
-    var format: EventFormat = .ndjson
-
-    func validate() throws {
-        guard format != .apns else { throw ValidationError("--format must be ndjson or text") }
+    /// What `next` writes: dates, not events, so only these two of `run`'s formats apply.
+    enum Format: String, CaseIterable, ExpressibleByArgument {
+        case ndjson, text
     }
+
+    @Option(
+        help: ArgumentHelp("How to write the dates: one JSON object per line, or aligned text.", valueName: "format"))
+    var format: Format = .ndjson
 
     func run() async throws {
         let decoded = try loadCatalog(path: file, decoder: CatalogDecoder())
@@ -55,7 +57,7 @@ struct Next: AsyncParsableCommand {
                     line += pending ? "  on readings" : "  never"
                 }
                 output += line + "\n"
-            default:
+            case .ndjson:
                 let date = next.map { "\"\($0.rfc3339)\"" } ?? "null"
                 let escaped = request.id.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
                     of: "\"", with: "\\\"")

@@ -34,8 +34,63 @@ import Testing
         #expect(
             text.stdout.contains("nyc             calendar      2026-03-08T07:00:00Z  (Sun 2026-03-08 03:00:00 EDT)"))
         #expect(text.stdout.contains("gate            region        on readings"))
-        #expect(try CLI.run(["next", try catalogFile().path, "--format", "apns"]).status == 64)
+        // `next` writes dates, not events: only its own two formats are offered and accepted.
+        for format in ["apns", "geojson"] {
+            #expect(try CLI.run(["next", try catalogFile().path, "--format", format]).status == 64)
+        }
+        #expect(try CLI.run(["next", "--help"]).stdout.contains("(values: ndjson, text;"))
         #expect(try CLI.run(["next", "missing.json"]).status == 66)
+    }
+
+    /// SPEC §7: for a request with a schedule, `next` prints the first date at which it would fire
+    /// inside a window, which is when `run` fires it.
+    @Test func nextAgreesWithRunOnScheduledRequests() throws {
+        let mondayMorning = #"{"timeZone":"UTC","windows":[{"days":["mon"],"start":"09:00","end":"10:00"}]}"#
+        let nights = #"{"timeZone":"Europe/Amsterdam","windows":[{"days":["fri"],"start":"22:00","end":"02:00"}]}"#
+        let catalog = """
+            {"requests":[
+              {"id":"half-past","schedule":\(mondayMorning),
+               "trigger":{"type":"calendar","dateComponents":{"minute":30},"repeats":true}},
+              {"id":"once-at-half-past","schedule":\(mondayMorning),
+               "trigger":{"type":"calendar","dateComponents":{"minute":30}}},
+              {"id":"hourly","schedule":\(nights),
+               "trigger":{"type":"timeInterval","seconds":3600,"repeats":true,"start":"2026-03-01T00:10:00Z"}},
+              {"id":"one-shot","schedule":\(mondayMorning),"trigger":{"type":"timeInterval","seconds":600}},
+              {"id":"every-7-min","schedule":\(nights),"trigger":{"type":"timeInterval","seconds":420,"repeats":true}},
+              {"id":"open-now","schedule":{"timeZone":"UTC","windows":[{"days":["sun"],"start":"00:00","end":"23:59"}]},
+               "trigger":{"type":"timeInterval","seconds":120}},
+              {"id":"never-inside","schedule":\(mondayMorning),
+               "trigger":{"type":"calendar","dateComponents":{"hour":11,"minute":0},"repeats":true}}
+            ]}
+            """
+        let directory = try CLI.temporaryDirectory()
+        let catalogURL = directory.appendingPathComponent("scheduled.json")
+        try Data(catalog.utf8).write(to: catalogURL)
+        let start = "2026-03-01T00:00:00Z"
+        let next = try CLI.run(["next", catalogURL.path, "--after", start])
+        #expect(next.status == 0)
+        var predicted: [String: String] = [:]
+        for line in next.stdout.split(separator: "\n") {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            predicted[object["request"] as! String] = object["next"] as? String ?? "never"
+        }
+        #expect(
+            predicted == [
+                "half-past": "2026-03-02T09:30:00Z", "once-at-half-past": "2026-03-02T09:30:00Z",
+                "hourly": "2026-03-06T21:10:00Z", "one-shot": "2026-03-02T09:00:00Z",
+                "every-7-min": "2026-03-06T21:03:00Z", "open-now": "2026-03-01T00:02:00Z", "never-inside": "never",
+            ])
+        let run = try CLI.run(
+            ["run", "--triggers", catalogURL.path, "--until", "2026-03-15T00:00:00Z", "--quiet", "-"],
+            stdin: #"{"op":"tick","time":"\#(start)"}"# + "\n")
+        #expect(run.status == 0)
+        var fired: [String: String] = [:]
+        for line in run.stdout.split(separator: "\n") {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            let request = object["request"] as! String
+            if fired[request] == nil { fired[request] = object["time"] as? String }
+        }
+        #expect(fired == predicted.filter { $0.value != "never" })
     }
 
     @Test func stateOutListsPendingAndDelivered() throws {

@@ -81,10 +81,32 @@ extension Engine {
 
     /// The next time a pending time-interval or calendar request fires (`nil` for other triggers,
     /// for unknown ids, and before the first reading has set the clock).
+    ///
+    /// For a request with a `schedule` it is the first due time inside a window, found the way
+    /// ``fireTiming(_:)`` moves past muted ones (SPEC §7); `nil` when none comes within
+    /// ``scheduledSearchLimit`` window openings.
     public func nextTriggerDate(forRequest id: String) -> Timestamp? {
-        guard let slot = slotsByID[id] else { return nil }
-        return states[Int(slot)].nextFire
+        guard let slot = slotsByID[id], var due = states[Int(slot)].nextFire else { return nil }
+        let entry = requests[Int(slot)]
+        guard let gate = entry.gate, let timing = entry.timing else { return due }
+        for _ in 0..<Self.scheduledSearchLimit {
+            if gate.isOpen(at: due) { return due }
+            // Closed until the next opening, so every due time before it is muted too.
+            guard let opening = gate.nextOpening(after: due) else { return nil }
+            if case .interval = timing.rule, !timing.repeats {
+                due = opening
+            } else {
+                guard let next = timing.nextDue(after: opening.advanced(by: TimeSpan(microseconds: -1))) else {
+                    return nil
+                }
+                due = next
+            }
+        }
+        return nil
     }
+
+    /// Window openings ``nextTriggerDate(forRequest:)`` looks through: decades of a weekly schedule.
+    static let scheduledSearchLimit = 20_000
 
     /// The delivered notifications, newest first (at most the configured number per device).
     public var deliveredNotifications: [Event] { delivered.events }
