@@ -11,12 +11,17 @@ struct CLIResult {
 enum CLI {
     static let binary = Fixtures.packageRoot.appendingPathComponent(".build/debug/fenceline")
 
-    static func run(_ arguments: [String], stdin: String? = nil, in directory: URL = Fixtures.packageRoot) throws
-        -> CLIResult
-    {
+    /// Runs the binary with `arguments`; `environment` adds to (or replaces in) this process's.
+    static func run(
+        _ arguments: [String], stdin: String? = nil, in directory: URL = Fixtures.packageRoot,
+        environment: [String: String] = [:]
+    ) throws -> CLIResult {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = directory
         // Files rather than pipes: a large output can never block the child.
         let directory = try temporaryDirectory()

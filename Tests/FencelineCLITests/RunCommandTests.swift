@@ -48,6 +48,25 @@ import Testing
         #expect(!first.stdout.isEmpty)
     }
 
+    /// `FENCELINE_LOG_LEVEL` reaches the engines of a `--threads` run too: a device's message from
+    /// whichever engine holds it, a request's once (every engine applies the same change).
+    @Test(arguments: ["1", "2"]) func logLevelReachesEveryEngine(threads: String) throws {
+        let input = """
+            {"device":"van","time":"2026-03-02T08:00:05Z","lat":52.37,"lon":4.89}
+            {"device":"van","time":"2026-03-02T08:00:01Z","lat":52.37,"lon":4.89}
+            {"time":"2026-03-02T08:00:06Z","op":"add","request":{"id":"home","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":50}}}
+
+            """
+        let result = try CLI.run(
+            ["run", "--threads", threads, "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", "-"],
+            stdin: input, environment: ["FENCELINE_LOG_LEVEL": "trace"])
+        #expect(result.status == 0)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(
+            lines.filter { $0.contains("stale reading") && $0.contains("device=van") }.count == 1, "\(result.stderr)")
+        #expect(lines.filter { $0.contains("replaced request") && $0.contains("request=home") }.count == 1)
+    }
+
     @Test func standardInputGivesTheSameEventsAsTheFile() throws {
         let readings = try String(
             contentsOf: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/readings.ndjson"),

@@ -71,6 +71,30 @@ import Testing
         #expect(changed.stdout.contains("FAIL \(scenario.path)"))
         #expect(changed.stdout.contains("  - {\"seq\":2"))
         #expect(changed.stdout.contains("  + {\"seq\":2"))
+
+        // A change at the end: the diff ends with its last event, not an empty line of context;
+        // groups of changes far apart are separated by an ellipsis.
+        let last = lines.count - 1
+        lines[last] = lines[last].replacingOccurrences(of: "\"seq\":", with: "\"seq\":1")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: expected)
+        let atTheEnd = try CLI.run(["test", scenario.path])
+        let diff = atTheEnd.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let block = diff.drop { !$0.hasPrefix("FAIL") }.dropFirst().prefix { $0.hasPrefix("  ") }
+        #expect(block.last?.hasPrefix("  + {\"seq\":\(last + 1),") == true, "\(atTheEnd.stdout)")
+        #expect(block.dropLast().last?.hasPrefix("  - {\"seq\":1\(last + 1),") == true)
+        #expect(block.contains("  …"))
+        #expect(!block.contains { $0.trimmingCharacters(in: .whitespaces).isEmpty })
+
+        // Only the final newline missing: said in words.
+        try Data(
+            try CLI.run([
+                "run", "--triggers", "\(scenario.path)/triggers.json", "--quiet",
+                "\(scenario.path)/readings.ndjson",
+            ]).stdout.dropLast().utf8
+        ).write(to: expected)
+        let unterminated = try CLI.run(["test", scenario.path])
+        #expect(unterminated.status == 1)
+        #expect(unterminated.stdout.contains("  \\ no newline at the end of the expected events"))
     }
 
     @Test func scenarioArgumentsComeFromArgsJSON() throws {

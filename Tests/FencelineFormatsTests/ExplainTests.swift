@@ -76,8 +76,10 @@ import Testing
         #expect(pairs > 30)
     }
 
-    func report(_ lines: [String], hysteresis: Hysteresis = .default) throws -> String {
-        let request = Fixtures.circle("office", hysteresis: hysteresis)
+    func report(
+        _ lines: [String], hysteresis: Hysteresis = .default, configure: (inout RegionTrigger) -> Void = { _ in }
+    ) throws -> String {
+        let request = Fixtures.circle("office", hysteresis: hysteresis, configure: configure)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("explain-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("trace.ndjson").path
@@ -111,6 +113,24 @@ import Testing
         let text = try report([line(0, east: 200), line(10, east: 0), line(20, east: radius + 40)])
         #expect(text.contains("exit streak since"))
         #expect(text.contains("was still open when the input ended"))
+    }
+
+    /// A dwell timer whose visit exited first is dead: no "dwell due" row; a live one has its row.
+    @Test func aDwellTimerOfAnEndedVisitIsNotListed() throws {
+        let dwell: (inout RegionTrigger) -> Void = {
+            $0.notifyOnDwell = true
+            $0.dwell = TimeSpan(seconds: 60)
+        }
+        let exited = try report(
+            [line(0, east: 200), line(10, east: 0), line(40, east: 300), line(100, east: 300)], hysteresis: .naive,
+            configure: dwell)
+        #expect(exited.contains("→ #2 exit notified"))
+        #expect(!exited.contains("dwell due"))
+        let stayed = try report(
+            [line(0, east: 200), line(10, east: 0), line(40, east: 0), line(100, east: 0)], hysteresis: .naive,
+            configure: dwell)
+        #expect(stayed.contains("dwell due"))
+        #expect(stayed.contains("→ #2 dwell notified"))
     }
 
     /// Streaks cut by band fixes are counted.

@@ -46,7 +46,8 @@ extension Engine {
         case .add(let request):
             let issues = issues(in: request, path: "request")
             guard issues.isEmpty else {
-                logger.warning("ignored an invalid request", metadata: ["issues": "\(CatalogError(issues: issues))"])
+                requestLogger?.warning(
+                    "ignored an invalid request", metadata: ["issues": "\(CatalogError(issues: issues))"])
                 return
             }
             install(request, at: clock ?? Timestamp(microseconds: 0))
@@ -68,7 +69,7 @@ extension Engine {
         let replaced = slotsByID[request.id] != nil
         if let old = slotsByID[request.id] {
             retire(old)
-            logger.debug("replaced request", metadata: ["request": "\(request.id)"])
+            requestLogger?.debug("replaced request", metadata: ["request": "\(request.id)"])
         }
         let slot = Int32(requests.count)
         let scope = request.devices.map { Set($0.map { devices.intern($0) }) }
@@ -83,7 +84,7 @@ extension Engine {
                 let bucket = devices.bucket(maxAccuracy: hysteresis.maxAccuracy ?? .infinity)
                 region = RegionEntry(trigger: trigger, fence: fence, bucket: bucket)
             } catch {
-                logger.error(
+                requestLogger?.error(
                     "could not prepare the fence", metadata: ["request": "\(request.id)", "error": "\(error)"])
                 return
             }
@@ -99,7 +100,7 @@ extension Engine {
                 rule: .interval(first: first, every: trigger.interval), repeats: trigger.repeats, kind: .timeInterval)
         case .calendar(let trigger):
             guard let rule = CalendarRule(trigger) else {
-                logger.error(
+                requestLogger?.error(
                     "unknown time zone", metadata: ["request": "\(request.id)", "timeZone": "\(trigger.timeZone)"])
                 return
             }

@@ -142,8 +142,16 @@ extension Engine {
         tracer.record(step)
     }
 
-    /// Fires a region timer of the traced pair, recording the step.
+    /// Fires a region timer of the traced pair, recording the step; a dwell timer its visit no
+    /// longer awaits (the device exited) fires unrecorded, since it can change nothing.
     func fireTraced(_ timer: EngineTimer, tracer: RegionTracer, fire: () -> Void) {
+        if timer.kind == .dwell,
+            !(devices.recordIndex(device: timer.device, slot: timer.slot).map {
+                devices.records[Int(timer.device)][$0].machine.awaitsDwell(token: timer.token)
+            } ?? false)
+        {
+            return fire()
+        }
         let region = requests[Int(timer.slot)].region
         let bucket = region?.bucket ?? 0
         let before = standing(slot: timer.slot, device: timer.device, bucket: bucket)

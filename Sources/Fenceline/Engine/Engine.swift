@@ -26,24 +26,24 @@ public final class Engine {
         public var reorderWindow: TimeSpan
         /// Delivered notifications kept per device; the oldest are dropped beyond it.
         public var deliveredLimit: Int
-        /// How events leave the engine.
-        public var eventRelease: EventRelease
+        /// How events leave the engine. Only the sharded driver, which merges several engines'
+        /// events itself, asks for `.asProduced`; a public engine always releases by instant, so
+        /// no public call can lose events to the other mode.
+        package var eventRelease = EventRelease.byInstant
 
         /// How events leave the engine.
-        public enum EventRelease: Sendable {
-            /// Held until their instant closes, then released in SPEC §4 order and numbered.
+        package enum EventRelease: Sendable {
+            /// Held until their instant closes, then released in SPEC §4 order and numbered, by
+            /// ``Engine/process(_:)-(Reading)``, ``Engine/advance(to:)`` and ``Engine/finish(until:)``.
             case byInstant
-            /// Returned as produced, unsorted and unnumbered, by the `produce…` methods: for a
-            /// driver that merges several engines itself.
+            /// Returned as produced, unsorted and unnumbered, by the `produce…` methods alone.
             case asProduced
         }
 
         /// Creates a configuration.
-        public init(reorderWindow: TimeSpan = .zero, deliveredLimit: Int = 64, eventRelease: EventRelease = .byInstant)
-        {
+        public init(reorderWindow: TimeSpan = .zero, deliveredLimit: Int = 64) {
             self.reorderWindow = reorderWindow
             self.deliveredLimit = deliveredLimit
-            self.eventRelease = eventRelease
         }
     }
 
@@ -59,6 +59,11 @@ public final class Engine {
 
     let configuration: Configuration
     let logger: Logger
+    /// Set on forks: every engine of a sharded run applies the same request changes, and only the
+    /// first one logs them (``requestLogger``), so each message appears once.
+    private var isFork = false
+    /// The logger for messages about requests (added, replaced, refused); `nil` on a fork.
+    var requestLogger: Logger? { isFork ? nil : logger }
     let context = GEOSContext()
     lazy var validator = RequestValidator(geometry: GeometryValidator(context: context))
     /// Requests of the start catalog, added when the first valid line sets the clock.
@@ -152,6 +157,7 @@ public final class Engine {
     /// A reading older than its device's last one is stale: skipped and counted. A reading moves
     /// the clock forward; timers due before its time fire first, at their due times.
     public func process(_ reading: Reading) -> [Event] {
+        assert(configuration.eventRelease == .byInstant, "process(_:) on an engine that releases as produced")
         if configuration.reorderWindow > .zero, let time = reading.time {
             for due in reorder.add(reading, at: time) { apply(due) }
             return release(before: clock, inclusive: false)
@@ -162,6 +168,7 @@ public final class Engine {
 
     /// Applies one fix, as `process(.fix(fix))` does, without wrapping it in a ``Reading``.
     public func process(_ fix: Fix) -> [Event] {
+        assert(configuration.eventRelease == .byInstant, "process(_:) on an engine that releases as produced")
         guard configuration.reorderWindow == .zero else { return process(.fix(fix)) }
         apply(fix)
         return release(before: clock, inclusive: false)
@@ -173,6 +180,7 @@ public final class Engine {
     package func process(
         deviceNamed name: UnsafeBufferPointer<UInt8>, time: Timestamp, coordinate: Coordinate, accuracy: Double?
     ) -> [Event] {
+        assert(configuration.eventRelease == .byInstant, "process(_:) on an engine that releases as produced")
         guard configuration.reorderWindow == .zero else {
             let device = String(decoding: name, as: UTF8.self)
             return process(.fix(Fix(device: device, time: time, coordinate: coordinate, accuracy: accuracy)))
@@ -188,6 +196,7 @@ public final class Engine {
     /// at or before `time` is still to come. With a reorder window, held readings up to
     /// `time - window` are released first and the clock stops there.
     public func advance(to time: Timestamp) -> [Event] {
+        assert(configuration.eventRelease == .byInstant, "advance(to:) on an engine that releases as produced")
         var target = time
         if configuration.reorderWindow > .zero {
             for due in reorder.observe(time) { apply(due) }
@@ -201,13 +210,20 @@ public final class Engine {
     /// Ends the input: applies held readings, moves the clock to `until` (default: the clock),
     /// fires every timer due at or before it and returns every remaining event.
     public func finish(until: Timestamp? = nil) -> [Event] {
+        assert(configuration.eventRelease == .byInstant, "finish(until:) on an engine that releases as produced")
+        closeInput(until: until)
+        return release(before: nil, inclusive: true)
+    }
+
+    /// Applies held readings, moves the clock to `until` (default: the clock) and fires every
+    /// timer due by then, leaving the events in the queue.
+    private func closeInput(until: Timestamp?) {
         for due in reorder.release(through: nil) { apply(due) }
         let end = [clock, until].compactMap { $0 }.max()
         if let end {
             moveClock(to: end)
             fireTimers(before: end, inclusive: true)
         }
-        return release(before: nil, inclusive: true)
     }
 
     /// Releases events and counts them.
@@ -240,6 +256,7 @@ extension Engine {
 
     private convenience init(forking source: Engine) {
         try! self.init(catalog: Catalog(), configuration: source.configuration, logger: source.logger)
+        isFork = true
         categories = source.categories
         defaultHysteresis = source.defaultHysteresis
         clock = source.clock
@@ -273,29 +290,24 @@ extension Engine {
 }
 
 /// An event as it was produced, for drivers that order events themselves (the sharded pipeline).
-public struct ProducedEvent: Sendable {
+package struct ProducedEvent: Sendable {
     /// The event, not yet numbered.
-    public var event: Event
+    package var event: Event
     /// Set when a timer (a delay, dwell, timeout or time trigger) produced it, rather than the
     /// reading or record being applied: the later of the timer's due time and the clock when it
     /// was set. One engine fires that timer when its clock first moves past this instant.
-    public var timerBound: Timestamp?
+    package var timerBound: Timestamp?
 
     /// Whether a timer produced it.
-    public var byTimer: Bool { timerBound != nil }
+    package var byTimer: Bool { timerBound != nil }
 }
 
 extension Engine {
     /// Applies one reading and returns the events it produced, timers included, as produced (for an
     /// engine configured with `eventRelease: .asProduced`; see ``ProducedEvent``).
-    public func produce(_ reading: Reading) -> [ProducedEvent] {
+    package func produce(_ reading: Reading) -> [ProducedEvent] {
+        assert(configuration.eventRelease == .asProduced)
         apply(reading)
-        return events.drainProduced()
-    }
-
-    /// `produce(.fix(fix))`, without wrapping the fix in a ``Reading``.
-    public func produce(_ fix: Fix) -> [ProducedEvent] {
-        apply(fix)
         return events.drainProduced()
     }
 
@@ -304,13 +316,15 @@ extension Engine {
     package func produce(
         deviceNamed name: UnsafeBufferPointer<UInt8>, time: Timestamp, coordinate: Coordinate, accuracy: Double?
     ) -> [ProducedEvent] {
+        assert(configuration.eventRelease == .asProduced)
         apply(deviceNamed: name, time: time, coordinate: coordinate, accuracy: accuracy)
         return events.drainProduced()
     }
 
     /// Ends the input like ``finish(until:)`` and returns the events it produced, as produced.
-    public func produceFinishing(until: Timestamp? = nil) -> [ProducedEvent] {
-        _ = finish(until: until)
+    package func produceFinishing(until: Timestamp? = nil) -> [ProducedEvent] {
+        assert(configuration.eventRelease == .asProduced)
+        closeInput(until: until)
         return events.drainProduced()
     }
 }

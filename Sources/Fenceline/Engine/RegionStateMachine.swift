@@ -61,6 +61,9 @@ struct RegionStateMachine {
     /// Whether a dwell timer of the current visit is running.
     var awaitsDwell: Bool { dwellToken != nil }
 
+    /// Whether the dwell timer with `token` belongs to the visit going on (an exit voids it).
+    func awaitsDwell(token: UInt64) -> Bool { dwellToken == token }
+
     /// Whether the machine holds nothing beyond "outside": such a pair needs no stored state.
     var isIdle: Bool {
         if isInside || dwellToken != nil { return false }

@@ -17,7 +17,7 @@ extension RunPipeline {
         let pieces = max(threads, min(threads * max(1, options.piecesPerThread), 16))
         let coordinator = try ShardedRun(
             catalog: catalog, configuration: Engine.Configuration(deliveredLimit: options.deliveredLimit),
-            shards: pieces, threads: threads)
+            shards: pieces, threads: threads, logger: logger)
         lastShardedRun = coordinator
         let serial = NDJSONReadingDecoder(
             requests: NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog))

@@ -1,5 +1,6 @@
 import Dispatch
 import Fenceline
+import Logging
 import Synchronization
 
 /// `--threads N`: the readings of each batch are parsed in parallel, routed by device to a few
@@ -149,12 +150,13 @@ final class ShardedRun {
     /// Shard 0 gets the catalog; the others are forked from it once it has added the catalog at
     /// the first line's time, so the fences are prepared once for all (and the flat arrays every
     /// fix reads are shared until an engine changes them; see `Engine.fork()`).
-    init(catalog: Catalog, configuration: Engine.Configuration, shards count: Int, threads: Int) throws {
+    init(catalog: Catalog, configuration: Engine.Configuration, shards count: Int, threads: Int, logger: Logger) throws
+    {
         self.threads = threads
         var configuration = configuration
         configuration.reorderWindow = .zero
         configuration.eventRelease = .asProduced
-        let first = try Engine(catalog: catalog, configuration: configuration)
+        let first = try Engine(catalog: catalog, configuration: configuration, logger: logger)
         shards = (0..<count).map { _ in Shard(engine: first) }
     }
 
