@@ -29,7 +29,15 @@ struct InputOptions: ParsableArguments {
     @Option(
         name: .long, help: ArgumentHelp("The trigger catalog: JSON, or a GeoJSON FeatureCollection.", valueName: "file")
     )
-    var triggers: String
+    var triggers: String?
+
+    /// The catalog's path, which every command but a resumed `run` needs.
+    var catalogPath: String {
+        get throws {
+            guard let triggers else { throw ValidationError("Missing expected argument '--triggers <file>'") }
+            return triggers
+        }
+    }
 
     @Argument(
         help: ArgumentHelp("Reading files, read in order; - or none reads standard input.", valueName: "readings"))

@@ -43,14 +43,18 @@ struct Explain: AsyncParsableCommand {
     @Flag(help: "List every fix; by default runs of fixes that change nothing are shown as one row and a count.")
     var everyFix = false
 
+    func validate() throws {
+        _ = try input.catalogPath
+    }
+
     func run() async throws {
         let decoder = CatalogDecoder()
-        let decoded = try loadCatalog(path: input.triggers, decoder: decoder)
+        let decoded = try loadCatalog(path: try input.catalogPath, decoder: decoder)
         guard let target = decoded.catalog.requests.last(where: { $0.id == request }) else {
             let ids = decoded.catalog.requests.prefix(20).map(\.id).joined(separator: ", ")
             throw CommandFailure(
                 status: ExitStatus.usage,
-                message: "\(input.triggers): no request \"\(request)\"; the catalog has: \(ids)")
+                message: "\(try input.catalogPath): no request \"\(request)\"; the catalog has: \(ids)")
         }
         var options = input.pipelineOptions
         options.device = inputDevice

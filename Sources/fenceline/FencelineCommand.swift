@@ -18,7 +18,9 @@ struct FencelineCommand: AsyncParsableCommand {
             (an invalid catalog, or a bad line under --strict), 66 a file is missing or cannot \
             be opened, 74 output cannot be written.
             """,
-        subcommands: [Run.self, Readings.self, Explain.self, Render.self, Validate.self, Next.self, ScenarioTest.self],
+        subcommands: [
+            Run.self, Readings.self, Explain.self, Render.self, Validate.self, Next.self, ScenarioTest.self, Inspect.self,
+        ],
         defaultSubcommand: nil
     )
 

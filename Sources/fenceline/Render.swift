@@ -51,12 +51,13 @@ struct Render: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
+        _ = try input.catalogPath
         if let width, !(480...20000).contains(width) { throw ValidationError("--width must be in 480…20000") }
     }
 
     func run() async throws {
         let decoder = CatalogDecoder()
-        let catalog = try loadCatalog(path: input.triggers, decoder: decoder).catalog
+        let catalog = try loadCatalog(path: try input.catalogPath, decoder: decoder).catalog
         let engine = try Engine(
             catalog: catalog, configuration: Engine.Configuration(reorderWindow: TimeSpan(seconds: input.reorderWindow))
         )
@@ -80,7 +81,7 @@ struct Render: AsyncParsableCommand {
             ? ["standard input"] : input.readings.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
         options.title =
             title
-            ?? "\(names.joined(separator: ", ")) · \(input.triggers.split(separator: "/").last.map(String.init) ?? input.triggers)"
+            ?? "\(names.joined(separator: ", ")) · \(input.triggers?.split(separator: "/").last.map(String.init) ?? "")"
         let renderer = TraceRenderer(catalog: catalog, options: options)
         let asHTML = html || output?.lowercased().hasSuffix(".html") == true
         let text = asHTML ? renderer.html(fixes: fixes, events: events) : renderer.svg(fixes: fixes, events: events)

@@ -84,6 +84,18 @@ struct Run: AsyncParsableCommand {
             "Keep at most this many delivered notifications per device (oldest dropped).", valueName: "n"))
     var deliveredLimit = 64
 
+    @Option(
+        help: ArgumentHelp(
+            "At the end (or on SIGINT or SIGTERM, after the line at hand), write the engine's whole state to this file, to go on with --resume.",
+            valueName: "file"))
+    var checkpoint: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Start from the state in this checkpoint; --triggers is then optional and its requests are added (those identical to the checkpoint's go on as they were).",
+            valueName: "file"))
+    var resume: String?
+
     @Flag(help: "Print neither catalog warnings, progress nor the summary line.")
     var quiet = false
 
@@ -107,13 +119,21 @@ struct Run: AsyncParsableCommand {
             )
         }
         if threads > 1 && clock == .wall { throw ValidationError("--clock wall needs --threads 1") }
+        if resume == nil { _ = try input.catalogPath }
+        if let checkpoint, checkpoint.isEmpty || checkpoint == "-" {
+            throw ValidationError("--checkpoint needs a file name")
+        }
     }
 
     func run() async throws {
+        // A checkpoint that cannot be resumed is refused before anything is written.
+        let state = try resume.map(CheckpointFile.read)
+        if checkpoint != nil { StopSignals.install() }
         let destination = try output.map(OutputFile.init(path:)) ?? .standardOutput
         defer { destination.close() }
         let summary = try execute(
-            write: destination.write, report: { OutputFile.standardError.write($0 + "\n") }, endsProcess: true)
+            write: destination.write, report: { OutputFile.standardError.write($0 + "\n") }, resuming: state,
+            endsProcess: true)
         if summary.strictFailure != nil { throw ExitStatus.badInput }
     }
 
@@ -121,14 +141,19 @@ struct Run: AsyncParsableCommand {
     /// runner calls this with in-memory sinks. When the process ends right after (`endsProcess`),
     /// the engine is not torn down: freeing a large catalog object by object took longer than
     /// loading it, and the system reclaims the memory at exit anyway.
-    func execute(write: ([UInt8]) -> Void, report: (String) -> Void, endsProcess: Bool = false) throws
-        -> RunPipeline.Summary
-    {
+    func execute(
+        write: ([UInt8]) -> Void, report: (String) -> Void, resuming state: [UInt8]? = nil, endsProcess: Bool = false
+    ) throws -> RunPipeline.Summary {
         let decoder = CatalogDecoder()
-        let decoded = try loadCatalog(path: input.triggers, decoder: decoder)
-        if !quiet {
-            for warning in decoded.warnings { report("\(input.triggers): warning: \(warning)") }
+        var catalog = Catalog()
+        if let triggers = input.triggers {
+            let decoded = try loadCatalog(path: triggers, decoder: decoder)
+            if !quiet {
+                for warning in decoded.warnings { report("\(triggers): warning: \(warning)") }
+            }
+            catalog = decoded.catalog
         }
+        let resumed = try state ?? resume.map(CheckpointFile.read)
         var options = input.pipelineOptions
         options.strict = strict
         options.maximumReported = maxErrors
@@ -137,8 +162,11 @@ struct Run: AsyncParsableCommand {
         options.threads = threads
         options.device = device
         let pipeline = RunPipeline(
-            catalog: decoded.catalog, catalogDecoder: decoder, options: options, encoder: format.makeEncoder(),
+            catalog: catalog, catalogDecoder: decoder, options: options, encoder: format.makeEncoder(),
             logger: Logger(label: "fenceline"))
+        pipeline.resumeState = resumed
+        pipeline.checkpointing = checkpoint != nil
+        if checkpoint != nil && endsProcess { pipeline.shouldStop = { StopSignals.wasReceived } }
         let summary: RunPipeline.Summary
         let inputs = input.inputs
         let display =
@@ -159,8 +187,11 @@ struct Run: AsyncParsableCommand {
         } catch let error as CatalogError {
             throw CommandFailure(
                 status: ExitStatus.badInput,
-                message: error.issues.map { "\(input.triggers): \($0)" }.joined(separator: "\n"))
+                message: error.issues.map { "\(input.triggers ?? "catalog"): \($0)" }.joined(separator: "\n"))
+        } catch let error as CheckpointError {
+            throw CommandFailure(status: ExitStatus.badInput, message: "\(resume ?? "checkpoint"): \(error)")
         }
+        if let checkpoint, let bytes = pipeline.lastCheckpoint { try CheckpointFile.write(bytes, to: checkpoint) }
         if let stateOut, let engine = pipeline.lastEngine {
             let file = try OutputFile(path: stateOut)
             file.write(StateEncoder.encode(engine))

@@ -103,3 +103,30 @@ struct BeaconStateMachine {
         return Action(output: .exit(since: since, time: time, byTimeout: byTimeout))
     }
 }
+
+extension BeaconStateMachine {
+    /// Writes the machine's whole state to a checkpoint.
+    func write(to writer: inout CheckpointWriter) {
+        writer.write(isInside)
+        for streak in [enterStreak, exitStreak] {
+            writer.write(streak) { writer, streak in
+                writer.write(streak.since)
+                writer.write(streak.token)
+            }
+        }
+        writer.write(timeoutToken) { $0.write($1) }
+        writer.write(lastCounting) { $0.write($1) }
+    }
+
+    /// A machine as ``write(to:)`` wrote it.
+    init(from reader: inout CheckpointReader) throws {
+        isInside = try reader.bool()
+        func streak(_ reader: inout CheckpointReader) throws -> (since: Timestamp, token: UInt64)? {
+            try reader.optional { reader in (try reader.timestamp(), try reader.uint64()) }
+        }
+        enterStreak = try streak(&reader)
+        exitStreak = try streak(&reader)
+        timeoutToken = try reader.optional { try $0.uint64() }
+        lastCounting = try reader.optional { try $0.timestamp() }
+    }
+}

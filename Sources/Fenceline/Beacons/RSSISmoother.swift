@@ -72,3 +72,24 @@ extension Proximity {
         }
     }
 }
+
+extension RSSISmoother {
+    /// Writes the samples, the ARMA value and the last sample's time to a checkpoint.
+    func write(to writer: inout CheckpointWriter) {
+        writer.write(each: samples) { writer, sample in
+            writer.write(sample.time)
+            writer.write(sample.rssi)
+        }
+        writer.write(arma) { $0.write($1) }
+        writer.write(lastSample) { $0.write($1) }
+    }
+
+    /// A smoother as ``write(to:)`` wrote it.
+    init(from reader: inout CheckpointReader) throws {
+        samples = try reader.array(minimumSize: 16) { reader in
+            (try reader.timestamp(), try reader.double())
+        }
+        arma = try reader.optional { try $0.double() }
+        lastSample = try reader.optional { try $0.timestamp() }
+    }
+}

@@ -112,3 +112,21 @@ struct DeliveredLedger {
         return ledger.log.reversed()
     }
 }
+
+extension DeliveredLedger {
+    /// The entries kept, oldest first, each with its interned device (-1 for none), compacted.
+    var checkpointState: [(event: Event, device: Int32)] {
+        var ledger = self
+        ledger.compact()
+        return Array(zip(ledger.log, ledger.devices))
+    }
+
+    /// A ledger holding `entries`, oldest first.
+    init(limit: Int, restoring entries: [(event: Event, device: Int32)]) {
+        self.init(limit: limit)
+        log = entries.map(\.event)
+        devices = entries.map(\.device)
+        compact()
+        compactionSize = max(Self.smallestCompaction, 2 * log.count)
+    }
+}

@@ -260,15 +260,7 @@ struct DeviceTable {
         table[position] = Slot(id: id, name: name, hash: hash)
         names.append(name)
         if names.count * 2 > table.count {
-            // Grow at half full, so probes stay short.
-            table = [Slot](repeating: Slot(), count: table.count * 2)
-            let mask = table.count - 1
-            for (index, name) in names.enumerated() {
-                let hash = DeviceHash.of(name)
-                var slot = hash & mask
-                while table[slot].id >= 0 { slot = (slot + 1) & mask }
-                table[slot] = Slot(id: Int32(index), name: name, hash: hash)
-            }
+            rehash(size: table.count * 2)  // grow at half full, so probes stay short
         }
         fixStates.append(FixState())
         records.append([])
@@ -324,6 +316,35 @@ struct DeviceTable {
         for bucket in thresholds.indices where accuracy <= thresholds[bucket] {
             accepted[base + bucket] = AcceptedFix(sequence: sequence, coordinate: coordinate)
         }
+    }
+
+    /// Makes room for `count` devices in all, so interning that many grows nothing.
+    mutating func reserve(_ count: Int) {
+        var size = table.count
+        while size < count * 2 { size *= 2 }
+        if size > table.count { rehash(size: size) }
+        names.reserveCapacity(count)
+        fixStates.reserveCapacity(count)
+        records.reserveCapacity(count)
+        beaconRecords.reserveCapacity(count)
+        accepted.reserveCapacity(count * thresholds.count)
+    }
+
+    /// Rebuilds the lookup table with `size` slots (a power of two).
+    private mutating func rehash(size: Int) {
+        table = [Slot](repeating: Slot(), count: size)
+        let mask = size - 1
+        for (index, name) in names.enumerated() {
+            let hash = DeviceHash.of(name)
+            var slot = hash & mask
+            while table[slot].id >= 0 { slot = (slot + 1) & mask }
+            table[slot] = Slot(id: Int32(index), name: name, hash: hash)
+        }
+    }
+
+    /// Sets a device's last accepted fix in `bucket`, as a checkpoint holds it.
+    mutating func restoreAcceptedFix(_ fix: AcceptedFix, device: Int32, bucket: Int) {
+        accepted[Int(device) * thresholds.count + bucket] = fix
     }
 
     @inline(__always)

@@ -15,6 +15,24 @@ extension Engine {
         install(request, at: clock)
     }
 
+    /// Adds a catalog's categories (replacing by id) and requests, as ``add(_:)`` does each; with
+    /// `keepingIdenticalRequests`, a request equal to one the engine holds is left as it is, its
+    /// state going on (how a run resumed from a checkpoint takes its catalog again, SPEC §10).
+    /// - Throws: ``CatalogError`` for the first invalid request; those before it are added.
+    package func add(_ catalog: Catalog, keepingIdenticalRequests: Bool) throws {
+        for category in catalog.categories { categories[category.id] = category }
+        for request in catalog.requests {
+            if keepingIdenticalRequests, heldRequest(withIdentifier: request.id) == request { continue }
+            try add(request)
+        }
+    }
+
+    /// The request the engine holds under `id`, live or waiting in the start catalog.
+    func heldRequest(withIdentifier id: String) -> NotificationRequest? {
+        if let slot = slotsByID[id] { return requests[Int(slot)].request }
+        return startCatalog.last { $0.id == id }
+    }
+
     /// Removes the pending requests with these ids; their state and timers go with them.
     public func removePendingRequests(withIdentifiers ids: [String]) {
         startCatalog.removeAll { ids.contains($0.id) }

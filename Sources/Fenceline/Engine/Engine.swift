@@ -215,6 +215,17 @@ public final class Engine {
         return release(before: nil, inclusive: true)
     }
 
+    /// Ends a run that will write a ``checkpoint()``: like ``finish(until:)``, but readings held by
+    /// the reorder window stay held, for the checkpoint to keep (SPEC §10). The instant at the
+    /// clock closes, so the events returned are all there are up to it.
+    public func finishKeepingHeldReadings(until: Timestamp? = nil) -> [Event] {
+        assert(configuration.eventRelease == .byInstant, "finish on an engine that releases as produced")
+        guard let end = [clock, until].compactMap({ $0 }).max() else { return [] }
+        moveClock(to: end)
+        fireTimers(before: end, inclusive: true)
+        return release(before: end, inclusive: true)
+    }
+
     /// Applies held readings, moves the clock to `until` (default: the clock) and fires every
     /// timer due by then, leaving the events in the queue.
     private func closeInput(until: Timestamp?) {

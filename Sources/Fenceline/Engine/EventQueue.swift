@@ -101,3 +101,23 @@ extension Event {
         return nil
     }
 }
+
+extension EventQueue {
+    /// The events held for an instant not yet closed, with their production order and the last
+    /// number given out: a checkpoint's share.
+    var checkpointState: (pending: [(event: Event, order: Int)], produced: Int, released: Int) {
+        (pending, count, released)
+    }
+
+    /// A queue holding `pending`, having produced `produced` events and numbered `released`.
+    init(restoring pending: [(event: Event, order: Int)], produced: Int, released: Int) {
+        self.init()
+        for item in pending {
+            self.pending.append(item)
+            earliest = min(earliest ?? item.event.time, item.event.time)
+            latest = max(latest ?? item.event.time, item.event.time)
+        }
+        count = produced
+        self.released = released
+    }
+}

@@ -197,3 +197,33 @@ struct RegionStateMachine {
         return Timer(due: time.advanced(by: dwell), token: token)
     }
 }
+
+extension RegionStateMachine {
+    /// Writes the machine's whole state to a checkpoint.
+    func write(to writer: inout CheckpointWriter) {
+        writer.write(isInside)
+        switch streak {
+        case .none: writer.write(UInt8(0))
+        case .pending(let since, let fixes, let token):
+            writer.write(UInt8(1))
+            writer.write(since)
+            writer.write(fixes)
+            writer.write(token)
+        }
+        writer.write(dwellToken) { $0.write($1) }
+    }
+
+    /// A machine as ``write(to:)`` wrote it.
+    init(from reader: inout CheckpointReader) throws {
+        isInside = try reader.bool()
+        switch try reader.byte() {
+        case 0: streak = .none
+        case 1:
+            streak = .pending(
+                since: try reader.timestamp(), fixes: try reader.int(in: 0...Int(Int32.max), "a streak's fixes"),
+                token: try reader.uint64())
+        case let tag: throw reader.damaged("streak kind \(tag) is unknown")
+        }
+        dwellToken = try reader.optional { try $0.uint64() }
+    }
+}

@@ -61,3 +61,16 @@ struct TimerQueue {
 
     var count: Int { heap.count }
 }
+
+extension TimerQueue {
+    /// The timers waiting, in firing order, and the next scheduling number: a checkpoint's share.
+    var checkpointState: (timers: [EngineTimer], nextOrder: UInt64) {
+        (heap.unordered.sorted(), nextOrder)
+    }
+
+    /// A queue holding `timers`, numbering the next one after `nextOrder`.
+    init(restoring timers: [EngineTimer], nextOrder: UInt64) {
+        heap = Heap(timers)
+        self.nextOrder = nextOrder
+    }
+}

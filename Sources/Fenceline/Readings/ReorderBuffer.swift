@@ -50,3 +50,22 @@ public struct ReorderBuffer {
         return released
     }
 }
+
+extension ReorderBuffer {
+    /// The readings held, in release order, with their arrival numbers, the last arrival number
+    /// and the newest time seen: a checkpoint's share.
+    var checkpointState: (held: [(time: Timestamp, arrival: UInt64, reading: Reading)], arrivals: UInt64) {
+        (heap.unordered.sorted().map { ($0.time, $0.arrival, $0.reading) }, arrivals)
+    }
+
+    /// A buffer of `window` holding `held`.
+    init(
+        window: TimeSpan, restoring held: [(time: Timestamp, arrival: UInt64, reading: Reading)], arrivals: UInt64,
+        newestSeen: Timestamp?
+    ) {
+        self.init(window: window)
+        heap = Heap(held.map { Held(time: $0.time, arrival: $0.arrival, reading: $0.reading) })
+        self.arrivals = arrivals
+        self.newestSeen = newestSeen
+    }
+}

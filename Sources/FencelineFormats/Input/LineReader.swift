@@ -31,6 +31,9 @@ public final class LineReader {
     public let size: Int?
     /// The longest line accepted, in bytes.
     public var maximumLineLength = 16 << 20
+    /// Asked when a read is interrupted by a signal: `true` ends the input there instead of
+    /// reading on (a run stopped by SIGINT while its input is quiet).
+    public var endsOnInterruption: (() -> Bool)?
 
     /// The error for line `number`, longer than ``maximumLineLength`` (which ``forEachLine(oversized:_:)``
     /// passes to its `oversized` handler).
@@ -200,7 +203,10 @@ public final class LineReader {
         }
         while true {
             let count = read(descriptor, destination, capacity)
-            if count < 0 && errno == EINTR { continue }
+            if count < 0 && errno == EINTR {
+                if let endsOnInterruption, endsOnInterruption() { return 0 }
+                continue
+            }
             guard count >= 0 else {
                 throw InputError(
                     code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(errno)))")

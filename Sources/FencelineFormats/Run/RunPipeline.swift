@@ -103,6 +103,19 @@ public final class RunPipeline {
     /// The engines of the last `--threads` run, kept as long as the pipeline: a process that ends
     /// right after (and keeps the pipeline) does not spend time tearing them down.
     var lastShardedRun: ShardedRun?
+    /// A checkpoint to start from instead of the catalog alone (`--resume`): the catalog's
+    /// requests are then added to it, as `add` records would be, except those identical to a
+    /// request it holds, which go on as they were (SPEC §10).
+    public var resumeState: [UInt8]?
+    /// Whether the run ends with a checkpoint (`--checkpoint`): the run ends as any run does, but
+    /// readings held by the reorder window stay held, and ``lastCheckpoint`` holds the state.
+    /// Such a run uses one engine whatever `threads` says.
+    public var checkpointing = false
+    /// Asked after each line when set: `true` stops reading there (SIGINT or SIGTERM under
+    /// `--checkpoint`); the run then ends as if the input had ended.
+    public var shouldStop: (() -> Bool)?
+    /// The state the last run ended with, when ``checkpointing``.
+    public private(set) var lastCheckpoint: [UInt8]?
     /// The moment the last run had applied its first reading (with `--threads`, its first batch):
     /// the catalog is added to the engine by then. `nil` when it read none.
     public internal(set) var steadyStart: RunMark?
@@ -126,20 +139,30 @@ public final class RunPipeline {
         inputs: [String], write: ([UInt8]) -> Void, report: (String) -> Void, progress: ((Progress) -> Void)? = nil
     ) throws -> Summary {
         let readers = try inputs.map { path throws(InputError) in try LineReader(path: path) }
+        for reader in readers { reader.endsOnInterruption = shouldStop }
         let meter = progress.map { ProgressMeter(readers: readers, report: $0) }
         steadyStart = nil
-        if options.threads > 1 { return try runSharded(readers, write: write, report: report, meter: meter) }
-        let engine = try Engine(
-            catalog: catalog,
-            configuration: Engine.Configuration(
-                reorderWindow: options.reorderWindow, deliveredLimit: options.deliveredLimit),
-            logger: logger)
+        lastCheckpoint = nil
+        // A checkpoint is one engine's state: a run that writes or resumes one uses one engine.
+        if options.threads > 1 && !checkpointing && resumeState == nil {
+            return try runSharded(readers, write: write, report: report, meter: meter)
+        }
+        let configuration = Engine.Configuration(
+            reorderWindow: options.reorderWindow, deliveredLimit: options.deliveredLimit)
+        let engine: Engine
+        if let resumeState {
+            engine = try Engine(resuming: resumeState, configuration: configuration, logger: logger)
+            try engine.add(catalog, keepingIdenticalRequests: true)
+        } else {
+            engine = try Engine(catalog: catalog, configuration: configuration, logger: logger)
+        }
         lastEngine = engine
         if let tracer { engine.trace(tracer) }
         let requests = NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)
         let run = SerialRun(
             engine: engine, encoder: encoder, meter: meter,
-            badLines: BadLineCounter(maximumReported: options.maximumReported, strict: options.strict))
+            badLines: BadLineCounter(maximumReported: options.maximumReported, strict: options.strict),
+            shouldStop: shouldStop)
         for reader in readers {
             run.file = reader.name
             run.live = reader.name == "-" || options.clock == .wall
@@ -201,8 +224,14 @@ public final class RunPipeline {
             if run.goOn, let failure = reader.failure { run.reject(failure, report: report) }
             if !run.goOn { break }
         }
-        run.emit(
-            engine.finish(until: run.badLines.strictFailure == nil ? options.until : nil), flush: false, write: write)
+        // A run stopped early (strict, or interrupted) ends at the clock of the last line it read.
+        let until = run.badLines.strictFailure == nil && !run.interrupted ? options.until : nil
+        if checkpointing {
+            run.emit(engine.finishKeepingHeldReadings(until: until), flush: false, write: write)
+            lastCheckpoint = engine.checkpoint()
+        } else {
+            run.emit(engine.finish(until: until), flush: false, write: write)
+        }
         meter?.note(run.summary, always: true)
         run.buffer.append(contentsOf: encoder.footer())
         if !run.buffer.isEmpty { write(run.buffer) }
@@ -236,11 +265,18 @@ private final class SerialRun {
     /// Taken once the first reading is applied.
     @exclusivity(unchecked) var steadyStart: RunMark?
 
-    init(engine: Engine, encoder: any EventEncoder, meter: ProgressMeter?, badLines: BadLineCounter) {
+    /// Asked after each line: `true` stops the run there (see `RunPipeline.shouldStop`).
+    let shouldStop: (() -> Bool)?
+
+    init(
+        engine: Engine, encoder: any EventEncoder, meter: ProgressMeter?, badLines: BadLineCounter,
+        shouldStop: (() -> Bool)?
+    ) {
         self.engine = engine
         self.encoder = encoder
         self.meter = meter
         self.badLines = badLines
+        self.shouldStop = shouldStop
         buffer = encoder.header()
     }
 
@@ -281,11 +317,21 @@ private final class SerialRun {
         emit(events, flush: live, write: write)
         if summary.readings == 1 { steadyStart = .now(readings: 1) }
         meter?.note(summary)
+        if let shouldStop, shouldStop() { interrupt() }
     }
 
     /// Counts a bad line; under `--strict` it stops the run.
     func reject(_ error: InputError, report: (String) -> Void) {
         goOn = badLines.reject(error, report: report)
+        if let shouldStop, shouldStop() { interrupt() }
+    }
+
+    /// Whether ``shouldStop`` stopped the run.
+    @exclusivity(unchecked) private(set) var interrupted = false
+
+    private func interrupt() {
+        interrupted = true
+        goOn = false
     }
 
     /// A line of an NDJSON block as the first pass leaves it: a canonical fix's fields (the device

@@ -1,0 +1,151 @@
+/// Events (delivered notifications, events not yet released) and readings (held by a reorder
+/// window, control records waiting for the first clock) in a checkpoint.
+extension CheckpointWriter {
+    mutating func write(_ event: Event) {
+        write(event.sequence)
+        write(event.time)
+        write(event.requestID)
+        write(event.device) { $0.write($1) }
+        writeCase(event.trigger)
+        writeCase(event.kind)
+        write(event.since) { $0.write($1) }
+        write(event.state) { $0.write($1 == .inside) }
+        write(event.position) { $0.write($1) }
+        write(event.distance) { $0.write($1) }
+        write(event.beacon) { $0.write($1) }
+        write(event.content)
+        write(each: event.actions) { $0.write($1) }
+    }
+
+    mutating func write(_ position: Position) {
+        write(position.coordinate)
+        write(position.accuracy) { $0.write($1) }
+    }
+
+    mutating func write(_ report: BeaconReport) {
+        write(report.identity)
+        write(report.rssi)
+        write(report.distance)
+        writeCase(report.proximity)
+    }
+
+    mutating func write(_ identity: BeaconIdentity) {
+        write(identity.uuid)
+        write(identity.major)
+        write(identity.minor)
+    }
+
+    mutating func write(_ reading: Reading) {
+        switch reading {
+        case .fix(let fix):
+            write(UInt8(0))
+            write(fix.device)
+            write(fix.time)
+            write(fix.coordinate)
+            for value in [fix.accuracy, fix.speed, fix.heading, fix.altitude] { write(value) { $0.write($1) } }
+        case .sighting(let sighting):
+            write(UInt8(1))
+            write(sighting.device)
+            write(sighting.time)
+            write(sighting.beacon)
+            write(sighting.rssi)
+            write(sighting.txPower) { $0.write($1) }
+        case .control(let control):
+            write(UInt8(2))
+            write(control)
+        }
+    }
+
+    mutating func write(_ control: ControlRecord) {
+        write(control.time) { $0.write($1) }
+        switch control.operation {
+        case .add(let request):
+            write(UInt8(0))
+            write(request)
+        case .removePending(let ids):
+            write(UInt8(1))
+            write(each: ids) { $0.write($1) }
+        case .removeDelivered(let ids):
+            write(UInt8(2))
+            write(each: ids) { $0.write($1) }
+        case .removeAllPending: write(UInt8(3))
+        case .removeAllDelivered: write(UInt8(4))
+        case .tick: write(UInt8(5))
+        }
+    }
+}
+
+extension CheckpointReader {
+    mutating func event() throws -> Event {
+        let sequence = try int(in: 0...Int(Int64.max), "an event's seq")
+        let time = try timestamp()
+        let request = try string()
+        let device = try optional { try $0.string() }
+        let trigger = try caseIndex(TriggerKind.self, "a trigger kind")
+        let kind = try caseIndex(EventKind.self, "an event kind")
+        let since = try optional { try $0.timestamp() }
+        let state = try optional { reader in
+            try reader.bool() ? RegionStatus.inside : .outside
+        }
+        let position = try optional { try $0.position() }
+        let distance = try optional { try $0.double() }
+        let beacon = try optional { try $0.beaconReport() }
+        return Event(
+            sequence: sequence, time: time, requestID: request, device: device, trigger: trigger, kind: kind,
+            since: since, state: state, position: position, distance: distance, beacon: beacon,
+            content: try content(), actions: try array { try $0.action() })
+    }
+
+    mutating func position() throws -> Position {
+        Position(coordinate: try coordinate(), accuracy: try optional { try $0.double() })
+    }
+
+    mutating func beaconReport() throws -> BeaconReport {
+        BeaconReport(
+            identity: try beaconIdentity(), rssi: try double(), distance: try double(),
+            proximity: try caseIndex(Proximity.self, "a proximity"))
+    }
+
+    mutating func beaconIdentity() throws -> BeaconIdentity {
+        BeaconIdentity(uuid: try string(), major: try int(), minor: try int())
+    }
+
+    mutating func reading() throws -> Reading {
+        switch try byte() {
+        case 0:
+            let device = try string()
+            let time = try timestamp()
+            let coordinate = try coordinate()
+            var values: [Double?] = []
+            for _ in 0..<4 { values.append(try optional { try $0.double() }) }
+            return .fix(
+                Fix(
+                    device: device, time: time, coordinate: coordinate, accuracy: values[0], speed: values[1],
+                    heading: values[2], altitude: values[3]))
+        case 1:
+            return .sighting(
+                BeaconSighting(
+                    device: try string(), time: try timestamp(), beacon: try beaconIdentity(), rssi: try double(),
+                    txPower: try optional { try $0.double() }))
+        case 2:
+            return .control(try controlRecord())
+        case let tag:
+            throw damaged("reading kind \(tag) is unknown")
+        }
+    }
+
+    mutating func controlRecord() throws -> ControlRecord {
+        let time = try optional { try $0.timestamp() }
+        let operation: ControlRecord.Operation
+        switch try byte() {
+        case 0: operation = .add(try request())
+        case 1: operation = .removePending(try array { try $0.string() })
+        case 2: operation = .removeDelivered(try array { try $0.string() })
+        case 3: operation = .removeAllPending
+        case 4: operation = .removeAllDelivered
+        case 5: operation = .tick
+        case let tag: throw damaged("control operation \(tag) is unknown")
+        }
+        return ControlRecord(time: time, operation: operation)
+    }
+}

@@ -1,0 +1,279 @@
+/// Why a checkpoint could not be read: not a checkpoint, a version this build cannot read, or
+/// damaged (truncated, altered). Reading never traps on such input; it throws this.
+public struct CheckpointError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of problem it is.
+    public enum Code: String, Hashable, Sendable {
+        /// The bytes do not start with the checkpoint magic string.
+        case notACheckpoint
+        /// A format version this build does not read.
+        case unsupportedVersion
+        /// Shorter than it says, its checksum does not match, or a value in it is impossible.
+        case damaged
+    }
+
+    /// What kind of problem it is.
+    public var code: Code
+    /// What is wrong, for a person.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Appends the primitive values of a checkpoint, little-endian, to a byte array.
+///
+/// Written by hand rather than through `Codable`: a million devices' state must be written and
+/// read in well under two seconds, and every count and index read back is checked against the
+/// bytes that remain, so a damaged file is refused rather than trusted.
+struct CheckpointWriter {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+
+    @inline(__always)
+    mutating func write(_ value: UInt8) { bytes.append(value) }
+
+    @inline(__always)
+    mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }
+
+    @inline(__always)
+    mutating func write(_ value: UInt32) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always)
+    mutating func write(_ value: UInt64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always)
+    mutating func write(_ value: Int64) { write(UInt64(bitPattern: value)) }
+
+    @inline(__always)
+    mutating func write(_ value: Int32) { write(UInt32(bitPattern: value)) }
+
+    /// An `Int` as 64 bits.
+    @inline(__always)
+    mutating func write(_ value: Int) { write(Int64(value)) }
+
+    @inline(__always)
+    mutating func write(_ value: Double) { write(value.bitPattern) }
+
+    @inline(__always)
+    mutating func write(_ value: Timestamp) { write(value.microseconds) }
+
+    @inline(__always)
+    mutating func write(_ value: TimeSpan) { write(value.microseconds) }
+
+    /// A count of what follows.
+    @inline(__always)
+    mutating func writeCount(_ count: Int) { write(UInt32(count)) }
+
+    mutating func write(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            writeCount(utf8.count)
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    mutating func write(_ value: [UInt8]) {
+        writeCount(value.count)
+        bytes.append(contentsOf: value)
+    }
+
+    mutating func write(_ value: Coordinate) {
+        write(value.latitude)
+        write(value.longitude)
+    }
+
+    /// A presence byte, then the value when present.
+    @inline(__always)
+    mutating func write<T>(_ value: T?, _ body: (inout CheckpointWriter, T) -> Void) {
+        guard let value else { return write(UInt8(0)) }
+        write(UInt8(1))
+        body(&self, value)
+    }
+
+    mutating func write<T>(each values: some Collection<T>, _ body: (inout CheckpointWriter, T) -> Void) {
+        writeCount(values.count)
+        for value in values { body(&self, value) }
+    }
+}
+
+/// Reads what ``CheckpointWriter`` wrote, throwing ``CheckpointError`` (`.damaged`) at the first
+/// value that runs past the end or cannot be.
+struct CheckpointReader {
+    private let bytes: UnsafeRawBufferPointer
+    private(set) var offset = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    var remaining: Int { bytes.count - offset }
+    var isAtEnd: Bool { offset == bytes.count }
+
+    func damaged(_ what: String) -> CheckpointError {
+        CheckpointError(.damaged, "checkpoint is damaged: \(what) (at byte \(offset) of the state)")
+    }
+
+    @inline(__always)
+    private mutating func take<T: FixedWidthInteger>(_: T.Type) throws -> T {
+        let size = MemoryLayout<T>.size
+        guard remaining >= size else { throw damaged("it ends early") }
+        let value = bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
+        offset += size
+        return T(littleEndian: value)
+    }
+
+    @inline(__always)
+    mutating func byte() throws -> UInt8 { try take(UInt8.self) }
+
+    @inline(__always)
+    mutating func bool() throws -> Bool {
+        switch try byte() {
+        case 0: return false
+        case 1: return true
+        default: throw damaged("a flag is neither 0 nor 1")
+        }
+    }
+
+    @inline(__always)
+    mutating func uint32() throws -> UInt32 { try take(UInt32.self) }
+
+    @inline(__always)
+    mutating func uint64() throws -> UInt64 { try take(UInt64.self) }
+
+    @inline(__always)
+    mutating func int64() throws -> Int64 { Int64(bitPattern: try uint64()) }
+
+    @inline(__always)
+    mutating func int32() throws -> Int32 { Int32(bitPattern: try uint32()) }
+
+    @inline(__always)
+    mutating func int() throws -> Int {
+        let value = try int64()
+        guard let narrowed = Int(exactly: value) else { throw damaged("a number is out of range") }
+        return narrowed
+    }
+
+    /// A whole number in `range`.
+    mutating func int(in range: ClosedRange<Int>, _ what: String) throws -> Int {
+        let value = try int()
+        guard range.contains(value) else { throw damaged("\(what) \(value) is out of range") }
+        return value
+    }
+
+    /// A finite number, or any number when `finite` is false.
+    @inline(__always)
+    mutating func double(finite: Bool = true) throws -> Double {
+        let value = Double(bitPattern: try uint64())
+        guard !finite || value.isFinite else { throw damaged("a number is not finite") }
+        return value
+    }
+
+    @inline(__always)
+    mutating func timestamp() throws -> Timestamp { Timestamp(microseconds: try int64()) }
+
+    @inline(__always)
+    mutating func timeSpan() throws -> TimeSpan { TimeSpan(microseconds: try int64()) }
+
+    /// A count of items each at least `minimumSize` bytes long: never more than the bytes left
+    /// could hold, so a damaged count cannot make the reader reserve memory it will not fill.
+    @inline(__always)
+    mutating func count(minimumSize: Int = 1) throws -> Int {
+        let count = Int(try uint32())
+        guard count * max(1, minimumSize) <= remaining else { throw damaged("a count of \(count) runs past the end") }
+        return count
+    }
+
+    mutating func string() throws -> String {
+        let count = try count()
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
+        guard let text = String(validating: slice.bindMemory(to: UInt8.self), as: UTF8.self) else {
+            throw damaged("a string is not UTF-8")
+        }
+        offset += count
+        return text
+    }
+
+    mutating func byteArray() throws -> [UInt8] {
+        let count = try count()
+        defer { offset += count }
+        return Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
+    }
+
+    mutating func coordinate() throws -> Coordinate {
+        let coordinate = Coordinate(latitude: try double(), longitude: try double())
+        guard coordinate.isValid else { throw damaged("a position is out of range") }
+        return coordinate
+    }
+
+    @inline(__always)
+    mutating func optional<T>(_ body: (inout CheckpointReader) throws -> T) throws
+        -> T?
+    {
+        guard try bool() else { return nil }
+        return try body(&self)
+    }
+
+    mutating func array<T>(
+        minimumSize: Int = 1, _ body: (inout CheckpointReader) throws -> T
+    ) throws -> [T] {
+        let count = try count(minimumSize: minimumSize)
+        var values: [T] = []
+        values.reserveCapacity(count)
+        for _ in 0..<count { values.append(try body(&self)) }
+        return values
+    }
+
+    /// An enumeration case from its raw byte.
+    mutating func rawCase<T: RawRepresentable>(_: T.Type, _ what: String) throws -> T
+    where T.RawValue == UInt8 {
+        let raw = try byte()
+        guard let value = T(rawValue: raw) else { throw damaged("\(what) \(raw) is unknown") }
+        return value
+    }
+
+    /// A case of a `CaseIterable` enumeration from its index.
+    mutating func caseIndex<T: CaseIterable>(_: T.Type, _ what: String) throws -> T
+    where T.AllCases: RandomAccessCollection {
+        let raw = Int(try byte())
+        let cases = T.allCases
+        guard raw < cases.count else { throw damaged("\(what) \(raw) is unknown") }
+        return cases[cases.index(cases.startIndex, offsetBy: raw)]
+    }
+}
+
+extension CheckpointWriter {
+    /// A case of a `CaseIterable` enumeration as its index (see ``CheckpointReader/caseIndex(_:_:)``).
+    mutating func writeCase<T: CaseIterable & Equatable>(_ value: T) where T.AllCases: RandomAccessCollection {
+        write(UInt8(T.allCases.distance(from: T.allCases.startIndex, to: T.allCases.firstIndex(of: value)!)))
+    }
+}
+
+/// A 64-bit checksum of the state (FNV-1a over 8-byte words, then a finaliser): it tells a damaged
+/// or truncated file from a good one; it is no defence against a deliberate forgery, nor meant to be.
+enum CheckpointChecksum {
+    static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(bytes.count)
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x100_0000_01B3
+            hash ^= hash >> 31
+            offset += 8
+        }
+        while offset < bytes.count {
+            hash = (hash ^ UInt64(bytes[offset])) &* 0x100_0000_01B3
+            offset += 1
+        }
+        hash = (hash ^ (hash >> 33)) &* 0xFF51_AFD7_ED55_8CCD
+        return hash ^ (hash >> 33)
+    }
+}

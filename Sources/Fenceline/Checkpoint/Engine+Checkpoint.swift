@@ -1,0 +1,399 @@
+public import Logging
+
+/// What a checkpoint holds, read from its header without building an engine (`fenceline inspect`).
+public struct CheckpointSummary: Hashable, Sendable {
+    /// The format version.
+    public var version: Int
+    /// The engine's clock; `nil` before the first reading.
+    public var clock: Timestamp?
+    /// Pending requests (those of a start catalog not yet added included).
+    public var requests: Int
+    /// Devices the engine knows.
+    public var devices: Int
+    /// Timers waiting (delays, dwells, beacon timeouts, time and calendar triggers).
+    public var pendingTimers: Int
+    /// Readings held by a reorder window.
+    public var heldReadings: Int
+    /// Delivered notifications kept.
+    public var delivered: Int
+    /// The `seq` the next event will get.
+    public var nextSequence: Int
+    /// The size of the whole file in bytes.
+    public var bytes: Int
+}
+
+extension Engine {
+    /// The first bytes of every checkpoint: a line of text, so a person (or `file`) can tell one.
+    static let checkpointMagic = Array("FENCELINE-CHECKPOINT\n".utf8)
+    /// The format this build writes and reads.
+    public static let checkpointVersion = 1
+    /// Magic, version (4 bytes), payload length and checksum (8 bytes each).
+    private static var headerSize: Int { checkpointMagic.count + 20 }
+
+    /// The engine's complete state as bytes (SPEC §10): the requests as amended, categories,
+    /// clock, every device's standings, streaks, timers, smoothing windows and proximity classes,
+    /// readings held by the reorder window, `repeats: false` use, delivered notifications, events
+    /// of an instant not yet closed and the next `seq`. ``init(resuming:configuration:logger:)``
+    /// goes on from it exactly.
+    ///
+    /// Caches that change no event (safe discs, certificates, the spatial index) are not kept:
+    /// they are rebuilt or measured again. Call it between readings; drivers that write a
+    /// checkpoint at the end of a run first close the instant at the clock
+    /// (``finishKeepingHeldReadings(until:)``), so nothing is left unreleased.
+    public func checkpoint() -> [UInt8] {
+        var writer = CheckpointWriter()
+        writer.reserve(64 + devices.count * 96)
+        let alive = requests.indices.filter { states[$0].isAlive }
+        // Dead slots (replaced or removed requests) are dropped, with their records and timers,
+        // which the engine would only ever discard; the live ones are numbered afresh in order.
+        var newSlot = [Int32](repeating: -1, count: requests.count)
+        for (index, slot) in alive.enumerated() { newSlot[slot] = Int32(index) }
+        let (timerList, nextOrder) = timers.checkpointState
+        let liveTimers = timerList.filter { $0.slot < 0 || states[Int($0.slot)].isAlive }
+        let (pending, produced, released) = events.checkpointState
+        let ledger = delivered.checkpointState
+        let (held, arrivals) = reorder.checkpointState
+
+        // The summary first, so `inspect` reads it without the rest.
+        writer.write(clock) { $0.write($1) }
+        writer.write(pendingRequests.count)
+        writer.write(devices.count)
+        writer.write(liveTimers.count)
+        writer.write(held.count)
+        writer.write(ledger.count)
+        writer.write(released + 1)
+
+        writer.write(statistics.applied)
+        writer.write(statistics.stale)
+        writer.write(statistics.events)
+        writer.write(applySequence)
+        writer.write(nextToken)
+        writer.write(requestEpoch)
+        writer.write(each: categories.values.sorted { $0.id < $1.id }) { $0.write($1) }
+        writer.write(defaultHysteresis)
+        writer.write(each: startCatalog) { $0.write($1) }
+        writer.write(each: untimedControls) { $0.write($1) }
+
+        writer.write(each: devices.names) { $0.write($1) }
+        writer.write(each: devices.thresholds) { $0.write($1) }
+        writer.write(each: alive) { writer, slot in
+            let entry = requests[slot]
+            let state = states[slot]
+            writer.write(entry.request)
+            writer.write(entry.addedSequence)
+            writer.write(entry.addedTime)
+            writer.write(state.isFinished)
+            writer.write(state.nextFire) { $0.write($1) }
+            writer.write(state.timerToken)
+            writer.write(state.finishedDevices)
+        }
+        for device in 0..<devices.count {
+            writer.write(devices.fixStates[device].lastTime) { $0.write($1) }
+            for bucket in devices.thresholds.indices {
+                let fix = devices.acceptedFix(device: Int32(device), bucket: bucket)
+                writer.write(fix.sequence)
+                writer.write(fix.coordinate)
+            }
+            let regions = devices.records[device].filter { newSlot[Int($0.slot)] >= 0 }
+            writer.write(each: regions) { writer, record in
+                writer.write(newSlot[Int(record.slot)])
+                record.machine.write(to: &writer)
+                writer.write(record.insideAfterLastFix)
+                writer.write(record.isDone)
+                writer.write(record.lastPosition)
+            }
+            let beacons = devices.beaconRecords[device].filter { newSlot[Int($0.slot)] >= 0 }
+            writer.write(each: beacons) { writer, record in
+                writer.write(newSlot[Int(record.slot)])
+                record.machine.write(to: &writer)
+                writer.write(record.isDone)
+                writer.write(each: record.tracks) { writer, track in
+                    writer.write(track.identity)
+                    track.smoother.write(to: &writer)
+                    writer.write(track.proximity) { $0.writeCase($1) }
+                }
+                writer.write(record.lastCounting) { $0.write($1) }
+                writer.write(record.lastReport) { $0.write($1) }
+            }
+        }
+        writer.write(nextOrder)
+        writer.write(each: liveTimers) { writer, timer in
+            writer.write(timer.due)
+            writer.write(timer.setAt)
+            writer.write(timer.order)
+            writer.write(timer.kind.rawValue)
+            writer.write(timer.slot < 0 ? -1 : newSlot[Int(timer.slot)])
+            writer.write(timer.device)
+            writer.write(timer.token)
+        }
+        writer.write(produced)
+        writer.write(each: pending) { writer, item in
+            writer.write(item.event)
+            writer.write(item.order)
+        }
+        writer.write(each: ledger) { writer, entry in
+            writer.write(entry.event)
+            writer.write(entry.device)
+        }
+        writer.write(arrivals)
+        writer.write(reorder.newestSeen) { $0.write($1) }
+        writer.write(each: held) { writer, item in
+            writer.write(item.time)
+            writer.write(item.arrival)
+            writer.write(item.reading)
+        }
+
+        var file = Self.checkpointMagic
+        file.reserveCapacity(Self.headerSize + writer.bytes.count)
+        var header = CheckpointWriter()
+        header.write(UInt32(Self.checkpointVersion))
+        header.write(UInt64(writer.bytes.count))
+        header.write(writer.bytes.withUnsafeBytes { CheckpointChecksum.of($0) })
+        file += header.bytes
+        file += writer.bytes
+        return file
+    }
+
+    /// Reads the summary at the start of a checkpoint, checking the whole file is intact.
+    /// - Throws: ``CheckpointError`` for a file that is not a checkpoint, of another version, or damaged.
+    public static func checkpointSummary(of bytes: [UInt8]) throws -> CheckpointSummary {
+        try bytes.withUnsafeBytes { raw in
+            var reader = try payload(of: raw)
+            var summary = CheckpointSummary(
+                version: checkpointVersion, clock: nil, requests: 0, devices: 0, pendingTimers: 0, heldReadings: 0,
+                delivered: 0, nextSequence: 1, bytes: bytes.count)
+            summary.clock = try reader.optional { try $0.timestamp() }
+            summary.requests = try reader.int(in: 0...Int(Int32.max), "a request count")
+            summary.devices = try reader.int(in: 0...Int(Int32.max), "a device count")
+            summary.pendingTimers = try reader.int(in: 0...Int(Int32.max), "a timer count")
+            summary.heldReadings = try reader.int(in: 0...Int(Int32.max), "a held reading count")
+            summary.delivered = try reader.int(in: 0...Int(Int32.max), "a delivered count")
+            summary.nextSequence = try reader.int(in: 1...Int(Int64.max), "the next seq")
+            return summary
+        }
+    }
+
+    /// The payload of a checkpoint after its header is checked.
+    private static func payload(of raw: UnsafeRawBufferPointer) throws -> CheckpointReader {
+        let magic = checkpointMagic
+        guard raw.count >= magic.count, raw.prefix(magic.count).elementsEqual(magic) else {
+            throw CheckpointError(.notACheckpoint, "not a Fenceline checkpoint (it does not start with FENCELINE-CHECKPOINT)")
+        }
+        guard raw.count >= headerSize else {
+            throw CheckpointError(.damaged, "checkpoint is damaged: it ends inside its header (\(raw.count) bytes)")
+        }
+        var header = CheckpointReader(UnsafeRawBufferPointer(rebasing: raw[magic.count..<headerSize]))
+        let version = Int(try header.uint32())
+        guard version == checkpointVersion else {
+            throw CheckpointError(
+                .unsupportedVersion,
+                "checkpoint format version \(version) cannot be read by this build, which reads version \(checkpointVersion)"
+            )
+        }
+        let length = try header.uint64()
+        let checksum = try header.uint64()
+        guard length == UInt64(raw.count - headerSize) else {
+            throw CheckpointError(
+                .damaged,
+                "checkpoint is damaged: its state should be \(length) bytes, the file holds \(raw.count - headerSize) (truncated?)"
+            )
+        }
+        let payload = UnsafeRawBufferPointer(rebasing: raw[headerSize...])
+        guard CheckpointChecksum.of(payload) == checksum else {
+            throw CheckpointError(.damaged, "checkpoint is damaged: its checksum does not match its contents")
+        }
+        return CheckpointReader(payload)
+    }
+
+    /// An engine that goes on from a ``checkpoint()`` exactly as the engine that wrote it would have.
+    ///
+    /// `configuration` applies from here on (a reorder window's held readings come back from the
+    /// checkpoint either way); give the one the writing engine had for a continuous run.
+    /// - Throws: ``CheckpointError`` for bytes that are not a checkpoint, of another version, or
+    ///   damaged; nothing of a damaged file is trusted (counts, indices and requests are checked).
+    public convenience init(
+        resuming bytes: [UInt8], configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "fenceline.engine", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
+        try self.init(catalog: Catalog(), configuration: configuration, logger: logger)
+        do {
+            try bytes.withUnsafeBytes { raw in
+                var reader = try Self.payload(of: raw)
+                try restore(from: &reader)
+                guard reader.isAtEnd else { throw reader.damaged("bytes follow the end of the state") }
+            }
+        } catch let error as CheckpointError {
+            throw error
+        } catch {
+            throw CheckpointError(.damaged, "checkpoint is damaged: \(error)")
+        }
+    }
+
+    private func restore(from reader: inout CheckpointReader) throws {
+        let clock = try reader.optional { try $0.timestamp() }
+        for _ in 0..<5 { _ = try reader.int() }  // the rest of the summary
+        let nextSequence = try reader.int(in: 1...Int(Int64.max), "the next seq")
+
+        statistics.applied = try reader.int(in: 0...Int.max, "a count")
+        statistics.stale = try reader.int(in: 0...Int.max, "a count")
+        statistics.events = try reader.int(in: 0...Int.max, "a count")
+        let applySequence = try reader.uint64()
+        let nextToken = try reader.uint64()
+        let requestEpoch = try reader.uint64()
+        for category in try reader.array(minimumSize: 12, { try $0.category() }) {
+            categories[category.id] = category
+        }
+        defaultHysteresis = try reader.hysteresis()
+        let catalog = try reader.array(minimumSize: 8) { try $0.request() }
+        let untimed = try reader.array(minimumSize: 2) { try $0.controlRecord() }
+        for (index, request) in catalog.enumerated() {
+            try checkRequest(request, path: "startCatalog[\(index)]", reader: reader)
+        }
+        startCatalog = catalog
+        for control in untimed {
+            if case .add(let request) = control.operation { try checkRequest(request, path: "add", reader: reader) }
+        }
+        untimedControls = untimed
+
+        let names = try reader.array(minimumSize: 4) { try $0.string() }
+        devices.reserve(names.count)
+        for (id, name) in names.enumerated() {
+            guard devices.intern(name) == Int32(id), devices.count == id + 1 else {
+                throw reader.damaged("device \"\(name)\" is listed twice")
+            }
+        }
+        let thresholds = try reader.array(minimumSize: 8) { try $0.double(finite: false) }
+        guard thresholds.first == .infinity else { throw reader.damaged("the accuracy thresholds are wrong") }
+        for threshold in thresholds.dropFirst() { _ = devices.bucket(maxAccuracy: threshold) }
+        guard devices.thresholds == thresholds else { throw reader.damaged("an accuracy threshold is repeated") }
+
+        // The live requests, installed as when they were added, then their state.
+        let count = try reader.count(minimumSize: 30)
+        if count > 0 && clock == nil { throw reader.damaged("requests are live before the clock is set") }
+        var restoredStates: [RequestState] = []
+        restoredStates.reserveCapacity(count)
+        bulkInstalling = true
+        slotsByID.reserveCapacity(count)
+        for slot in 0..<count {
+            let request = try reader.request()
+            let addedSequence = try reader.uint64()
+            let addedTime = try reader.timestamp()
+            try checkRequest(request, path: "requests[\(slot)]", reader: reader)
+            guard slotsByID[request.id] == nil else { throw reader.damaged("request \"\(request.id)\" is live twice") }
+            self.applySequence = addedSequence
+            install(request, at: addedTime)
+            guard requests.count == slot + 1 else { throw reader.damaged("request \"\(request.id)\" cannot be added") }
+            var state = RequestState()
+            state.isFinished = try reader.bool()
+            state.nextFire = try reader.optional { try $0.timestamp() }
+            state.timerToken = try reader.uint64()
+            state.finishedDevices = try reader.int(in: 0...Int(Int32.max), "a count of finished devices")
+            restoredStates.append(state)
+        }
+        bulkInstalling = false
+        index.rebuild()
+        crossIndex.rebuild()
+        guard devices.thresholds.count == thresholds.count, devices.count == names.count else {
+            throw reader.damaged("a request's device or accuracy threshold is missing from the device table")
+        }
+        states = restoredStates
+
+        let slots = Int32(requests.count)
+        let deviceCount = Int32(devices.count)
+        for device in 0..<devices.count {
+            devices.fixStates[device].lastTime = try reader.optional { try $0.timestamp() }
+            for bucket in thresholds.indices {
+                let fix = DeviceTable.AcceptedFix(sequence: try reader.uint64(), coordinate: try reader.coordinate())
+                devices.restoreAcceptedFix(fix, device: Int32(device), bucket: bucket)
+            }
+            devices.records[device] = try reader.array(minimumSize: 40) { reader in
+                let slot = try reader.int32()
+                guard slot >= 0, slot < slots, requests[Int(slot)].region != nil else {
+                    throw reader.damaged("a region record names request slot \(slot)")
+                }
+                let machine = try RegionStateMachine(from: &reader)
+                var record = DeviceTable.RegionRecord(
+                    slot: slot, machine: machine, insideAfterLastFix: try reader.bool(),
+                    lastPosition: Position(coordinate: Coordinate(latitude: 0, longitude: 0)))
+                record.isDone = try reader.bool()
+                record.lastPosition = try reader.position()
+                return record
+            }
+            let regionSlots = devices.records[device].map(\.slot)
+            guard regionSlots.count < 2 || Set(regionSlots).count == regionSlots.count else {
+                throw reader.damaged("device \(device) holds two records of one request")
+            }
+            devices.beaconRecords[device] = try reader.array(minimumSize: 12) { reader in
+                let slot = try reader.int32()
+                guard slot >= 0, slot < slots, requests[Int(slot)].beacon != nil else {
+                    throw reader.damaged("a beacon record names request slot \(slot)")
+                }
+                var record = DeviceTable.BeaconRecord(slot: slot)
+                record.machine = try BeaconStateMachine(from: &reader)
+                record.isDone = try reader.bool()
+                record.tracks = try reader.array(minimumSize: 20) { reader in
+                    var track = DeviceTable.BeaconRecord.Track(identity: try reader.beaconIdentity())
+                    track.smoother = try RSSISmoother(from: &reader)
+                    track.proximity = try reader.optional { try $0.caseIndex(Proximity.self, "a proximity") }
+                    return track
+                }
+                record.lastCounting = try reader.optional { try $0.beaconReport() }
+                record.lastReport = try reader.optional { try $0.beaconReport() }
+                return record
+            }
+            let beaconSlots = devices.beaconRecords[device].map(\.slot)
+            guard beaconSlots.count < 2 || Set(beaconSlots).count == beaconSlots.count else {
+                throw reader.damaged("device \(device) holds two beacon records of one request")
+            }
+        }
+
+        let nextOrder = try reader.uint64()
+        let timerList = try reader.array(minimumSize: 41) { reader in
+            let due = try reader.timestamp()
+            let setAt = try reader.timestamp()
+            let order = try reader.uint64()
+            let kind = try reader.rawCase(EngineTimer.Kind.self, "a timer kind")
+            let slot = try reader.int32()
+            let device = try reader.int32()
+            // Only a time or calendar trigger's timer belongs to no device.
+            guard slot >= 0, slot < slots, device >= (kind == .timing ? -1 : 0), device < deviceCount,
+                order <= nextOrder
+            else {
+                throw reader.damaged("a timer names request slot \(slot) and device \(device)")
+            }
+            let token = try reader.uint64()
+            return EngineTimer(due: due, setAt: setAt, order: order, kind: kind, slot: slot, device: device, token: token)
+        }
+        timers = TimerQueue(restoring: timerList, nextOrder: nextOrder)
+        let produced = try reader.int(in: 0...Int.max, "a count")
+        let pending = try reader.array(minimumSize: 40) { reader in
+            (event: try reader.event(), order: try reader.int(in: 0...produced, "an event's order"))
+        }
+        events = EventQueue(restoring: pending, produced: produced, released: nextSequence - 1)
+        let ledger = try reader.array(minimumSize: 40) { reader in
+            let event = try reader.event()
+            let device = try reader.int32()
+            guard device >= -1, device < deviceCount else { throw reader.damaged("a delivered entry names device \(device)") }
+            return (event: event, device: device)
+        }
+        delivered = DeliveredLedger(limit: configuration.deliveredLimit, restoring: ledger)
+        let arrivals = try reader.uint64()
+        let newestSeen = try reader.optional { try $0.timestamp() }
+        let held = try reader.array(minimumSize: 20) { reader in
+            (time: try reader.timestamp(), arrival: try reader.uint64(), reading: try reader.reading())
+        }
+        reorder = ReorderBuffer(
+            window: configuration.reorderWindow, restoring: held, arrivals: arrivals, newestSeen: newestSeen)
+
+        self.clock = clock
+        self.applySequence = applySequence
+        self.nextToken = nextToken
+        self.requestEpoch = requestEpoch
+    }
+
+    /// Refuses a request the engine would not have accepted: a damaged file must not install one.
+    private func checkRequest(_ request: NotificationRequest, path: String, reader: CheckpointReader) throws {
+        let issues = issues(in: request, path: path)
+        guard issues.isEmpty else { throw reader.damaged("an invalid request: \(CatalogError(issues: issues))") }
+    }
+}

@@ -1,0 +1,92 @@
+import Fenceline
+import FencelineFormats
+import Foundation
+import Synchronization
+
+/// Reading and writing checkpoint files (SPEC §10).
+enum CheckpointFile {
+    /// The bytes of the checkpoint at `path`, checked: a missing file exits 66, one that is not a
+    /// checkpoint (or of another version, or damaged) 65, both naming the file.
+    static func read(_ path: String) throws -> [UInt8] {
+        let bytes: [UInt8]
+        do throws(InputError) {
+            let reader = try LineReader(path: path)
+            bytes = try reader.readAll()
+            if let failure = reader.failure { throw failure }
+        } catch {
+            throw CommandFailure(error)
+        }
+        do {
+            _ = try Engine.checkpointSummary(of: bytes)
+        } catch {
+            throw CommandFailure(status: ExitStatus.badInput, message: "\(path): \(error)")
+        }
+        return bytes
+    }
+
+    /// Writes `bytes` to `path` atomically: into a temporary file beside it, flushed to disk, then
+    /// renamed over `path` (and the directory flushed), so a crash at any moment leaves either the
+    /// previous checkpoint whole or the new one.
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        let temporary = "\(directory)/.\(url.lastPathComponent).\(getpid()).tmp"
+        func failure(_ what: String) -> CommandFailure {
+            CommandFailure(
+                status: ExitStatus.ioError, message: "\(path): cannot write the checkpoint: \(what): \(String(cString: strerror(errno)))")
+        }
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("cannot create \(temporary)") }
+        var written = 0
+        let complete = bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let count = Foundation.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                written += count
+            }
+            return true
+        }
+        guard complete, fsync(descriptor) == 0 else {
+            let error = failure("writing \(temporary)")
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        close(descriptor)
+        guard rename(temporary, path) == 0 else {
+            let error = failure("renaming \(temporary)")
+            unlink(temporary)
+            throw error
+        }
+        // The rename itself is durable once the directory is flushed.
+        let folder = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            _ = fsync(folder)
+            close(folder)
+        }
+    }
+}
+
+/// SIGINT and SIGTERM during a run that writes a checkpoint: the run stops after the line at hand
+/// and ends normally, writing its events and the checkpoint (SPEC §10).
+enum StopSignals {
+    /// Set by the handler, read by the run after each line.
+    private static let received = Atomic<Bool>(false)
+
+    /// Whether SIGINT or SIGTERM has arrived since ``install()``.
+    static var wasReceived: Bool { received.load(ordering: .relaxed) }
+
+    /// Replaces the default action (ending the process) with setting ``wasReceived``. Without
+    /// `SA_RESTART`, a read from a quiet pipe returns at once, so the run notices.
+    static func install() {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in StopSignals.received.store(true, ordering: .relaxed) }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
+        sigaction(SIGINT, &action, nil)
+        sigaction(SIGTERM, &action, nil)
+    }
+}
