@@ -260,8 +260,9 @@ extension CheckpointWriter {
 
 /// A 64-bit checksum of the state (FNV-1a over 8-byte words, then a finaliser): it tells a damaged
 /// or truncated file from a good one; it is no defence against a deliberate forgery, nor meant to be.
-enum CheckpointChecksum {
-    static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+package enum CheckpointChecksum {
+    /// The checksum of `bytes`.
+    package static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(bytes.count)
         var offset = 0
         while offset + 8 <= bytes.count {
