@@ -31,8 +31,8 @@ public final class LineReader {
     public let size: Int?
     /// The longest line accepted, in bytes.
     public var maximumLineLength = 16 << 20
-    /// Asked when a read is interrupted by a signal: `true` ends the input there instead of
-    /// reading on (a run stopped by SIGINT while its input is quiet).
+    /// Asked while a read waits (on a pipe, every tenth of a second) or is interrupted by a
+    /// signal: `true` ends the input there (a run stopped by SIGINT while its input is quiet).
     public var endsOnInterruption: (() -> Bool)?
 
     /// The error for line `number`, longer than ``maximumLineLength`` (which ``forEachLine(oversized:_:)``
@@ -115,6 +115,18 @@ public final class LineReader {
         return result
     }
 
+    /// Whether to read on: with ``endsOnInterruption`` set, a pipe is waited on in slices of a
+    /// tenth of a second, asking between them, since it may stay quiet for ever and the signal
+    /// may reach another thread than this one, leaving a plain read blocked.
+    private func waitsForInput() -> Bool {
+        guard let endsOnInterruption, size == nil else { return true }
+        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while poll(&ready, 1, 100) <= 0 {
+            if endsOnInterruption() { return false }
+        }
+        return true
+    }
+
     /// Looks at the first bytes once: a gzip magic starts inflating.
     private func sniff() throws(InputError) {
         guard !sniffed else { return }
@@ -122,6 +134,7 @@ public final class LineReader {
         var head = [UInt8](repeating: 0, count: 1 << 16)
         var count = 0
         while count < 2 {
+            guard waitsForInput() else { break }
             let got = head.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
             if got < 0 && errno == EINTR { continue }
             guard got >= 0 else {
@@ -202,6 +215,7 @@ public final class LineReader {
             }
         }
         while true {
+            guard waitsForInput() else { return 0 }
             let count = read(descriptor, destination, capacity)
             if count < 0 && errno == EINTR {
                 if let endsOnInterruption, endsOnInterruption() { return 0 }

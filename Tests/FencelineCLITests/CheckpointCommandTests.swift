@@ -1,0 +1,178 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `run --checkpoint`, `run --resume` and `inspect` through the binary (SPEC §10).
+@Suite(.serialized) struct CheckpointCommandTests {
+    let scenario = "Data/scenarios/real-drive-visnjan"
+
+    /// The scenario's readings split into two files at line `cut`, in a fresh folder.
+    func split(at cut: Int) throws -> (directory: URL, first: String, second: String, lines: [String]) {
+        let directory = try CLI.temporaryDirectory()
+        let lines = try String(
+            contentsOf: Fixtures.packageRoot.appendingPathComponent("\(scenario)/readings.ndjson"), encoding: .utf8
+        ).split(separator: "\n").map(String.init)
+        let first = directory.appendingPathComponent("first.ndjson").path
+        let second = directory.appendingPathComponent("second.ndjson").path
+        try Data(lines[..<cut].map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: first))
+        try Data(lines[cut...].map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: second))
+        return (directory, first, second, lines)
+    }
+
+    @Test func twoRunsThroughACheckpointWriteWhatOneRunWrites() throws {
+        let whole = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "\(scenario)/readings.ndjson"])
+        let (directory, first, second, _) = try split(at: 47)
+        let state = directory.appendingPathComponent("drive.ckpt").path
+        let head = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", first, "--checkpoint", state])
+        #expect(head.status == 0)
+        #expect(head.stderr == "fenceline: 47 readings, 0 skipped, 0 stale, 5 events\n")
+        // --triggers is optional on resume.
+        let tail = try CLI.run(["run", "--resume", state, second])
+        #expect(tail.status == 0)
+        #expect(head.stdout + tail.stdout == whole.stdout)
+        // With the same catalog given again its requests go on as they were.
+        let again = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "--resume", state, second])
+        #expect(again.stdout == tail.stdout)
+        // Text output too, and no temporary file is left beside the checkpoint.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+            == ["drive.ckpt", "first.ndjson", "second.ndjson"])
+    }
+
+    @Test func inspectSummarisesACheckpoint() throws {
+        let (directory, first, _, _) = try split(at: 47)
+        let state = directory.appendingPathComponent("drive.ckpt").path
+        #expect(try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", first, "--checkpoint", state]).status == 0)
+        let text = try CLI.run(["inspect", state])
+        #expect(text.status == 0)
+        #expect(text.stdout.hasPrefix("version       1\nclock         2020-12-18T06:18:39Z\nrequests      5 pending\n"))
+        #expect(text.stdout.contains("devices       1\n"))
+        #expect(text.stdout.contains("next seq      6\n"))
+        let json = try CLI.run(["inspect", state, "--format", "json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
+        #expect(object["version"] as? Int == 1)
+        #expect(object["clock"] as? String == "2020-12-18T06:18:39Z")
+        #expect(object["requests"] as? Int == 5)
+        #expect(object["devices"] as? Int == 1)
+        #expect(object["nextSeq"] as? Int == 6)
+        #expect(object["pendingTimers"] is Int && object["heldReadings"] as? Int == 0)
+    }
+
+    /// A truncated, altered, foreign or future-version file: exit 65, a message naming the file,
+    /// nothing on standard output; a missing one exits 66.
+    @Test func damagedOrForeignCheckpointsAreRefused() throws {
+        let (directory, first, second, _) = try split(at: 47)
+        let state = directory.appendingPathComponent("drive.ckpt")
+        #expect(
+            try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", first, "--checkpoint", state.path]).status
+                == 0)
+        let good = Array(try Data(contentsOf: state))
+        var cases: [(String, [UInt8], String)] = [
+            ("truncated", Array(good.dropLast(10)), "truncated"),
+            ("foreign", Array("{\"requests\":[]}".utf8), "not a Fenceline checkpoint"),
+            ("empty", [], "not a Fenceline checkpoint"),
+        ]
+        var altered = good
+        altered[altered.count / 2] ^= 0x10
+        cases.append(("altered", altered, "checksum"))
+        var future = good
+        future[21] = 9
+        cases.append(("future", future, "version 9"))
+        for (name, bytes, message) in cases {
+            let path = directory.appendingPathComponent("\(name).ckpt").path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            for arguments in [["run", "--resume", path, second], ["inspect", path]] {
+                let result = try CLI.run(arguments)
+                #expect(result.status == 65, "\(name): \(arguments[0])")
+                #expect(result.stdout.isEmpty, "\(name): \(arguments[0])")
+                #expect(result.stderr.hasPrefix("\(path): ") && result.stderr.contains(message), "\(result.stderr)")
+            }
+        }
+        #expect(try CLI.run(["run", "--resume", "no-such.ckpt", second]).status == 66)
+        #expect(try CLI.run(["run", second]).status == 64)  // neither --triggers nor --resume
+        #expect(try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "--checkpoint", "-", first]).status == 64)
+    }
+
+    /// SIGINT or SIGTERM during a run with --checkpoint: it stops after the line at hand, writes
+    /// the events and the checkpoint and exits 0; resuming on the lines it did not apply goes on
+    /// exactly (the summary line says how many it read).
+    @Test(arguments: [SIGINT, SIGTERM]) func aSignalStopsTheRunWithACheckpoint(signal: Int32) throws {
+        let (directory, _, _, lines) = try split(at: 1)
+        let whole = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "\(scenario)/readings.ndjson"])
+        let state = directory.appendingPathComponent("stopped.ckpt").path
+        let outURL = directory.appendingPathComponent("stdout")
+        let errURL = directory.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.currentDirectoryURL = Fixtures.packageRoot
+        process.arguments = ["run", "--triggers", "\(scenario)/triggers.json", "--checkpoint", state, "-"]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        try process.run()
+        // Half the lines, then silence: the run waits for more until the signal.
+        input.fileHandleForWriting.write(Data(lines[..<60].map { $0 + "\n" }.joined().utf8))
+        Thread.sleep(forTimeInterval: 1)
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let errors = try String(contentsOf: errURL, encoding: .utf8)
+        let read = Int(errors.split(separator: " ")[1]) ?? -1
+        #expect(read == 60, "\(errors)")
+        let head = try String(contentsOf: outURL, encoding: .utf8)
+        let tail = try CLI.run(["run", "--resume", state, "-"], stdin: lines[read...].map { $0 + "\n" }.joined())
+        #expect(head + tail.stdout == whole.stdout)
+        try? input.fileHandleForWriting.close()
+    }
+
+    /// SIGKILL at random moments of a run writing over an existing checkpoint: the file is always
+    /// either the old checkpoint, whole, or the new one, never a mixture or a stub.
+    @Test func aKilledRunLeavesTheOldCheckpointOrTheNewOneWhole() throws {
+        let directory = try CLI.temporaryDirectory()
+        var generator = SplitMix(state: 9)
+        var text = ""
+        for index in 0..<60_000 {
+            let device = Int.random(in: 0..<20_000, using: &generator)
+            let longitude = 4.89 + Double.random(in: -0.004...0.004, using: &generator)
+            text += #"{"device":"v\#(device)","time":\#(1_772_438_400 + index / 10),"lat":52.37,"lon":\#(longitude)}"# + "\n"
+        }
+        let readings = directory.appendingPathComponent("many.ndjson")
+        try Data(text.utf8).write(to: readings)
+        let catalog = directory.appendingPathComponent("catalog.json")
+        try Data(#"{"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":150}}]}"#.utf8)
+            .write(to: catalog)
+        // The old checkpoint is of a shorter run, so the new one differs from it.
+        let start = directory.appendingPathComponent("start.ndjson")
+        try Data(text.split(separator: "\n").prefix(1000).map { $0 + "\n" }.joined().utf8).write(to: start)
+        let state = directory.appendingPathComponent("state.ckpt")
+        #expect(
+            try CLI.run(["run", "--triggers", catalog.path, start.path, "--checkpoint", state.path, "--quiet"])
+                .status == 0)
+        let old = try Data(contentsOf: state)
+        var kept = 0
+        var replaced = 0
+        for attempt in 0..<12 {
+            try old.write(to: state)
+            let process = Process()
+            process.executableURL = CLI.binary
+            process.arguments = ["run", "--triggers", catalog.path, readings.path, "--checkpoint", state.path, "--quiet"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: Double(attempt) * 0.06)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let now = try Data(contentsOf: state)
+            if now == old {
+                kept += 1
+            } else {
+                replaced += 1
+                #expect(try CLI.run(["inspect", state.path]).status == 0, "attempt \(attempt): a damaged checkpoint")
+            }
+        }
+        #expect(kept + replaced == 12)
+        #expect(kept > 0, "every run finished before it was killed: kill sooner")
+    }
+}
