@@ -46,6 +46,9 @@ struct BenchCommand: AsyncParsableCommand {
             """)
     var repeats = 5
 
+    @Flag(help: "Only time the checkpoint and resume of a million devices on country100k.")
+    var checkpointOnly = false
+
     @Flag(help: "Only time the library's process() on both workloads (a quick check while optimising).")
     var libraryOnly = false
 
@@ -69,6 +72,14 @@ struct BenchCommand: AsyncParsableCommand {
                         format: "%@: %@ readings/s, p50 %.2f µs, p99 %.2f µs, p99.9 %.2f µs", name, rate(library.rate),
                         library.p50, library.p99, library.p999))
             }
+            return
+        }
+        if checkpointOnly {
+            let result = try measureCheckpoint(try decodeCatalog(files.country), files.million)
+            print(
+                String(
+                    format: "checkpoint %.2f s, resume %.2f s, %.0f MB, round trip %@", result.write, result.resume,
+                    result.megabytes, result.roundTrips ? "identical" : "DIFFERENT"))
             return
         }
         var table = Table()
@@ -168,6 +179,15 @@ struct BenchCommand: AsyncParsableCommand {
         table.add(
             "country100k: peak RSS, 1,000,000 devices × 1 reading (MB)", String(format: "%.0f", millionMegabytes),
             "", "", target("≤ 1024", "memory, a million devices", met: millionMegabytes <= 1024))
+        let checkpoint = try measureCheckpoint(try decodeCatalog(files.country), files.million)
+        if !checkpoint.roundTrips { failures.append("a resumed engine's checkpoint differs from the one it read") }
+        table.add(
+            "country100k: checkpoint of 1,000,000 devices (s; file MB)",
+            String(format: "%.2f; %.0f MB", checkpoint.write, checkpoint.megabytes), "", "",
+            target("≤ 2", "checkpoint", met: checkpoint.write <= 2))
+        table.add(
+            "country100k: resume of 1,000,000 devices (s)", String(format: "%.2f", checkpoint.resume), "",
+            checkpoint.roundTrips ? "round trip identical ✓" : "DIFFERENT ✗", target("≤ 2", "resume", met: checkpoint.resume <= 2))
         print(
             table.render(title: "Fenceline benchmark, \(devices) devices × \(steps) readings, release build, \(Date())")
         )
@@ -267,6 +287,42 @@ struct BenchCommand: AsyncParsableCommand {
             return true
         }
         return readings
+    }
+
+    struct CheckpointResult {
+        var write, resume, megabytes: Double
+        /// Whether the resumed engine's checkpoint is byte for byte the one it was resumed from.
+        var roundTrips: Bool
+    }
+
+    /// An engine on `catalog` after one reading of each device in `path` (a million): the fastest
+    /// of `repeats` checkpoints, and of resumes from it (the whole state: the catalog installed
+    /// and indexed again, every device's).
+    func measureCheckpoint(_ catalog: Catalog, _ path: String) throws -> CheckpointResult {
+        func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+        let engine = try Engine(catalog: catalog)
+        let decoder = NDJSONReadingDecoder()
+        try LineReader(path: path).forEachLine { line, _ in
+            if let reading = try decoder.decode(line) { _ = engine.process(reading) }
+            return true
+        }
+        var bytes: [UInt8] = []
+        var write = Double.infinity
+        for _ in 0..<max(1, repeats) {
+            let start = now()
+            bytes = engine.checkpoint()
+            write = min(write, now() - start)
+        }
+        var resume = Double.infinity
+        var roundTrips = true
+        for attempt in 0..<max(1, min(3, repeats)) {
+            let start = now()
+            let resumed = try Engine(resuming: bytes)
+            resume = min(resume, now() - start)
+            if attempt == 0 { roundTrips = resumed.checkpoint() == bytes }
+        }
+        return CheckpointResult(
+            write: write, resume: resume, megabytes: Double(bytes.count) / 1_048_576, roundTrips: roundTrips)
     }
 
     struct LibraryResult {
