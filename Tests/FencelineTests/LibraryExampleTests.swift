@@ -1,4 +1,6 @@
 import Fenceline
+import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -85,6 +87,39 @@ import Testing
 
     static func readings(_ range: Range<Int>) -> [Reading] {
         range.map { Fixtures.fix("d\($0 % 3)", Double($0) * 4, east: Double(($0 * 37) % 500) - 100) }
+    }
+
+    /// The README's session example, verbatim between the markers.
+    @Test func readmeSessionExampleRuns() async throws {
+        let gate = Fixtures.circle("gate", hysteresis: .naive)
+        let readings = Self.readings(0..<30)
+        let end = Fixtures.at(200)
+        let lines = Mutex<[String]>([])
+        @Sendable func print(_ items: any Sendable...) {
+            lines.withLock { $0.append(items.map { "\($0)" }.joined(separator: " ")) }
+        }
+        // README begin
+        let session = try EngineSession(catalog: Catalog(requests: [gate]))
+        let consumer = Task {
+            for await event in session.events { print(event.sequence, event.kind, event.requestID) }
+        }
+        await session.process(readings)                 // any Sequence of Reading, from any task
+        let state = await session.checkpoint()          // keep it: EngineSession(resuming: state) goes on exactly
+        await session.finish(until: end)                // fires what is due, then ends `events`
+        await consumer.value
+        // README end
+        let printed = lines.withLock { $0 }
+        #expect(!state.isEmpty)
+        #expect(printed.first == "1 enter gate" || printed.first == "1 exit gate")
+        #expect(printed.count >= 3)
+        // The lines above are the README's, so the README's example compiles and runs.
+        let source = try String(contentsOfFile: #filePath, encoding: .utf8).split(separator: "\n")
+        let first = source.firstIndex { $0.hasSuffix("// README begin") }!
+        let last = source.firstIndex { $0.hasSuffix("// README end") }!
+        let example = source[(first + 1)..<last].map { $0.dropFirst(8) }.joined(separator: "\n")
+        let readme = try String(
+            contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("```swift\n" + example + "\n```"))
     }
 
     /// The README's session example, and the same events as the synchronous engine, in order,
