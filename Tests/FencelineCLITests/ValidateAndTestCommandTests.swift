@@ -27,18 +27,21 @@ import Testing
             ))
     }
 
-    @Test func bundledScenariosPass() throws {
-        let result = try CLI.run(["test", "Data/scenarios"])
-        #expect(result.status == 0, "\(result.stdout)")
-        #expect(result.stdout.contains(" 0 failed"))
+    /// The recorded scenarios, one case each (so a failure names its scenario), with one thread
+    /// and sharded across two and three.
+    @Test(
+        arguments: try! FileManager.default.contentsOfDirectory(
+            atPath: Fixtures.dataDirectory.appendingPathComponent("scenarios").path
+        ).filter { !$0.hasSuffix(".md") }.sorted())
+    func bundledScenarioMatchesItsRecording(scenario: String) throws {
+        for threads in ["1", "2", "3"] {
+            let result = try CLI.run(["test", "Data/scenarios/\(scenario)", "--threads", threads])
+            #expect(result.status == 0, "\(scenario), \(threads) threads:\n\(result.stdout)")
+            #expect(result.stdout.hasPrefix("ok   Data/scenarios/\(scenario)\n"))
+        }
     }
 
-    @Test func bundledScenariosPassShardedAcrossThreads() throws {
-        for threads in ["2", "3"] {
-            let result = try CLI.run(["test", "Data/scenarios", "--threads", threads])
-            #expect(result.status == 0, "\(result.stdout)")
-            #expect(result.stdout.contains(" 0 failed"))
-        }
+    @Test func scenarioOptionsAreChecked() throws {
         #expect(try CLI.run(["test", "Data/scenarios", "--threads", "2", "--update"]).status == 64)
         #expect(try CLI.run(["run", "--triggers", "x.json", "--threads", "0"]).status == 64)
         let stateOut = try CLI.run(["run", "--triggers", "x.json", "--threads", "2", "--state-out", "s.json"])
