@@ -14,6 +14,8 @@ let package = Package(
     products: [
         .library(name: "Fenceline", targets: ["Fenceline"]),
         .library(name: "FencelineFormats", targets: ["FencelineFormats"]),
+        .library(name: "FencelineRun", targets: ["FencelineRun"]),
+        .library(name: "FencelineRender", targets: ["FencelineRender"]),
         .executable(name: "fenceline", targets: ["fenceline"]),
     ],
     dependencies: [
@@ -44,15 +46,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Codecs only: readings, catalogs, JSON, event encodings and their errors.
+        .target(name: "FencelineFormats", dependencies: ["Fenceline"]),
+        // The run driver: input sources (files, pipes, live input, gzip), one engine or shards.
         .target(
-            name: "FencelineFormats",
-            dependencies: ["Fenceline", "CZlib", "CMalloc", .product(name: "Logging", package: "swift-log")]
+            name: "FencelineRun",
+            dependencies: [
+                "Fenceline", "FencelineFormats", "CZlib", "CMalloc", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
+        // Pictures and explanations of a run.
+        .target(name: "FencelineRender", dependencies: ["Fenceline", "FencelineFormats"]),
         .executableTarget(
             name: "fenceline",
             dependencies: [
                 "Fenceline",
                 "FencelineFormats",
+                "FencelineRun",
+                "FencelineRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -62,6 +73,7 @@ let package = Package(
             dependencies: [
                 "Fenceline",
                 "FencelineFormats",
+                "FencelineRun",
                 "GEOSBridge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -70,12 +82,17 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["Fenceline", "FencelineFormats"],
+            dependencies: ["Fenceline", "FencelineFormats", "FencelineRun"],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "GEOSBridgeTests", dependencies: ["GEOSBridge"]),
         .testTarget(name: "FencelineTests", dependencies: ["Fenceline", "GEOSBridge", "TestSupport"]),
         .testTarget(name: "FencelineFormatsTests", dependencies: ["FencelineFormats", "TestSupport"]),
+        .testTarget(name: "FencelineRunTests", dependencies: ["FencelineRun", "FencelineFormats", "TestSupport"]),
+        .testTarget(
+            name: "FencelineRenderTests",
+            dependencies: ["FencelineRender", "FencelineRun", "FencelineFormats", "TestSupport"]
+        ),
         .testTarget(name: "FencelineCLITests", dependencies: ["TestSupport"]),
     ]
 )

@@ -1,6 +1,7 @@
 public import ArgumentParser
 import Fenceline
 import FencelineFormats
+import FencelineRun
 
 extension EventFormat: ExpressibleByArgument {}
 extension InputFormat: ExpressibleByArgument {}

@@ -1,5 +1,6 @@
 import Fenceline
 import FencelineFormats
+import FencelineRun
 
 /// Reads and decodes a catalog file, turning every failure into a CLI failure with its exit code.
 func loadCatalog(path: String, decoder: CatalogDecoder) throws -> CatalogDecoder.Decoded {

@@ -1,5 +1,6 @@
 import Fenceline
 import FencelineFormats
+import FencelineRun
 import Foundation
 import Synchronization
 
@@ -33,7 +34,8 @@ enum CheckpointFile {
         let temporary = "\(directory)/.\(url.lastPathComponent).\(getpid()).tmp"
         func failure(_ what: String) -> CommandFailure {
             CommandFailure(
-                status: ExitStatus.ioError, message: "\(path): cannot write the checkpoint: \(what): \(String(cString: strerror(errno)))")
+                status: ExitStatus.ioError,
+                message: "\(path): cannot write the checkpoint: \(what): \(String(cString: strerror(errno)))")
         }
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("cannot create \(temporary)") }

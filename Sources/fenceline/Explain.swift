@@ -1,6 +1,8 @@
 import ArgumentParser
 import Fenceline
 import FencelineFormats
+import FencelineRender
+import FencelineRun
 import Logging
 
 /// `fenceline explain`: why an event of one device and region request did or did not fire.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FencelineFormats
+import FencelineRun
 import Foundation
 import Logging
 
@@ -19,7 +20,8 @@ struct FencelineCommand: AsyncParsableCommand {
             be opened, 74 output cannot be written.
             """,
         subcommands: [
-            Run.self, Readings.self, Explain.self, Render.self, Validate.self, Next.self, ScenarioTest.self, Inspect.self,
+            Run.self, Readings.self, Explain.self, Render.self, Validate.self, Next.self, ScenarioTest.self,
+            Inspect.self,
         ],
         defaultSubcommand: nil
     )

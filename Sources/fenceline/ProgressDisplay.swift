@@ -1,4 +1,5 @@
 import FencelineFormats
+import FencelineRun
 import Foundation
 
 /// The progress line of long runs on stderr: percent of bytes read, readings, readings per second

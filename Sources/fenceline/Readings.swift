@@ -1,6 +1,7 @@
 import ArgumentParser
 import Fenceline
 import FencelineFormats
+import FencelineRun
 
 /// `fenceline readings`: any input format as the normalised NDJSON of SPEC §3.1.
 struct Readings: AsyncParsableCommand {

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Fenceline
 import FencelineFormats
+import FencelineRender
+import FencelineRun
 import Logging
 
 /// `fenceline render`: a picture of the fences, the device tracks and the events.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Fenceline
 import FencelineFormats
+import FencelineRun
 import Foundation
 import Logging
 

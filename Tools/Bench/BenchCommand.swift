@@ -1,6 +1,7 @@
 import ArgumentParser
 import Fenceline
 import FencelineFormats
+import FencelineRun
 import Foundation
 import Logging
 
@@ -187,7 +188,8 @@ struct BenchCommand: AsyncParsableCommand {
             target("≤ 2", "checkpoint", met: checkpoint.write <= 2))
         table.add(
             "country100k: resume of 1,000,000 devices (s)", String(format: "%.2f", checkpoint.resume), "",
-            checkpoint.roundTrips ? "round trip identical ✓" : "DIFFERENT ✗", target("≤ 2", "resume", met: checkpoint.resume <= 2))
+            checkpoint.roundTrips ? "round trip identical ✓" : "DIFFERENT ✗",
+            target("≤ 2", "resume", met: checkpoint.resume <= 2))
         print(
             table.render(title: "Fenceline benchmark, \(devices) devices × \(steps) readings, release build, \(Date())")
         )

@@ -40,12 +40,12 @@ extension EventEncoder {
 extension Event {
     /// The event's kind as the text output and the picture's tooltips name it: `enter`, or
     /// `state:inside` for a state event.
-    var kindLabel: String {
+    package var kindLabel: String {
         kind == .state ? "state:\(state?.rawValue ?? "")" : kind.rawValue
     }
 }
 
 /// Distances leave rounded to decimetres: finer digits are noise for a GPS fix.
-func roundedDistance(_ distance: Double) -> Double {
+package func roundedDistance(_ distance: Double) -> Double {
     (distance * 10).rounded() / 10
 }

@@ -86,7 +86,7 @@ extension JSONWriter {
         raw("}")
     }
 
-    mutating func writeContent(_ content: NotificationContent) {
+    package mutating func writeContent(_ content: NotificationContent) {
         raw("{")
         var first = true
         func member(_ name: StaticString) {

@@ -1,20 +1,22 @@
-import Fenceline
+package import Fenceline
 
 /// Appends JSON text to a byte buffer: escaped strings, numbers in shortest round-trip form.
 ///
 /// Hand-written so events are encoded without a `JSONEncoder` per event and with a fixed key order.
-struct JSONWriter {
-    var bytes: [UInt8] = []
+package struct JSONWriter {
+    package var bytes: [UInt8] = []
 
-    mutating func raw(_ text: StaticString) {
+    package init() {}
+
+    package mutating func raw(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    mutating func raw(_ text: String) {
+    package mutating func raw(_ text: String) {
         bytes.append(contentsOf: text.utf8)
     }
 
-    mutating func string(_ text: String) {
+    package mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         // Most strings (ids, names, times) need no escape: checked and copied in one go.
         var text = text
@@ -47,7 +49,7 @@ struct JSONWriter {
     }
 
     /// An integer's digits, written straight into the output.
-    mutating func integer(_ value: Int) {
+    package mutating func integer(_ value: Int) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, room for 20 digits
@@ -63,7 +65,7 @@ struct JSONWriter {
     }
 
     /// A time as an RFC 3339 string (``Timestamp/rfc3339``), written straight into the output.
-    mutating func time(_ time: Timestamp) {
+    package mutating func time(_ time: Timestamp) {
         var text: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, the longest form
         let written: Bool = withUnsafeMutableBytes(of: &text) { raw in
             raw.withMemoryRebound(to: UInt8.self) { buffer in
@@ -77,19 +79,19 @@ struct JSONWriter {
         if !written { string(time.rfc3339) }
     }
 
-    mutating func number(_ value: Double) {
+    package mutating func number(_ value: Double) {
         raw(Self.format(value))
     }
 
     /// A double as JSON: whole values without a fraction, others in Swift's shortest round-trip form.
-    static func format(_ value: Double) -> String {
+    package static func format(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return value.description
     }
 
     /// A JSON value as it was written (numbers keep their literal text).
-    mutating func value(_ value: JSONValue) {
+    package mutating func value(_ value: JSONValue) {
         switch value {
         case .null: raw("null")
         case .bool(let flag): raw(flag ? "true" : "false")
@@ -115,7 +117,7 @@ struct JSONWriter {
     }
 
     /// Starts a member: `,"key":` (without the comma for the first).
-    mutating func key(_ name: StaticString, first: Bool = false) {
+    package mutating func key(_ name: StaticString, first: Bool = false) {
         if !first { bytes.append(UInt8(ascii: ",")) }
         bytes.append(UInt8(ascii: "\""))
         raw(name)

@@ -62,14 +62,14 @@ public struct NDJSONReadingDecoder {
     }
 
     /// Decodes a reading line that ``canonicalFix(_:)`` has already turned down.
-    func decodeNonCanonical(_ line: UnsafeBufferPointer<UInt8>) throws(LineError) -> Reading? {
+    package func decodeNonCanonical(_ line: UnsafeBufferPointer<UInt8>) throws(LineError) -> Reading? {
         switch try decode(line, deferringControls: false, tryingCanonical: false) {
         case .reading(let reading): reading
         case .blank, .control: nil
         }
     }
 
-    func decode(
+    package func decode(
         _ line: UnsafeBufferPointer<UInt8>, deferringControls: Bool, tryingCanonical: Bool = true
     ) throws(LineError) -> LineKind {
         if tryingCanonical, let fix = canonicalFix(line) { return .reading(.fix(fix)) }
@@ -99,15 +99,15 @@ public struct NDJSONReadingDecoder {
     /// A canonical fix line's fields, the device as a range of the line's bytes (plain printable
     /// ASCII, no escapes: the bytes are the name): a plain value a parallel parser can keep
     /// without making the device's string.
-    struct CanonicalParts {
-        var device: Range<Int>
-        var time: Timestamp
-        var coordinate: Coordinate
-        var accuracy: Double?
+    package struct CanonicalParts {
+        package var device: Range<Int>
+        package var time: Timestamp
+        package var coordinate: Coordinate
+        package var accuracy: Double?
 
         /// The parts of a line that starts `offset` bytes into a block, the device a range of the
         /// block.
-        func moved(by offset: Int) -> CanonicalParts {
+        package func moved(by offset: Int) -> CanonicalParts {
             var parts = self
             parts.device = (offset + device.lowerBound)..<(offset + device.upperBound)
             return parts
@@ -115,20 +115,20 @@ public struct NDJSONReadingDecoder {
 
         /// The fix, its device read from `line`, the line these parts came from.
         @inline(__always)
-        func fix(in line: UnsafeBufferPointer<UInt8>) -> Fix {
+        package func fix(in line: UnsafeBufferPointer<UInt8>) -> Fix {
             fix(device: String(decoding: UnsafeBufferPointer(rebasing: line[device]), as: UTF8.self))
         }
 
         /// The fix with `device`, its name already read.
         @inline(__always)
-        func fix(device: String) -> Fix {
+        package func fix(device: String) -> Fix {
             Fix(device: device, time: time, coordinate: coordinate, accuracy: accuracy)
         }
     }
 
     /// ``canonicalFix(_:)``'s parse, without making the fix.
     @inline(__always)
-    func canonicalParts(_ line: UnsafeBufferPointer<UInt8>) -> CanonicalParts? {
+    package func canonicalParts(_ line: UnsafeBufferPointer<UInt8>) -> CanonicalParts? {
         guard let base = line.baseAddress else { return nil }
         var position = 0
         let count = line.count

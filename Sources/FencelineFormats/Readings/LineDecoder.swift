@@ -1,0 +1,75 @@
+public import Fenceline
+
+/// Turns the lines of one line-based input into readings, whatever its format (NDJSON, CSV with
+/// its header, NMEA with its epochs), keeping the per-input state those formats need.
+package struct LineDecoder {
+    private enum State {
+        case ndjson
+        /// `nil` until the header is read; `failed` when the header was bad (the rows are then
+        /// not reported one by one).
+        case csv(CSVReadingDecoder?, failed: Bool)
+        case nmea(NMEADecoder)
+    }
+
+    private var state: State
+    /// Kept outside `state`, so a line reads it in place rather than copying it out of the enum
+    /// (with its references) as a pattern binding would.
+    private let ndjson: NDJSONReadingDecoder
+
+    /// A decoder for `format`, which must be line-based (not GPX); `device` names the device of
+    /// formats whose lines carry none (NMEA).
+    package init(format: InputFormat, device: String, requests: NDJSONReadingDecoder.RequestContext?) {
+        ndjson = NDJSONReadingDecoder(requests: requests)
+        switch format {
+        case .ndjson, .gpx: state = .ndjson
+        case .csv: state = .csv(nil, failed: false)
+        case .nmea: state = .nmea(NMEADecoder(device: device))
+        }
+    }
+
+    /// For NDJSON, the fields of a canonically laid-out fix line, the device a range of `line`
+    /// (``NDJSONReadingDecoder/canonicalParts(_:)``); `nil` for any other line or format, which
+    /// then goes to `decode(_:number:afterCanonical:)`.
+    ///
+    /// Mutating though it changes nothing: the run keeps its decoder in a class property, from
+    /// which a non-mutating call first copied the whole decoder (retaining what it holds) for
+    /// every line, about 5 % of a run; a mutating call reads it in place.
+    @inline(__always)
+    package mutating func canonicalParts(_ line: UnsafeBufferPointer<UInt8>) -> NDJSONReadingDecoder.CanonicalParts? {
+        guard case .ndjson = state else { return nil }
+        return ndjson.canonicalParts(line)
+    }
+
+    /// The reading `line` completes, `nil` for none (a blank or comment line, a CSV header, an NMEA
+    /// sentence whose epoch is still open). `afterCanonical`: `canonicalParts(_:)` has turned the
+    /// line down already.
+    package mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int, afterCanonical: Bool = false)
+        throws(LineError) -> Reading?
+    {
+        switch state {
+        case .ndjson:
+            return afterCanonical ? try ndjson.decodeNonCanonical(line) : try ndjson.decode(line)
+        case .csv(let decoder?, _):
+            return try decoder.decode(line)
+        case .csv(nil, let failed):
+            if failed || line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
+            do throws(LineError) {
+                state = .csv(try CSVReadingDecoder(header: line), failed: false)
+            } catch {
+                state = .csv(nil, failed: true)
+                throw error
+            }
+            return nil
+        case .nmea(var decoder):
+            defer { state = .nmea(decoder) }
+            return try decoder.decode(line, lineNumber: number)?.reading
+        }
+    }
+
+    /// At the end of the input: a reading still held (an NMEA receiver's last epoch).
+    package mutating func finish() -> Reading? {
+        guard case .nmea(var decoder) = state else { return nil }
+        defer { state = .nmea(decoder) }
+        return decoder.finish()?.reading
+    }
+}

@@ -1,0 +1,113 @@
+internal import CZlib
+import FencelineFormats
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Inflates a gzip stream read from a file descriptor, for ``LineReader``: `.gz` inputs are read
+/// as if they were plain (zlib is the library made for this; nothing here is hand-written
+/// decompression).
+///
+/// Concatenated gzip members (as `cat a.gz b.gz` or `gzip` of appended logs make) are read one
+/// after another. A stream that ends early or is corrupt stops the input with an error, after
+/// the bytes inflated before it.
+final class GzipInflater {
+    private var stream = z_stream()
+    private let descriptor: Int32
+    private var input: [UInt8]
+    private var inputStart = 0
+    private var inputEnd: Int
+    private var sawEnd = false
+    private var memberEnded = false
+    private var finished = false
+    /// Compressed bytes consumed from the descriptor.
+    private(set) var compressedBytes = 0
+
+    /// Starts inflating: `initial` holds the bytes already read from `descriptor` (its magic).
+    init(descriptor: Int32, initial: [UInt8]) throws(InflateError) {
+        self.descriptor = descriptor
+        input = initial + [UInt8](repeating: 0, count: max(0, (1 << 16) - initial.count))
+        inputEnd = initial.count
+        // inflateInit2_ returns Z_OK, or an error code when memory or the zlib version is wrong;
+        // 15 + 16 asks for a gzip wrapper and the largest window.
+        let status = inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else { throw InflateError(message: "cannot start zlib (code \(status))") }
+    }
+
+    deinit {
+        // inflateEnd frees the stream's state; its status is of no use here.
+        inflateEnd(&stream)
+    }
+
+    /// Fills `destination` with up to `capacity` inflated bytes; 0 means the end of the input.
+    func read(into destination: UnsafeMutableRawPointer, capacity: Int) throws(InflateError) -> Int {
+        while !finished {
+            if inputStart == inputEnd {
+                if !sawEnd {
+                    try refill()
+                    continue
+                }
+                guard memberEnded else {
+                    throw InflateError(message: "the gzip stream is truncated (it ends inside compressed data)")
+                }
+                finished = true
+                break
+            }
+            if memberEnded {
+                // What follows a member is another member, or padding and garbage that end the
+                // input quietly, as gzip itself treats them.
+                guard input[inputStart] == 0x1F else {
+                    finished = true
+                    break
+                }
+                // inflateReset returns Z_OK unless the stream state is broken.
+                guard inflateReset(&stream) == Z_OK else { throw InflateError(message: "cannot restart zlib") }
+                memberEnded = false
+            }
+            var produced = 0
+            let status = input.withUnsafeMutableBufferPointer { bytes -> Int32 in
+                stream.next_in = bytes.baseAddress! + inputStart
+                stream.avail_in = UInt32(inputEnd - inputStart)
+                stream.next_out = destination.assumingMemoryBound(to: UInt8.self)
+                stream.avail_out = UInt32(capacity)
+                // inflate returns Z_OK on progress, Z_STREAM_END at a member's end, Z_BUF_ERROR when it
+                // needs more input, or an error code (corrupt data) with stream.msg set.
+                let status = inflate(&stream, Z_NO_FLUSH)
+                inputStart = inputEnd - Int(stream.avail_in)
+                produced = capacity - Int(stream.avail_out)
+                return status
+            }
+            switch status {
+            case Z_OK, Z_BUF_ERROR: break
+            case Z_STREAM_END: memberEnded = true
+            default:
+                let reason = stream.msg.map { String(cString: $0) } ?? "code \(status)"
+                throw InflateError(message: "the gzip stream is corrupt (\(reason))")
+            }
+            if produced > 0 { return produced }
+        }
+        return 0
+    }
+
+    private func refill() throws(InflateError) {
+        inputStart = 0
+        inputEnd = 0
+        while true {
+            let count = input.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else {
+                throw InflateError(message: "read failed: \(String(cString: strerror(errno)))")
+            }
+            compressedBytes += count
+            inputEnd = count
+            if count == 0 { sawEnd = true }
+            return
+        }
+    }
+}
+
+/// Why a gzip input could not be read on.
+struct InflateError: Error {
+    var message: String
+}

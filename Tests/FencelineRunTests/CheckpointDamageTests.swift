@@ -1,0 +1,129 @@
+import Fenceline
+import FencelineFormats
+import FencelineRun
+import Foundation
+import Logging
+import TestSupport
+import Testing
+
+/// SPEC §10: a file that is not a checkpoint, is truncated or damaged is refused with a clear
+/// error; reading one never traps, whatever its bytes say.
+@Suite struct CheckpointDamageTests {
+    static let magicLength = "FENCELINE-CHECKPOINT\n".utf8.count
+    static let headerLength = magicLength + 20
+
+    /// A checkpoint holding a little of everything: requests of every kind, devices with region and
+    /// beacon records, timers, delivered notifications, readings held by a reorder window.
+    static func richCheckpoint() throws -> [UInt8] {
+        var generator = SplitMix(state: 5)
+        let (catalog, lines) = try CheckpointContinuityTests.generatedStream(using: &generator)
+        var options = RunPipeline.Options()
+        options.reorderWindow = TimeSpan(seconds: 6)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rich-\(UUID().uuidString).ndjson")
+        try Data(lines[..<200].map { $0 + "\n" }.joined().utf8).write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let pipeline = RunPipeline(
+            catalog: catalog, catalogDecoder: CatalogDecoder(), options: options, encoder: NDJSONEventEncoder(),
+            logger: Logger(label: "test"))
+        pipeline.checkpointing = true
+        _ = try pipeline.run(inputs: [path.path], write: { _ in }, report: { _ in })
+        let state = try #require(pipeline.lastCheckpoint)
+        let summary = try Engine.checkpointSummary(of: state)
+        #expect(summary.devices == 6 && summary.heldReadings > 0 && summary.delivered > 0 && summary.pendingTimers > 0)
+        return state
+    }
+
+    /// The checksum recomputed over a changed payload, so the reader itself meets the change.
+    static func resealed(_ bytes: [UInt8]) -> [UInt8] {
+        var bytes = bytes
+        let payload = Array(bytes[headerLength...])
+        let checksum = payload.withUnsafeBytes { CheckpointChecksum.of($0) }
+        withUnsafeBytes(of: checksum.littleEndian) { raw in
+            for (offset, byte) in raw.enumerated() { bytes[headerLength - 8 + offset] = byte }
+        }
+        return bytes
+    }
+
+    /// Resumes from `bytes`: either a ``CheckpointError`` or an engine that then runs on readings.
+    static func tryResume(_ bytes: [UInt8]) -> CheckpointError? {
+        do {
+            let engine = try Engine(
+                resuming: bytes, configuration: Engine.Configuration(reorderWindow: TimeSpan(seconds: 6)))
+            for second in stride(from: 700.0, to: 760, by: 7) {
+                _ = engine.process(Fixtures.fix("d\(Int(second) % 6)", second, east: second - 700))
+            }
+            _ = engine.finish(until: Fixtures.at(900))
+            return nil
+        } catch let error as CheckpointError {
+            return error
+        } catch {
+            Issue.record("not a CheckpointError: \(error)")
+            return nil
+        }
+    }
+
+    @Test func theCheckpointItselfResumes() throws {
+        let state = try Self.richCheckpoint()
+        #expect(Self.tryResume(state) == nil)
+        #expect(Self.resealed(state) == state)
+    }
+
+    @Test func everyTruncationIsRefused() throws {
+        let state = try Self.richCheckpoint()
+        for length in 0..<state.count {
+            let error = Self.tryResume(Array(state[..<length]))
+            #expect(error != nil, "a checkpoint cut to \(length) bytes was accepted")
+            if length < Self.magicLength { #expect(error?.code == .notACheckpoint) }
+            if length >= Self.headerLength { #expect(error?.code == .damaged) }
+        }
+    }
+
+    @Test func anotherVersionOrAnotherFileIsRefused() throws {
+        var state = try Self.richCheckpoint()
+        state[Self.magicLength] = 2
+        #expect(Self.tryResume(state)?.code == .unsupportedVersion)
+        #expect(Self.tryResume(Array(#"{"device":"a","time":1,"lat":1,"lon":2}"#.utf8))?.code == .notACheckpoint)
+        #expect(Self.tryResume([])?.code == .notACheckpoint)
+    }
+
+    /// A flipped bit anywhere in the state is caught by the checksum.
+    @Test func flippedBitsAreCaughtByTheChecksum() throws {
+        let state = try Self.richCheckpoint()
+        var generator = SplitMix(state: 21)
+        for _ in 0..<1_000 {
+            var damaged = state
+            let position = Int.random(in: Self.headerLength..<state.count, using: &generator)
+            damaged[position] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            #expect(Self.tryResume(damaged)?.code == .damaged)
+        }
+    }
+
+    /// Behind a good checksum, thousands of altered states (flipped bits, bytes set to 0xFF or 0,
+    /// huge counts, bytes dropped or repeated) are refused or resumed, never trusted into a trap.
+    @Test(arguments: 0..<4)
+    func alteredStatesBehindAGoodChecksumNeverTrap(round: Int) throws {
+        let state = try Self.richCheckpoint()
+        var generator = SplitMix(state: UInt64(round) &+ 1000)
+        var refused = 0
+        for _ in 0..<1_000 {
+            var payload = Array(state[Self.headerLength...])
+            let position = Int.random(in: 0..<payload.count, using: &generator)
+            switch Int.random(in: 0..<5, using: &generator) {
+            case 0: payload[position] ^= 1 << UInt8.random(in: 0..<8, using: &generator)
+            case 1:
+                for offset in position..<min(payload.count, position + 4) { payload[offset] = 0xFF }
+            case 2:
+                for offset in position..<min(payload.count, position + 8) { payload[offset] = 0 }
+            case 3: payload.remove(at: position)
+            default: payload.insert(payload[position], at: position)
+            }
+            var damaged = Array(state[..<Self.headerLength]) + payload
+            // The length field follows the payload, so the reader gets past the header.
+            withUnsafeBytes(of: UInt64(payload.count).littleEndian) { raw in
+                for (offset, byte) in raw.enumerated() { damaged[Self.magicLength + 4 + offset] = byte }
+            }
+            if Self.tryResume(Self.resealed(damaged)) != nil { refused += 1 }
+        }
+        #expect(refused > 300, "most alterations should be noticed")
+    }
+}

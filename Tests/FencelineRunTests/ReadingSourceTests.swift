@@ -1,0 +1,106 @@
+import Fenceline
+import FencelineFormats
+import FencelineRun
+import Foundation
+import Testing
+
+/// How an input's format is told, how GPX points are ordered, and how concatenated gzip members,
+/// control records and file devices read through `ReadingSource`.
+@Suite struct ReadingSourceTests {
+    func file(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("source-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
+    func gzip(_ text: String) throws -> [UInt8] {
+        let input = try file("plain", Array(text.utf8))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-c", input]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Array(data)
+    }
+
+    func items(_ path: String, format: InputFormat? = nil, device: String? = nil) throws -> [Result<
+        Reading, InputError
+    >] {
+        var items: [Result<Reading, InputError>] = []
+        try ReadingSource(path: path, format: format, device: device).forEach { item in
+            items.append(item)
+            return true
+        }
+        return items
+    }
+
+    @Test func extensionsAreLookedThroughGzip() {
+        #expect(InputFormat.fromExtension(of: "a/b/trace.NDJSON") == .ndjson)
+        #expect(InputFormat.fromExtension(of: "trace.jsonl.gz") == .ndjson)
+        #expect(InputFormat.fromExtension(of: "ride.gpx.gz") == .gpx)
+        #expect(InputFormat.fromExtension(of: "rx.nme") == .nmea)
+        #expect(InputFormat.fromExtension(of: "points.csv") == .csv)
+        #expect(InputFormat.fromExtension(of: "capture.log") == nil)
+        #expect(InputFormat.fromExtension(of: "dir.gpx/readings") == nil)
+    }
+
+    @Test func contentTellsTheFormatPastCommentsAndByteOrderMarks() {
+        #expect(InputFormat.sniff(Array("\u{FEFF}<?xml version=\"1.0\"?><gpx>".utf8)) == .gpx)
+        #expect(InputFormat.sniff(Array("# Name: BT-451\n# Date: 2009\n$GPRMC,…".utf8)) == .nmea)
+        #expect(InputFormat.sniff(Array("!AIVDM,1,1".utf8)) == .nmea)
+        #expect(InputFormat.sniff(Array("  {\"device\":1}".utf8)) == .ndjson)
+        #expect(InputFormat.sniff(Array("device,time,lat,lon\n".utf8)) == .csv)
+        #expect(InputFormat.sniff([UInt8]()) == .ndjson)
+    }
+
+    /// Two gzip members one after the other read as one input.
+    @Test func concatenatedGzipMembersReadInOrder() throws {
+        let first = #"{"device":"a","time":1,"lat":1,"lon":2}"# + "\n"
+        let second = #"{"device":"a","time":2,"lat":1,"lon":3}"# + "\n"
+        let path = try file("both.ndjson.gz", try gzip(first) + gzip(second))
+        let times = try items(path).compactMap { try? $0.get().time?.seconds }
+        #expect(times == [1, 2])
+    }
+
+    /// A GPX file's points come in time order whatever their document order, its bad points after
+    /// them, and the device is the track's name unless overridden.
+    @Test func gpxPointsComeInTimeOrderWithBadPointsLast() throws {
+        let gpx = """
+            <?xml version="1.0"?>
+            <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+            <trk><name>bike</name><trkseg>
+            <trkpt lat="1" lon="2"><time>2026-03-02T08:00:20Z</time></trkpt>
+            <trkpt lat="1" lon="2"></trkpt>
+            <trkpt lat="1" lon="3"><time>2026-03-02T08:00:10Z</time></trkpt>
+            </trkseg></trk>
+            </gpx>
+            """
+        let path = try file("ride.gpx", Array(gpx.utf8))
+        let read = try items(path)
+        #expect(read.count == 3)
+        guard case .success(.fix(let early)) = read[0], case .success(.fix(let late)) = read[1],
+            case .failure(let error) = read[2]
+        else {
+            Issue.record("expected two fixes then an error, got \(read)")
+            return
+        }
+        #expect(early.time < late.time)
+        #expect(early.device == "bike")
+        #expect(error.line == 5)
+        #expect(error.field == "time")
+        guard case .success(.fix(let renamed)) = try items(path, device: "car")[0] else { return }
+        #expect(renamed.device == "car")
+    }
+
+    @Test func fileDevicesDropDirectoriesAndExtensions() {
+        #expect(ReadingSource.fileDevice("/data/logs/bt451.log") == "bt451")
+        #expect(ReadingSource.fileDevice("drive.nmea.gz") == "drive")
+        #expect(ReadingSource.fileDevice(".hidden") == ".hidden")
+        #expect(ReadingSource.fileDevice("-") == "stdin")
+    }
+}
