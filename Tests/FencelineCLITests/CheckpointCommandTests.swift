@@ -34,14 +34,16 @@ import Testing
         let again = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "--resume", state, second])
         #expect(again.stdout == tail.stdout)
         // Text output too, and no temporary file is left beside the checkpoint.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-            == ["drive.ckpt", "first.ndjson", "second.ndjson"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+                == ["drive.ckpt", "first.ndjson", "second.ndjson"])
     }
 
     @Test func inspectSummarisesACheckpoint() throws {
         let (directory, first, _, _) = try split(at: 47)
         let state = directory.appendingPathComponent("drive.ckpt").path
-        #expect(try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", first, "--checkpoint", state]).status == 0)
+        #expect(
+            try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", first, "--checkpoint", state]).status == 0)
         let text = try CLI.run(["inspect", state])
         #expect(text.status == 0)
         #expect(text.stdout.hasPrefix("version       1\nclock         2020-12-18T06:18:39Z\nrequests      5 pending\n"))
@@ -89,7 +91,8 @@ import Testing
         }
         #expect(try CLI.run(["run", "--resume", "no-such.ckpt", second]).status == 66)
         #expect(try CLI.run(["run", second]).status == 64)  // neither --triggers nor --resume
-        #expect(try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "--checkpoint", "-", first]).status == 64)
+        #expect(
+            try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "--checkpoint", "-", first]).status == 64)
     }
 
     /// SIGINT or SIGTERM during a run with --checkpoint: it stops after the line at hand, writes
@@ -136,13 +139,18 @@ import Testing
         for index in 0..<60_000 {
             let device = Int.random(in: 0..<20_000, using: &generator)
             let longitude = 4.89 + Double.random(in: -0.004...0.004, using: &generator)
-            text += #"{"device":"v\#(device)","time":\#(1_772_438_400 + index / 10),"lat":52.37,"lon":\#(longitude)}"# + "\n"
+            text +=
+                #"{"device":"v\#(device)","time":\#(1_772_438_400 + index / 10),"lat":52.37,"lon":\#(longitude)}"#
+                + "\n"
         }
         let readings = directory.appendingPathComponent("many.ndjson")
         try Data(text.utf8).write(to: readings)
         let catalog = directory.appendingPathComponent("catalog.json")
-        try Data(#"{"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":150}}]}"#.utf8)
-            .write(to: catalog)
+        try Data(
+            #"{"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":150}}]}"#
+                .utf8
+        )
+        .write(to: catalog)
         // The old checkpoint is of a shorter run, so the new one differs from it.
         let start = directory.appendingPathComponent("start.ndjson")
         try Data(text.split(separator: "\n").prefix(1000).map { $0 + "\n" }.joined().utf8).write(to: start)
@@ -157,7 +165,9 @@ import Testing
             try old.write(to: state)
             let process = Process()
             process.executableURL = CLI.binary
-            process.arguments = ["run", "--triggers", catalog.path, readings.path, "--checkpoint", state.path, "--quiet"]
+            process.arguments = [
+                "run", "--triggers", catalog.path, readings.path, "--checkpoint", state.path, "--quiet",
+            ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()

@@ -43,7 +43,11 @@ import Testing
             pipeline.checkpointing = !last
             _ = try pipeline.run(inputs: [path], write: { output += $0 }, report: { _ in })
             if !last {
-                state = try #require(pipeline.lastCheckpoint)
+                guard let written = pipeline.lastCheckpoint else {
+                    Issue.record("part \(part) wrote no checkpoint")
+                    return output
+                }
+                state = written
                 // What is written is what is read: a checkpoint survives a round trip unchanged.
                 let again = try Engine(
                     resuming: state!, configuration: Engine.Configuration(reorderWindow: setup.reorderWindow))

@@ -82,7 +82,9 @@ import Testing
 @Suite struct EngineSessionTests {
     static let requests = [
         Fixtures.circle("gate", hysteresis: .naive),
-        Fixtures.circle("slow", radius: 200) { $0.notifyOnDwell = true; $0.dwell = TimeSpan(seconds: 30) },
+        Fixtures.circle("slow", radius: 200) {
+            $0.notifyOnDwell = true; $0.dwell = TimeSpan(seconds: 30)
+        },
     ]
 
     static func readings(_ range: Range<Int>) -> [Reading] {
@@ -103,9 +105,9 @@ import Testing
         let consumer = Task {
             for await event in session.events { print(event.sequence, event.kind, event.requestID) }
         }
-        await session.process(readings)                 // any Sequence of Reading, from any task
-        let state = await session.checkpoint()          // keep it: EngineSession(resuming: state) goes on exactly
-        await session.finish(until: end)                // fires what is due, then ends `events`
+        await session.process(readings)  // any Sequence of Reading, from any task
+        let state = await session.checkpoint()  // keep it: EngineSession(resuming: state) goes on exactly
+        await session.finish(until: end)  // fires what is due, then ends `events`
         await consumer.value
         // README end
         let printed = lines.withLock { $0 }
@@ -136,7 +138,7 @@ import Testing
             for await event in session.events { seen.append(event) }
             return seen
         }
-        try await session.process(Self.readings(0..<25))
+        await session.process(Self.readings(0..<25))
         let state = await session.checkpoint()
         await session.finish()
         let before = await consumer.value

@@ -69,8 +69,9 @@ import Testing
         _ = second.fix(.enter, at: Self.t(0), rules: rules, token: 5)
         _ = second.fix(.exit, at: Self.t(20), rules: rules, token: 6)
         #expect(second.dwellDue(token: 5, at: Self.t(30), rules: rules) == .none)
-        #expect(second.confirmationDue(token: 6, at: Self.t(30), rules: rules, dwellToken: 7).output
-            == .exit(since: Self.t(20), time: Self.t(30)))
+        #expect(
+            second.confirmationDue(token: 6, at: Self.t(30), rules: rules, dwellToken: 7).output
+                == .exit(since: Self.t(20), time: Self.t(30)))
         // An exit voids the visit's dwell timer.
         var third = Machine()
         _ = third.fix(.enter, at: Self.t(0), rules: Self.rules(dwell: 30), token: 8)
@@ -91,8 +92,9 @@ import Testing
             return try Machine(from: &reader)
         }
         #expect(restored.pendingStreak?.since == Self.t(0))
-        #expect(restored.confirmationDue(token: 3, at: Self.t(10), rules: rules, dwellToken: 4).output
-            == machine.confirmationDue(token: 3, at: Self.t(10), rules: rules, dwellToken: 4).output)
+        #expect(
+            restored.confirmationDue(token: 3, at: Self.t(10), rules: rules, dwellToken: 4).output
+                == machine.confirmationDue(token: 3, at: Self.t(10), rules: rules, dwellToken: 4).output)
     }
 }
 

@@ -177,7 +177,8 @@ extension Engine {
     private static func payload(of raw: UnsafeRawBufferPointer) throws -> CheckpointReader {
         let magic = checkpointMagic
         guard raw.count >= magic.count, raw.prefix(magic.count).elementsEqual(magic) else {
-            throw CheckpointError(.notACheckpoint, "not a Fenceline checkpoint (it does not start with FENCELINE-CHECKPOINT)")
+            throw CheckpointError(
+                .notACheckpoint, "not a Fenceline checkpoint (it does not start with FENCELINE-CHECKPOINT)")
         }
         guard raw.count >= headerSize else {
             throw CheckpointError(.damaged, "checkpoint is damaged: it ends inside its header (\(raw.count) bytes)")
@@ -362,7 +363,8 @@ extension Engine {
                 throw reader.damaged("a timer names request slot \(slot) and device \(device)")
             }
             let token = try reader.uint64()
-            return EngineTimer(due: due, setAt: setAt, order: order, kind: kind, slot: slot, device: device, token: token)
+            return EngineTimer(
+                due: due, setAt: setAt, order: order, kind: kind, slot: slot, device: device, token: token)
         }
         timers = TimerQueue(restoring: timerList, nextOrder: nextOrder)
         let produced = try reader.int(in: 0...Int.max, "a count")
@@ -373,7 +375,9 @@ extension Engine {
         let ledger = try reader.array(minimumSize: 40) { reader in
             let event = try reader.event()
             let device = try reader.int32()
-            guard device >= -1, device < deviceCount else { throw reader.damaged("a delivered entry names device \(device)") }
+            guard device >= -1, device < deviceCount else {
+                throw reader.damaged("a delivered entry names device \(device)")
+            }
             return (event: event, device: device)
         }
         delivered = DeliveredLedger(limit: configuration.deliveredLimit, restoring: ledger)
