@@ -10,11 +10,9 @@ public enum AllocatorTuning {
     /// One malloc arena, grown 64 MiB at a time.
     ///
     /// The engine runs on a Swift concurrency worker thread, which glibc gives an arena of its own
-    /// that grows by `mprotect` in small steps: loading a 100k-fence catalog made 36,000 such
-    /// calls, and they and their page faults were about a fifth of its profile. With one arena,
-    /// grown by `brk` with a large top pad, it makes 41, and loading that catalog took 18 % less
-    /// time and a 1 M-reading city run 15 % less (best of 8, `Tools/bench` workloads). The
-    /// `--threads` pipeline's threads share the one arena.
+    /// that grows by `mprotect` in small steps, tens of thousands of calls for a large catalog;
+    /// one arena grown by `brk` with a large top pad grows in a few dozen. The `--threads`
+    /// pipeline's threads share the one arena.
     public static func configureForBatchWork() {
         #if canImport(Glibc)
             _ = mallopt(M_ARENA_MAX, 1)

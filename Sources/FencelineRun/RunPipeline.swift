@@ -41,8 +41,7 @@ public final class RunPipeline {
         /// With `threads` > 1, the bytes of NDJSON read and parsed as one block (tests make it small).
         /// The threads wait for each other at the end of every block, so blocks are large; but the
         /// first block's parse and the last one's apply overlap nothing (each other block is
-        /// parsed while the one before is applied), so not too large: 8 MiB ran the benchmark's
-        /// country stream about 10 % faster than 16 MiB and 4 MiB.
+        /// parsed while the one before is applied), so not too large.
         var readBlockSize = 8 << 20
         /// With `threads` > 1, the engines (device shards) per thread, and the shares each block
         /// is parsed in per thread. The threads take shards and shares as they come free, so one
@@ -356,11 +355,9 @@ private final class SerialRun {
     /// (so a bad line is reported, and `--strict` stops, exactly where it would line by line).
     /// Returns the block's line count.
     ///
-    /// The split is for speed alone: parsing a block's lines in one tight loop, then running the
-    /// engine over them, took 13-17 % less time on the benchmark's country stream than alternating
-    /// the two per line, 2-12 % on city (the fastest of interleaved runs; presumably each pass's
-    /// code stays in cache; `--threads` with one shard showed it first). The blocks are small
-    /// (128 KiB) so the block and its parsed lines are still in cache for the second pass.
+    /// The split is for speed alone: a tight parse loop, then the engine, keeps each pass's code
+    /// in cache; the blocks are small (128 KiB) so the block and its parsed lines are still in
+    /// cache for the second pass.
     func handle(
         block: UnsafeBufferPointer<UInt8>, firstLine: Int, write: ([UInt8]) -> Void, report: (String) -> Void
     ) -> Int {

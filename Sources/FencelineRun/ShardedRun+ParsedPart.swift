@@ -8,8 +8,8 @@ extension ShardedRun {
     /// A canonical fix line as a parse worker leaves it: its fields and, when the device is at
     /// most 16 bytes (the usual), a copy of its name here; a longer one is copied to the part's
     /// `longNames`, `parts.device` its range there. The shard reads neither from the block: by
-    /// then it may hold the next block, and read from it the name, long evicted from cache (and
-    /// often parsed on the other core), cost a cache miss per line, ~6 % of a two-thread run.
+    /// then it may hold the next block, and the name, long evicted from cache (and often parsed on
+    /// the other core), would cost a cache miss per line.
     struct CompactFix {
         var parts: NDJSONReadingDecoder.CanonicalParts
         var name: (UInt64, UInt64) = (0, 0)

@@ -4,8 +4,7 @@
 /// One log in delivery order rather than a list per device: a notification is an append, where a
 /// list per device cost a hash of the device name, a dictionary probe and a write to that
 /// device's cold list; the log is compacted in place, so it reuses the pages it grew into rather
-/// than faulting in fresh ones (with the events' own size, about a microsecond per event
-/// together, measured). A device's entries beyond its newest `limit` are dropped when the log is
+/// than faulting in fresh ones. A device's entries beyond its newest `limit` are dropped when the log is
 /// compacted: when it has doubled since the last compaction (so each entry pays for its share of
 /// one pass) and before it is rewritten (`replace`, `remove`); a read (`events`) compacts a copy,
 /// so reading the list costs a pass over the log, which holds at most about twice the entries the

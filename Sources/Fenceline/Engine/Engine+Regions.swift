@@ -87,11 +87,8 @@ extension Engine {
     /// polygon block. The first `settled` candidates (records their certificates settled) are
     /// skipped, as the candidate loop skips them.
     ///
-    /// The hot slots alone took country p99 about a tenth lower. Measured by two engines taking
-    /// turns over the same stream in one process (blocks of 2,000 readings, so both see the same
-    /// machine): the blocks (256 bytes; 512 was no better) took p99 4-7 % lower on country and
-    /// city and total time 1-3 %; the records' fences then p99 1-3 % and total time 2 %. Fetching
-    /// every record's fences, settled ones too, made p50 a fifth slower.
+    /// The misses overlap instead of following one another, which is what the latency tail is
+    /// made of; settled records' fences are not fetched, since the common fix reads none of them.
     @inline(__always)
     private func prefetchFences(_ range: Range<Int>, settled: Int) {
         let slots = hotSlots
@@ -372,11 +369,9 @@ extension Engine {
     /// The condition of a polygon (not in `overlap` mode) and its `enterMargin`, from one
     /// measurement within the reach the condition needs and 60 m beyond.
     ///
-    /// The margin is known only within that reach, and it bounds the device's safe disc: with a
-    /// metre beyond the thresholds (as before 2026-11-22), every polygon whose box held a fix it
-    /// was outside of limited the disc to about 21 m. With 60, the benchmark streams make 12 %
-    /// fewer index queries (country 191 k to 165 k per million fixes, city 353 k to 309 k) and
-    /// took 3-7 % less time (median of interleaved runs); the events are the same.
+    /// The margin is known only within that reach, and it bounds the device's safe disc: a reach
+    /// just past the thresholds would let every polygon whose box holds a fix it is outside of
+    /// shrink the disc to a few tens of metres, and the next fixes would query the index again.
     private func polygonConditionAndMargin(hot: borrowing HotSlot, point: Coordinate, accuracy: Double) -> (
         condition: RegionStateMachine.Condition, margin: Double
     ) {

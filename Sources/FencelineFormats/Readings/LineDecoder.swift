@@ -32,8 +32,8 @@ package struct LineDecoder {
     /// then goes to `decode(_:number:afterCanonical:)`.
     ///
     /// Mutating though it changes nothing: the run keeps its decoder in a class property, from
-    /// which a non-mutating call first copied the whole decoder (retaining what it holds) for
-    /// every line, about 5 % of a run; a mutating call reads it in place.
+    /// which a non-mutating call would first copy the whole decoder (retaining what it holds) for
+    /// every line; a mutating call reads it in place.
     @inline(__always)
     package mutating func canonicalParts(_ line: UnsafeBufferPointer<UInt8>) -> NDJSONReadingDecoder.CanonicalParts? {
         guard case .ndjson = state else { return nil }
