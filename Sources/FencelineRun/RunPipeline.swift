@@ -265,8 +265,6 @@ private final class SerialRun {
     /// Taken once the first reading is applied.
     @exclusivity(unchecked) var steadyStart: RunMark?
 
-    /// Asked after each line: `true` stops the run there (see `RunPipeline.shouldStop`).
-    let shouldStop: (() -> Bool)?
 
     init(
         engine: Engine, encoder: any EventEncoder, meter: ProgressMeter?, badLines: BadLineCounter,
@@ -326,8 +324,6 @@ private final class SerialRun {
         if let shouldStop, shouldStop() { interrupt() }
     }
 
-    /// Whether ``shouldStop`` stopped the run.
-    @exclusivity(unchecked) private(set) var interrupted = false
 
     private func interrupt() {
         interrupted = true
@@ -348,6 +344,10 @@ private final class SerialRun {
     /// few per cent faster again than encoding between fixes, for the same reason as the passes).
     @exclusivity(unchecked) var holding = false
     @exclusivity(unchecked) var held: [Event] = []
+    /// Asked after each line: `true` stops the run there (see `RunPipeline.shouldStop`).
+    let shouldStop: (() -> Bool)?
+    /// Whether ``shouldStop`` stopped the run.
+    @exclusivity(unchecked) private(set) var interrupted = false
 
     /// Decodes and applies a block of whole NDJSON lines (``LineReader/forEachBlock(blockSize:oversized:_:)``,
     /// `firstLine` the number of its first) in two passes: the canonical fix lines' fields, then

@@ -59,11 +59,6 @@ public final class Engine {
 
     let configuration: Configuration
     let logger: Logger
-    /// Set on forks: every engine of a sharded run applies the same request changes, and only the
-    /// first one logs them (``requestLogger``), so each message appears once.
-    private var isFork = false
-    /// The logger for messages about requests (added, replaced, refused); `nil` on a fork.
-    var requestLogger: Logger? { isFork ? nil : logger }
     let context = GEOSContext()
     lazy var validator = RequestValidator(geometry: GeometryValidator(context: context))
     /// Requests of the start catalog, added when the first valid line sets the clock.
@@ -127,6 +122,12 @@ public final class Engine {
     @exclusivity(unchecked) var candidates: [Int32] = []
     @exclusivity(unchecked) var visited: [UInt32] = []
     @exclusivity(unchecked) var visitStamp: UInt32 = 0
+    /// Set on forks: every engine of a sharded run applies the same request changes, and only the
+    /// first one logs them (``requestLogger``), so each message appears once. Last, so the hot
+    /// properties above keep their places.
+    private var isFork = false
+    /// The logger for messages about requests (added, replaced, refused); `nil` on a fork.
+    var requestLogger: Logger? { isFork ? nil : logger }
 
     /// Creates an engine for `catalog`. Its requests are validated now and added when the first
     /// valid reading sets the clock (SPEC §4).
