@@ -67,27 +67,27 @@ public struct ReadingSource {
             return
         }
         var decoder = LineDecoder(format: format, device: device, requests: requests)
-        var goOn = true
+        var keepsReading = true
         try reader.forEachLine(
             oversized: { number in
-                goOn =
-                    goOn
+                keepsReading =
+                    keepsReading
                     && body(
                         .failure(
                             reader.oversizedLineError(line: number)))
             }
         ) { line, number in
-            guard goOn else { return false }
+            guard keepsReading else { return false }
             do throws(LineError) {
-                if let reading = try decoder.decode(line, number: number) { goOn = body(.success(reading)) }
+                if let reading = try decoder.decode(line, number: number) { keepsReading = body(.success(reading)) }
             } catch {
-                goOn = body(.failure(error.located(file: reader.name, line: number)))
+                keepsReading = body(.failure(error.located(file: reader.name, line: number)))
             }
-            return goOn
+            return keepsReading
         }
-        guard goOn else { return }
-        if let reading = decoder.finish() { goOn = body(.success(reading)) }
-        if goOn, let failure = reader.failure { _ = body(.failure(failure)) }
+        guard keepsReading else { return }
+        if let reading = decoder.finish() { keepsReading = body(.success(reading)) }
+        if keepsReading, let failure = reader.failure { _ = body(.failure(failure)) }
     }
 
     /// GPX items with the readings stably by time, then the errors in document order (so that

@@ -6,7 +6,7 @@ import Foundation
 extension RunPipeline {
     /// The pipeline with `threads` threads and `piecesPerThread` engines per thread (at most 16
     /// in all, or one per thread beyond that): each block of NDJSON lines is split into lines and
-    /// parsed in parallel (in as many shares as engines; reading a file, beside the shards
+    /// parsed in parallel (in as many shares as engines; reading a file, alongside the shards
     /// applying the block before), routed in input order (bad lines, `--strict` and control
     /// records exactly as with one engine), applied by the shards in parallel, and their events
     /// merged into the single-engine order and handed to a thread that encodes them. Other
@@ -26,7 +26,7 @@ extension RunPipeline {
         var summary = Summary()
         var buffer = encoder.header()
         var badLines = BadLineCounter(maximumReported: options.maximumReported, strict: options.strict)
-        var goOn = true
+        var keepsReading = true
 
         // Reading a file, each block is parsed while the shards apply the one before, and events
         // are encoded on a thread of their own while the next block is parsed and applied (this
@@ -81,21 +81,21 @@ extension RunPipeline {
         // A block routed but not applied yet: its set of parts, and its mark (see `batchDone`).
         var unapplied: (parts: [ShardedRun.ParsedPart], mark: RunMark?)?
 
-        /// Applies a routed block and hands its events on, with `beside` (the next block's parse)
+        /// Applies a routed block and hands its events on, with `otherWork` (the next block's parse)
         /// run by the same threads.
         func apply(
             _ batch: (parts: [ShardedRun.ParsedPart], mark: RunMark?),
-            beside: (count: Int, work: @Sendable (Int) -> Void)? = nil
+            otherWork: (count: Int, work: @Sendable (Int) -> Void)? = nil
         ) {
             let views = batch.parts.map(\.view)
             batchDone(
                 views.withUnsafeBufferPointer {
-                    coordinator.runBatch(final: false, until: nil, parts: $0, beside: beside)
+                    coordinator.runBatch(final: false, until: nil, parts: $0, otherWork: otherWork)
                 }, from: batch.mark)
         }
 
         for reader in readers {
-            guard goOn else { break }
+            guard keepsReading else { break }
             let format = try InputFormat.of(reader, forced: options.inputFormat)
             isFile = reader.size != nil
             if format != .ndjson {
@@ -106,18 +106,18 @@ extension RunPipeline {
                 try source.forEach { item in
                     switch item {
                     case .success(let reading): accept(reading)
-                    case .failure(let error): goOn = badLines.reject(error, report: report)
+                    case .failure(let error): keepsReading = badLines.reject(error, report: report)
                     }
                     count += 1
                     if count & 0x7FFF == 0 { batchDone(coordinator.runBatch(final: false, until: nil)) }
-                    return goOn
+                    return keepsReading
                 }
                 emit(coordinator.runBatch(final: false, until: nil))
                 continue
             }
 
             /// One block of whole lines: split into shares at line ends, each share split into
-            /// lines and parsed in parallel (beside the shards applying the block before, if it
+            /// lines and parsed in parallel (alongside the shards applying the block before, if it
             /// waits), then routed in input order; returns the block's line count.
             func run(block: UnsafeBufferPointer<UInt8>, firstLine: Int) -> Int {
                 let mark = steadyStart == nil ? RunMark.now(readings: summary.readings) : nil
@@ -126,14 +126,14 @@ extension RunPipeline {
                 let work = ParseWork(block: block, parts: parts, shards: pieces)
                 if let previous = unapplied {
                     unapplied = nil
-                    apply(previous, beside: (pieces, { work.parse(part: $0) }))
+                    apply(previous, otherWork: (pieces, { work.parse(part: $0) }))
                 } else {
                     ShardedRun.perform(pieces, threads: threads) { part in work.parse(part: part) }
                 }
                 var number = firstLine
-                for (partIndex, part) in parts.enumerated() where goOn {
+                for (partIndex, part) in parts.enumerated() where keepsReading {
                     var position = 0
-                    while position < part.count && goOn {
+                    while position < part.count && keepsReading {
                         if reorder == nil {
                             // Fixes and sightings in a run, routed by index; readings that must
                             // wait in the reorder window go through `accept(_:)`.
@@ -159,7 +159,7 @@ extension RunPipeline {
                                 if let reading = try serial.decode(line) { accept(reading) }
                             }
                         } catch {
-                            goOn = badLines.reject(error.located(file: reader.name, line: number), report: report)
+                            keepsReading = badLines.reject(error.located(file: reader.name, line: number), report: report)
                         }
                     }
                 }
@@ -175,18 +175,18 @@ extension RunPipeline {
             try reader.forEachBlock(
                 blockSize: options.readBlockSize,
                 oversized: { number in
-                    if goOn { goOn = badLines.reject(reader.oversizedLineError(line: number), report: report) }
+                    if keepsReading { keepsReading = badLines.reject(reader.oversizedLineError(line: number), report: report) }
                 }
             ) { block, firstLine in
-                guard goOn else { return nil }
+                guard keepsReading else { return nil }
                 let lines = run(block: block, firstLine: firstLine)
-                return goOn ? lines : nil
+                return keepsReading ? lines : nil
             }
             if let last = unapplied {
                 unapplied = nil
                 apply(last)
             }
-            if goOn, let failure = reader.failure { goOn = badLines.reject(failure, report: report) }
+            if keepsReading, let failure = reader.failure { keepsReading = badLines.reject(failure, report: report) }
         }
         if let held = reorder?.release(through: nil) {
             for reading in held { coordinator.route(reading) }

@@ -176,18 +176,18 @@ public final class RunPipeline {
                     case .success(let reading): run.accept(reading, write: write)
                     case .failure(let error): run.reject(error, report: report)
                     }
-                    return run.goOn
+                    return run.keepsReading
                 }
-                if !run.goOn { break }
+                if !run.keepsReading { break }
                 continue
             }
             run.decoder = LineDecoder(
                 format: format, device: options.device ?? ReadingSource.fileDevice(reader.name), requests: requests)
             if options.clock == .wall {
                 let lines = LiveLines(reader: reader)
-                while run.goOn {
+                while run.keepsReading {
                     let (items, ended) = lines.next(timeout: 1)
-                    for item in items where run.goOn {
+                    for item in items where run.keepsReading {
                         switch item {
                         case .line(let bytes, let number):
                             bytes.withUnsafeBufferPointer {
@@ -197,7 +197,7 @@ public final class RunPipeline {
                         case .failed(let error): throw error
                         }
                     }
-                    if run.goOn {
+                    if run.keepsReading {
                         run.emit(
                             engine.advance(to: Timestamp(seconds: Date().timeIntervalSince1970)), flush: true,
                             write: write)
@@ -208,21 +208,21 @@ public final class RunPipeline {
                 try reader.forEachBlock(
                     blockSize: blockSize, oversized: { run.reject(reader.oversizedLineError(line: $0), report: report) }
                 ) { block, firstLine in
-                    guard run.goOn else { return nil }
+                    guard run.keepsReading else { return nil }
                     let lines = run.handle(block: block, firstLine: firstLine, write: write, report: report)
-                    return run.goOn ? lines : nil
+                    return run.keepsReading ? lines : nil
                 }
             } else {
                 try reader.forEachLine(oversized: { run.reject(reader.oversizedLineError(line: $0), report: report) }) {
                     line, number in
-                    guard run.goOn else { return false }
+                    guard run.keepsReading else { return false }
                     run.handle(line, number, write: write, report: report)
-                    return run.goOn
+                    return run.keepsReading
                 }
             }
-            if run.goOn, let reading = run.decoder.finish() { run.accept(reading, write: write) }
-            if run.goOn, let failure = reader.failure { run.reject(failure, report: report) }
-            if !run.goOn { break }
+            if run.keepsReading, let reading = run.decoder.finish() { run.accept(reading, write: write) }
+            if run.keepsReading, let failure = reader.failure { run.reject(failure, report: report) }
+            if !run.keepsReading { break }
         }
         // A run stopped early (strict, or interrupted) ends at the clock of the last line it read.
         let until = run.badLines.strictFailure == nil && !run.interrupted ? options.until : nil
@@ -256,7 +256,7 @@ private final class SerialRun {
     @exclusivity(unchecked) var buffer: [UInt8]
     @exclusivity(unchecked) var badLines: BadLineCounter
     /// Whether to read on: false once `--strict` meets a bad line.
-    @exclusivity(unchecked) var goOn = true
+    @exclusivity(unchecked) var keepsReading = true
     /// The current input's name (for bad-line reports), whether it is live (its events are
     /// written as they come) and its line decoder.
     @exclusivity(unchecked) var file = ""
@@ -278,11 +278,11 @@ private final class SerialRun {
         buffer = encoder.header()
     }
 
-    /// Encodes and counts `events` (or holds them, while `holding`), writing the buffer once it
+    /// Encodes and counts `events` (or holds them, while `deferringEncoding`), writing the buffer once it
     /// is large or when `flush` (live input) asks.
     func emit(_ events: [Event], flush: Bool, write: ([UInt8]) -> Void) {
-        if holding {
-            held.append(contentsOf: events)
+        if deferringEncoding {
+            deferredEvents.append(contentsOf: events)
             return
         }
         for event in events { encoder.encode(event, into: &buffer) }
@@ -320,14 +320,14 @@ private final class SerialRun {
 
     /// Counts a bad line; under `--strict` it stops the run.
     func reject(_ error: InputError, report: (String) -> Void) {
-        goOn = badLines.reject(error, report: report)
+        keepsReading = badLines.reject(error, report: report)
         if let shouldStop, shouldStop() { interrupt() }
     }
 
 
     private func interrupt() {
         interrupted = true
-        goOn = false
+        keepsReading = false
     }
 
     /// A line of an NDJSON block as the first pass leaves it: a canonical fix's fields (the device
@@ -342,8 +342,8 @@ private final class SerialRun {
     @exclusivity(unchecked) var parsedLines: [ParsedLine] = []
     /// While a block's second pass runs, its events wait in `held` and are encoded after it (a
     /// few per cent faster again than encoding between fixes, for the same reason as the passes).
-    @exclusivity(unchecked) var holding = false
-    @exclusivity(unchecked) var held: [Event] = []
+    @exclusivity(unchecked) var deferringEncoding = false
+    @exclusivity(unchecked) var deferredEvents: [Event] = []
     /// Asked after each line: `true` stops the run there (see `RunPipeline.shouldStop`).
     let shouldStop: (() -> Bool)?
     /// Whether ``shouldStop`` stopped the run.
@@ -366,14 +366,14 @@ private final class SerialRun {
             let fix = decoder.canonicalParts(UnsafeBufferPointer(rebasing: block[start..<end]))
             parsedLines.append(ParsedLine(fix: fix?.moved(by: start), start: start, end: end))
         }
-        holding = true
+        deferringEncoding = true
         defer {
-            holding = false
-            emit(held, flush: false, write: write)
-            held.removeAll(keepingCapacity: true)
+            deferringEncoding = false
+            emit(deferredEvents, flush: false, write: write)
+            deferredEvents.removeAll(keepingCapacity: true)
         }
         parsedLines.withUnsafeBufferPointer { lines in
-            for (offset, line) in lines.enumerated() where goOn {
+            for (offset, line) in lines.enumerated() where keepsReading {
                 if let fix = line.fix {
                     accept(fix, in: block, write: write)
                 } else {

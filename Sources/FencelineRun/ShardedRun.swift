@@ -355,11 +355,11 @@ final class ShardedRun {
     /// Applies the routed readings in parallel and returns the events whose release line is known,
     /// in the order one engine would have written them.
     ///
-    /// `beside`: other work (the next block's parse), `count` items of it run by the same threads
+    /// `otherWork`: other work (the next block's parse), `count` items of it run by the same threads
     /// as they come free from the shards, so it fills the time one waits for the other.
     func runBatch(
         final: Bool, until: Timestamp?, parts: UnsafeBufferPointer<PartView> = .init(start: nil, count: 0),
-        beside: (count: Int, work: @Sendable (Int) -> Void)? = nil
+        otherWork: (count: Int, work: @Sendable (Int) -> Void)? = nil
     ) -> [Event] {
         let tick = final ? nil : clock
         let shards = self.shards
@@ -373,8 +373,8 @@ final class ShardedRun {
             // The batch is routed: its clock history is complete, and each shard works out its own
             // events' release lines and sorts them while the others still run.
             let history = ClockHistory(lines: clockLines, values: clockValues)
-            Self.perform(shards.count + (beside?.count ?? 0), threads: threads) { index in
-                guard index < shards.count else { return beside!.work(index - shards.count) }
+            Self.perform(shards.count + (otherWork?.count ?? 0), threads: threads) { index in
+                guard index < shards.count else { return otherWork!.work(index - shards.count) }
                 shards[index].run(tick: tick, parts: batch.parts)
                 if !final { shards[index].resolve(shard: index, against: history, final: false) }
             }

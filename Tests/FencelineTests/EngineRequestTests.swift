@@ -14,19 +14,60 @@ import Testing
         let engine = try Engine(catalog: Catalog(requests: [F.circle(hysteresis: .naive), F.circle("other")]))
         _ = engine.process(F.fix("d1", 0, east: 300))  // adds the catalog
         let fork = engine.fork()
-        #expect(fork.hotSlots.baseAddress == engine.hotSlots.baseAddress)
+        #expect(fork.flatSlotBuffer.baseAddress == engine.flatSlotBuffer.baseAddress)
         #expect(!engine.index.queryStorage.isEmpty)
         #expect(fork.index.queryStorage == engine.index.queryStorage)
         _ = fork.process(.control(ControlRecord(time: F.at(1), operation: .removePending(["gate"]))))
-        #expect(fork.hotSlots.baseAddress != engine.hotSlots.baseAddress)
-        #expect(fork.hotSlots.baseAddress == fork.hot.withUnsafeBufferPointer { $0.baseAddress })
-        #expect(engine.hotSlots.baseAddress == engine.hot.withUnsafeBufferPointer { $0.baseAddress })
+        #expect(fork.flatSlotBuffer.baseAddress != engine.flatSlotBuffer.baseAddress)
+        #expect(fork.flatSlotBuffer.baseAddress == fork.flatSlots.withUnsafeBufferPointer { $0.baseAddress })
+        #expect(engine.flatSlotBuffer.baseAddress == engine.flatSlots.withUnsafeBufferPointer { $0.baseAddress })
         var kept = engine.process(F.fix("d1", 2, east: 0))
         kept += engine.finish()
         var gone = fork.process(F.fix("d1", 2, east: 0))
         gone += fork.finish()
         #expect(kept.map { F.label($0, withRequest: true) }.contains("gate.enter@2"))
         #expect(!gone.map { F.label($0, withRequest: true) }.contains("gate.enter@2"))
+    }
+
+    /// The shared storage's invariants (`Engine.invariantViolations()`) hold on an engine, its
+    /// forks and one resumed from a checkpoint, after every kind of change: requests added in bulk
+    /// and one by one, replaced and removed (with the index compacting its tombstones), across
+    /// polygon, circle, cross-indexed and overlap fences.
+    @Test func sharedStorageInvariantsHoldThroughEveryChange() throws {
+        var requests: [NotificationRequest] = []
+        for index in 0..<300 {
+            let center = F.offset(east: Double(index % 20) * 400, north: Double(index / 20) * 400)
+            requests.append(
+                F.circle("c\(index)", center: center, radius: 60 + Double(index % 7) * 20) {
+                    $0.notifyOnCross = index.isMultiple(of: 3)
+                    if index.isMultiple(of: 11) { $0.hysteresis = .android }
+                })
+        }
+        let engine = try Engine(catalog: Catalog(requests: requests))
+        func check(_ engines: [Engine], _ step: String) {
+            for (number, each) in engines.enumerated() {
+                #expect(each.invariantViolations() == [], "engine \(number) after \(step)")
+            }
+        }
+        check([engine], "creation")
+        _ = engine.process(F.fix("d1", 0, east: 10))
+        let forks = [engine.fork(), engine.fork()]
+        check([engine] + forks, "the catalog and forking")
+        for round in 0..<40 {
+            let id = "c\(round * 7 % 300)"
+            let time = F.at(Double(round + 1))
+            switch round % 4 {
+            case 0: _ = forks[0].process(.control(ControlRecord(time: time, operation: .removePending([id]))))
+            case 1:
+                let moved = F.circle(id, center: F.offset(east: Double(round) * 50), radius: 90) { $0.notifyOnCross = true }
+                _ = forks[1].process(.control(ControlRecord(time: time, operation: .add(moved))))
+            case 2: _ = engine.process(.control(ControlRecord(time: time, operation: .removePending([id]))))
+            default: _ = forks[0].process(F.fix("d\(round)", Double(round + 1), east: Double(round) * 30))
+            }
+            check([engine] + forks, "round \(round)")
+        }
+        let resumed = try Engine(resuming: forks[1].checkpoint())
+        check([resumed, resumed.fork()], "resuming")
     }
 
     @Test func replacingARequestStartsItsStateAfresh() throws {

@@ -26,13 +26,13 @@ extension Engine {
         if index.count > 0 {
             let point = fix.coordinate
             let disc = devices.fixStates[Int(device)].disc
-            if widening == 0 && disc.radius > 0 && disc.epoch == requestEpoch && disc.holds(point) {
+            if accuracyWideningRequests == 0 && disc.radius > 0 && disc.epoch == requestEpoch && disc.holds(point) {
                 // Still inside the safe disc: only the requests the device has records for can change.
-            } else if widening > 0 && accuracy > 0 {
+            } else if accuracyWideningRequests > 0 && accuracy > 0 {
                 let box = GeoBounds(
                     south: point.latitude, north: point.latitude, west: point.longitude, east: point.longitude)
                 index.query(bounds: box.expanded(byMetres: accuracy), into: &candidates)
-            } else if widening == 0 && usesSafeDiscs {
+            } else if accuracyWideningRequests == 0 && usesSafeDiscs {
                 measuring = true
                 safe = 1000
                 index.query(latitude: point.latitude, longitude: point.longitude, into: &candidates, clearance: &safe)
@@ -91,7 +91,7 @@ extension Engine {
     /// made of; settled records' fences are not fetched, since the common fix reads none of them.
     @inline(__always)
     private func prefetchFences(_ range: Range<Int>, settled: Int) {
-        let slots = hotSlots
+        let slots = flatSlotBuffer
         for position in range where !candidates[..<settled].contains(candidates[position]) {
             prefetch(slots.baseAddress! + Int(candidates[position]), byteCount: MemoryLayout<HotSlot>.size)
         }
@@ -148,10 +148,10 @@ extension Engine {
     /// enter condition.
     private func evaluate(slot: Int32, device: Int32, fix: Fix, accuracy: Double, safe: UnsafeMutablePointer<Double>?) {
         // Read in place: a copy of the slot (over a hundred bytes) per candidate showed in profiles.
-        // Nothing below changes `hot`, so the storage stays put.
-        assert(hotSlots.baseAddress == hot.withUnsafeBufferPointer { $0.baseAddress }, "hotSlots not renewed")
+        // Nothing below changes `flatSlots`, so the storage stays put.
+        assert(flatSlotBuffer.baseAddress == flatSlots.withUnsafeBufferPointer { $0.baseAddress }, "flatSlotBuffer not renewed")
         evaluate(
-            slot: slot, hot: hotSlots.baseAddress! + Int(slot), device: device, fix: fix, accuracy: accuracy,
+            slot: slot, hot: flatSlotBuffer.baseAddress! + Int(slot), device: device, fix: fix, accuracy: accuracy,
             safe: safe)
     }
 
@@ -444,10 +444,10 @@ extension Engine {
 
     private func fireRegion(_ timer: EngineTimer) {
         // The hot slot holds what a timer needs; the request entry is read only for an event.
-        guard states[Int(timer.slot)].isAlive, hotSlots[Int(timer.slot)].isRegion,
+        guard states[Int(timer.slot)].isAlive, flatSlotBuffer[Int(timer.slot)].isRegion,
             let recordIndex = devices.recordIndex(device: timer.device, slot: timer.slot)
         else { return }
-        let rules = hotSlots[Int(timer.slot)].rules
+        let rules = flatSlotBuffer[Int(timer.slot)].rules
         var record = devices.records[Int(timer.device)][recordIndex]
         guard !record.isDone else { return }
         let action: RegionStateMachine.Action
@@ -503,9 +503,9 @@ extension Engine {
         schedule(action, slot: entry.slot, device: device)
         guard let output = action.output else { return }
         switch output {
-        case .enter(let since, let time) where hotSlots[Int(entry.slot)].notifiesOnEntry:
+        case .enter(let since, let time) where flatSlotBuffer[Int(entry.slot)].notifiesOnEntry:
             notify(.enter, entry: entry, device: device, time: time, since: since, record: &record)
-        case .exit(let since, let time) where hotSlots[Int(entry.slot)].notifiesOnExit:
+        case .exit(let since, let time) where flatSlotBuffer[Int(entry.slot)].notifiesOnExit:
             notify(.exit, entry: entry, device: device, time: time, since: since, record: &record)
         case .dwell(let time):
             notify(.dwell, entry: entry, device: device, time: time, since: nil, record: &record)
@@ -527,7 +527,7 @@ extension Engine {
         let event = regionEvent(
             entry: entry, device: device, kind: kind, time: time, since: since, record: record, state: nil)
         guard deliver(event, for: entry, device: device) else { return }
-        if !hotSlots[Int(entry.slot)].repeats {
+        if !flatSlotBuffer[Int(entry.slot)].repeats {
             record.isDone = true
             states[Int(entry.slot)].finishedDevices += 1
         }
@@ -546,7 +546,7 @@ extension Engine {
     /// `s(p)` of the fence in `slot`, as events report it, measured through the hot slot (the
     /// region entry's fence is a chain of likely cache misses; the slot was just read).
     private func reportedDistance(slot: Int32, to point: Coordinate) -> Double? {
-        let hot = hotSlots.baseAddress! + Int(slot)
+        let hot = flatSlotBuffer.baseAddress! + Int(slot)
         switch hot.pointee.shape {
         case .circle:
             return snappedToBoundary(hot.pointee.circle.signedDistance(to: point))

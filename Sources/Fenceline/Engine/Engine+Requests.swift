@@ -133,7 +133,7 @@ extension Engine {
         requests.append(entry)
         states.append(RequestState())
         if case .polygon(let shape)? = region?.fence.shape { polygons.append(shape) }
-        hot.append(HotSlot(entry: entry, polygon: polygons.count - 1))
+        flatSlots.append(HotSlot(entry: entry, polygon: polygons.count - 1))
         visited.append(0)
         slotsByID[request.id] = slot
         if let region {
@@ -147,7 +147,7 @@ extension Engine {
                 crossIndex.compactIfNeeded()
             }
             if region.trigger.initial == .state { stateSlots.append(slot) }
-            if region.widensWithAccuracy { widening += 1 }
+            if region.widensWithAccuracy { accuracyWideningRequests += 1 }
         }
         if let beacon { beaconSlots[beacon.key, default: []].append(slot) }
         if let timing { scheduleTiming(entry, at: timing.firstDue(added: time)) }
@@ -163,7 +163,7 @@ extension Engine {
         let entry = requests[Int(slot)]
         guard states[Int(slot)].isAlive else { return }
         states[Int(slot)].isAlive = false
-        hot[Int(slot)].isAlive = false
+        flatSlots[Int(slot)].isAlive = false
         slotsByID[entry.request.id] = nil
         if let region = entry.region {
             // Its records must be read again (and dropped) rather than settled by certificate.
@@ -173,7 +173,7 @@ extension Engine {
             index.compactIfNeeded()
             crossIndex.compactIfNeeded()
             stateSlots.removeAll { $0 == slot }
-            if region.widensWithAccuracy { widening -= 1 }
+            if region.widensWithAccuracy { accuracyWideningRequests -= 1 }
         }
         if let beacon = entry.beacon {
             beaconSlots[beacon.key]?.removeAll { $0 == slot }

@@ -117,7 +117,7 @@ extension Engine {
             cause: .fix(fix), before: before.standing, after: before.standing, streakBefore: before.streak,
             awaitsDwell: false, isDone: before.isDone)
         let accuracy = fix.accuracy ?? 0
-        let hotSlot = hot[Int(slot)]
+        let hotSlot = flatSlots[Int(slot)]
         let s = region.fence.signedDistance(to: fix.coordinate)
         step.signedDistance = s
         step.limits = hotSlot.limits(accuracy: accuracy)

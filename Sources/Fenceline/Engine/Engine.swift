@@ -74,18 +74,19 @@ public final class Engine {
     @exclusivity(unchecked) var requests: [RequestEntry] = []
     /// `states[slot]`: what changes about each request.
     @exclusivity(unchecked) var states: [RequestState] = []
-    /// `hot[slot]`: the flat per-slot values the candidate loop reads, through `hotSlots`.
-    @exclusivity(unchecked) var hot: [HotSlot] = [] {
-        didSet { renewHotSlots() }
+    /// `flatSlots[slot]`: the plain per-slot values the candidate loop reads, through
+    /// `flatSlotBuffer`.
+    @exclusivity(unchecked) var flatSlots: [HotSlot] = [] {
+        didSet { renewFlatSlotBuffer() }
     }
-    /// `hot`'s storage, read without retaining it: every access to an array stored in a class
+    /// `flatSlots`' storage, read without retaining it: every access to an array stored in a class
     /// retains its buffer (per fix and per candidate), an atomic add, contended when forked engines
-    /// on two cores share the buffer. Valid until `hot` next changes, which renews it; `hot` keeps
+    /// on two cores share the buffer. Valid until `flatSlots` next changes, which renews it; `flatSlots` keeps
     /// the storage alive.
-    @exclusivity(unchecked) private(set) var hotSlots = UnsafeBufferPointer<HotSlot>(start: nil, count: 0)
+    @exclusivity(unchecked) private(set) var flatSlotBuffer = UnsafeBufferPointer<HotSlot>(start: nil, count: 0)
 
-    private func renewHotSlots() {
-        hotSlots = hot.withUnsafeBufferPointer { $0 }
+    private func renewFlatSlotBuffer() {
+        flatSlotBuffer = flatSlots.withUnsafeBufferPointer { $0 }
     }
     /// The polygon fences' flat data, indexed by `HotSlot.polygon`.
     @exclusivity(unchecked) var polygons: [PolygonShape] = []
@@ -100,7 +101,9 @@ public final class Engine {
     @exclusivity(unchecked) var bulkInstalling = false
     /// Beacon requests by identity; a sighting looks up its exact key and the two wildcards.
     @exclusivity(unchecked) var beaconSlots: [BeaconKey: [Int32]] = [:]
-    @exclusivity(unchecked) var widening = 0
+    /// Live region requests whose enter area widens with a fix's accuracy (`generous`, `overlap`):
+    /// while any is live, a safe disc cannot stand in for the index.
+    @exclusivity(unchecked) var accuracyWideningRequests = 0
     /// Counts region request additions and removals (only those can move a fence a device may
     /// enter); a device's safe disc and a record's certificate hold only within one epoch.
     @exclusivity(unchecked) var requestEpoch: UInt64 = 0
@@ -146,6 +149,7 @@ public final class Engine {
         self.startCatalog = catalog.requests
         self.defaultHysteresis = catalog.defaultHysteresis
         self.categories = Dictionary(catalog.categories.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        renewFlatSlotBuffer()  // an initializer does not run `didSet`
         guard !catalog.isValidated else { return }
         let issues = catalog.requests.enumerated().flatMap { index, request in
             self.issues(in: request, path: "requests[\(index)]")
@@ -238,6 +242,25 @@ public final class Engine {
         }
     }
 
+    /// What is wrong with the storage the hot path reads without retaining it, empty when
+    /// nothing: the flat slots' pointer must be their current storage, one flat slot and one
+    /// state per request, and both indexes sound (``SpatialIndex/invariantViolations()``). Tests
+    /// call it on forked engines after every kind of change.
+    func invariantViolations() -> [String] {
+        var problems: [String] = []
+        if flatSlotBuffer.baseAddress != flatSlots.withUnsafeBufferPointer({ $0.baseAddress })
+            || flatSlotBuffer.count != flatSlots.count
+        {
+            problems.append("the flat slots' buffer is not their storage")
+        }
+        if flatSlots.count != requests.count || states.count != requests.count || visited.count != requests.count {
+            problems.append("\(requests.count) requests, \(flatSlots.count) flat slots, \(states.count) states")
+        }
+        problems += index.invariantViolations().map { "index: \($0)" }
+        problems += crossIndex.invariantViolations().map { "cross index: \($0)" }
+        return problems
+    }
+
     /// Releases events and counts them.
     func release(before limit: Timestamp?, inclusive: Bool) -> [Event] {
         let released = events.release(before: limit, inclusive: inclusive)
@@ -284,15 +307,15 @@ extension Engine {
                 gate: entry.gate, timing: entry.timing)
         }
         states = source.states
-        hot = source.hot
-        renewHotSlots()  // an initializer does not run `didSet`
+        flatSlots = source.flatSlots
+        renewFlatSlotBuffer()  // an initializer does not run `didSet`
         polygons = source.polygons
         slotsByID = source.slotsByID
         index.adopt(source.index)
         crossIndex.adopt(source.crossIndex)
         stateSlots = source.stateSlots
         beaconSlots = source.beaconSlots
-        widening = source.widening
+        accuracyWideningRequests = source.accuracyWideningRequests
         requestEpoch = source.requestEpoch
         devices = source.devices  // the interned ids request scopes refer to
         applySequence = source.applySequence

@@ -166,6 +166,33 @@ final class SpatialIndex {
         return ([start(slots), start(edges)] + levels.map { start($0.cells) }).compactMap { $0 }
     }
 
+    /// What is wrong with the index's shared storage, empty when nothing: the pointers queries
+    /// read (``renewReaders()``) must be the arrays' current storage, no slot may wait for
+    /// packing, and `count` must be the slots indexed. Tests call it on forked and adopted
+    /// indexes after every kind of change; queries check the same in debug builds.
+    func invariantViolations() -> [String] {
+        var problems: [String] = []
+        func address<T>(_ array: [T]) -> UnsafeRawPointer? {
+            array.withUnsafeBytes { $0.baseAddress }
+        }
+        if UnsafeRawPointer(packedSlots.baseAddress) != address(slots) || packedSlots.count != slots.count {
+            problems.append("the packed slots' reader is not the slots' storage")
+        }
+        if UnsafeRawPointer(packedEdges.baseAddress) != address(edges) || packedEdges.count != edges.count {
+            problems.append("the packed edges' reader is not the edges' storage")
+        }
+        for level in levels.indices {
+            let cells = levels[level].cells.isEmpty ? nil : address(levels[level].cells)
+            if UnsafeRawPointer(tables[level].cells) != cells || tables[level].mask != levels[level].mask {
+                problems.append("level \(level)'s table is not its cells' storage")
+            }
+        }
+        if unpacked != 0 { problems.append("\(unpacked) slots wait for packing") }
+        let indexed = slotLevel.reduce(0) { $0 + ($1 >= 0 ? 1 : 0) }
+        if indexed != count { problems.append("count is \(count), \(indexed) slots are indexed") }
+        return problems
+    }
+
     private static let emptyKey = Int64.min
 
     private static func cellSize(level: Int) -> Double { baseCellDegrees * Double(1 << level) }
