@@ -159,7 +159,8 @@ extension RunPipeline {
                                 if let reading = try serial.decode(line) { accept(reading) }
                             }
                         } catch {
-                            keepsReading = badLines.reject(error.located(file: reader.name, line: number), report: report)
+                            keepsReading = badLines.reject(
+                                error.located(file: reader.name, line: number), report: report)
                         }
                     }
                 }
@@ -175,7 +176,9 @@ extension RunPipeline {
             try reader.forEachBlock(
                 blockSize: options.readBlockSize,
                 oversized: { number in
-                    if keepsReading { keepsReading = badLines.reject(reader.oversizedLineError(line: number), report: report) }
+                    if keepsReading {
+                        keepsReading = badLines.reject(reader.oversizedLineError(line: number), report: report)
+                    }
                 }
             ) { block, firstLine in
                 guard keepsReading else { return nil }

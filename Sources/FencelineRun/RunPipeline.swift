@@ -265,7 +265,6 @@ private final class SerialRun {
     /// Taken once the first reading is applied.
     @exclusivity(unchecked) var steadyStart: RunMark?
 
-
     init(
         engine: Engine, encoder: any EventEncoder, meter: ProgressMeter?, badLines: BadLineCounter,
         shouldStop: (() -> Bool)?
@@ -323,7 +322,6 @@ private final class SerialRun {
         keepsReading = badLines.reject(error, report: report)
         if let shouldStop, shouldStop() { interrupt() }
     }
-
 
     private func interrupt() {
         interrupted = true

@@ -59,7 +59,9 @@ import Testing
             switch round % 4 {
             case 0: _ = forks[0].process(.control(ControlRecord(time: time, operation: .removePending([id]))))
             case 1:
-                let moved = F.circle(id, center: F.offset(east: Double(round) * 50), radius: 90) { $0.notifyOnCross = true }
+                let moved = F.circle(id, center: F.offset(east: Double(round) * 50), radius: 90) {
+                    $0.notifyOnCross = true
+                }
                 _ = forks[1].process(.control(ControlRecord(time: time, operation: .add(moved))))
             case 2: _ = engine.process(.control(ControlRecord(time: time, operation: .removePending([id]))))
             default: _ = forks[0].process(F.fix("d\(round)", Double(round + 1), east: Double(round) * 30))
