@@ -9,14 +9,7 @@ enum CheckpointFile {
     /// The bytes of the checkpoint at `path`, checked: a missing file exits 66, one that is not a
     /// checkpoint (or of another version, or damaged) 65, both naming the file.
     static func read(_ path: String) throws -> [UInt8] {
-        let bytes: [UInt8]
-        do throws(InputError) {
-            let reader = try LineReader(path: path)
-            bytes = try reader.readAll()
-            if let failure = reader.failure { throw failure }
-        } catch {
-            throw CommandFailure(error)
-        }
+        let bytes = try readWholeFile(path)
         do {
             _ = try Engine.checkpointSummary(of: bytes)
         } catch {

@@ -155,6 +155,9 @@ struct Run: AsyncParsableCommand {
             catalog = decoded.catalog
         }
         let resumed = try state ?? resume.map(CheckpointFile.read)
+        if threads > 1 && (checkpoint != nil || resume != nil) && !quiet {
+            report("fenceline: note: --checkpoint and --resume run on one engine (a checkpoint is one engine's state)")
+        }
         var options = input.pipelineOptions
         options.strict = strict
         options.maximumReported = maxErrors

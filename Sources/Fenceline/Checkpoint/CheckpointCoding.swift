@@ -258,23 +258,12 @@ extension CheckpointWriter {
     }
 }
 
-/// A 64-bit checksum of the state (FNV-1a over 8-byte words, then a finaliser): it tells a damaged
-/// or truncated file from a good one; it is no defence against a deliberate forgery, nor meant to be.
+/// A 64-bit checksum of the state: the device names' hash (``DeviceHash``), which mixes every byte
+/// into all 64 bits. It tells a damaged or truncated file from a good one; it is no defence
+/// against a deliberate forgery, nor meant to be.
 package enum CheckpointChecksum {
     /// The checksum of `bytes`.
     package static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(bytes.count)
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x100_0000_01B3
-            hash ^= hash >> 31
-            offset += 8
-        }
-        while offset < bytes.count {
-            hash = (hash ^ UInt64(bytes[offset])) &* 0x100_0000_01B3
-            offset += 1
-        }
-        hash = (hash ^ (hash >> 33)) &* 0xFF51_AFD7_ED55_8CCD
-        return hash ^ (hash >> 33)
+        UInt64(bitPattern: Int64(DeviceHash.of(bytes: bytes.bindMemory(to: UInt8.self))))
     }
 }
