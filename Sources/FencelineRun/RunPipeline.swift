@@ -225,7 +225,9 @@ public final class RunPipeline {
             if !run.keepsReading { break }
         }
         // A run stopped early (strict, or interrupted) ends at the clock of the last line it read.
-        let until = run.badLines.strictFailure == nil && !run.interrupted ? options.until : nil
+        // (A signal may also end the input while a read waits, before any line notices it.)
+        let interrupted = run.interrupted || shouldStop?() == true
+        let until = run.badLines.strictFailure == nil && !interrupted ? options.until : nil
         if checkpointing {
             run.emit(engine.finishKeepingHeldReadings(until: until), flush: false, write: write)
             lastCheckpoint = engine.checkpoint()

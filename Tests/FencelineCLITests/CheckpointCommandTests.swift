@@ -109,7 +109,11 @@ import Testing
         let process = Process()
         process.executableURL = CLI.binary
         process.currentDirectoryURL = Fixtures.packageRoot
-        process.arguments = ["run", "--triggers", "\(scenario)/triggers.json", "--checkpoint", state, "-"]
+        // --until is for a run that reads its input to the end: an interrupted one must not apply it.
+        process.arguments = [
+            "run", "--triggers", "\(scenario)/triggers.json", "--checkpoint", state, "--until", "2020-12-18T09:00:00Z",
+            "-",
+        ]
         let input = Pipe()
         process.standardInput = input
         process.standardOutput = try FileHandle(forWritingTo: outURL)
