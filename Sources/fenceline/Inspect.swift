@@ -38,9 +38,9 @@ struct Inspect: AsyncParsableCommand {
         let rows: [(String, String)] = [
             ("version", "\(summary.version)"),
             ("clock", summary.clock?.rfc3339 ?? "not set (no reading yet)"),
-            ("requests", "\(summary.requests) pending"),
+            ("requests", "\(summary.requests)"),
             ("devices", "\(summary.devices)"),
-            ("timers", "\(summary.pendingTimers) pending"),
+            ("pending timers", "\(summary.pendingTimers)"),
             ("held readings", "\(summary.heldReadings)"),
             ("delivered", "\(summary.delivered)"),
             ("next seq", "\(summary.nextSequence)"),
@@ -48,7 +48,7 @@ struct Inspect: AsyncParsableCommand {
         ]
         switch format {
         case .text:
-            let text = rows.map { $0.0.padding(toLength: 14, withPad: " ", startingAt: 0) + $0.1 }
+            let text = rows.map { $0.0.padding(toLength: 16, withPad: " ", startingAt: 0) + $0.1 }
             OutputFile.standardOutput.write(text.joined(separator: "\n") + "\n")
         case .json:
             let clock = summary.clock.map { "\"\($0.rfc3339)\"" } ?? "null"
