@@ -14,8 +14,8 @@ struct TimeArgument: ExpressibleByArgument {
     init?(argument: String) {
         if let time = Timestamp(rfc3339: argument) {
             timestamp = time
-        } else if let seconds = Double(argument), seconds.isFinite, abs(seconds) < 9e12 {
-            timestamp = Timestamp(seconds: seconds)
+        } else if let seconds = Double(argument), let time = Timestamp(checkedSeconds: seconds) {
+            timestamp = time
         } else {
             return nil
         }

@@ -67,6 +67,41 @@ import Testing
         #expect(lines.filter { $0.contains("replaced request") && $0.contains("request=home") }.count == 1)
     }
 
+    /// Times outside 0000-01-01T00:00:00Z…9999-12-31T23:59:59Z are located errors, in a catalog,
+    /// a control record, a reading or an option; nothing traps (a 13-digit Unix time used to
+    /// overflow, a start of 1e13 to kill the run).
+    @Test func timesOutsideTheRepresentableRangeAreLocatedErrors() throws {
+        let directory = try CLI.temporaryDirectory()
+        let cases = [
+            (#""seconds":60,"start":1e13"#, "requests[0].trigger.start: 10000000000000.0 Unix seconds is outside"),
+            (#""seconds":990000000000,"start":9.2e12"#, "requests[0].trigger.seconds: seconds must be a number > 0"),
+            (#""seconds":300000000000,"start":"9000-01-01T00:00:00Z""#, "start + seconds falls after 9999-12-31"),
+        ]
+        for (fields, message) in cases {
+            let catalog = directory.appendingPathComponent("c.json")
+            try Data(#"{"requests":[{"id":"x","trigger":{"type":"timeInterval",\#(fields)}}]}"#.utf8).write(to: catalog)
+            let result = try CLI.run(["validate", catalog.path])
+            #expect(result.status == 65, "\(fields)")
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+        }
+        let empty = directory.appendingPathComponent("empty.json")
+        try Data(#"{"requests":[]}"#.utf8).write(to: empty)
+        let lines = [
+            #"{"device":"a","time":9999999999999,"lat":1,"lon":2}"#,
+            #"{"device":"a","time":-9999999999999,"lat":1,"lon":2}"#,
+            #"{"device":"a","time":1e13,"lat":1,"lon":2}"#,
+            #"{"device":"a","time":"0000-01-01T00:00:00+01:00","lat":1,"lon":2}"#,
+            #"{"time":1,"op":"add","request":{"id":"x","trigger":{"type":"timeInterval","seconds":60,"start":1e13}}}"#,
+            #"{"device":"a","time":253402300799,"lat":1,"lon":2}"#,
+        ]
+        let run = try CLI.run(["run", "--triggers", empty.path, "-"], stdin: lines.joined(separator: "\n") + "\n")
+        #expect(run.status == 0)
+        #expect(run.stderr.hasSuffix("fenceline: 1 readings, 5 skipped, 0 stale, 0 events\n"), "\(run.stderr)")
+        #expect(run.stderr.contains(#"-:1: field "time": Unix seconds outside the representable range"#))
+        #expect(run.stderr.contains(#"-:5: field "request.trigger.start""#))
+        #expect(try CLI.run(["run", "--triggers", empty.path, "--until", "1e13", "/dev/null"]).status == 64)
+    }
+
     @Test func standardInputGivesTheSameEventsAsTheFile() throws {
         let readings = try String(
             contentsOf: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/readings.ndjson"),

@@ -233,20 +233,29 @@ final class TimingEntry {
 
     /// The first due time for a request added at `added` (a due time already past fires at once).
     func firstDue(added: Timestamp) -> Timestamp? {
-        switch rule {
-        case .interval(let first, _): max(first, added)
-        case .calendar(let calendar): calendar.nextFiring(after: added)
-        }
+        let due: Timestamp? =
+            switch rule {
+            case .interval(let first, _): max(first, added)
+            case .calendar(let calendar): calendar.nextFiring(after: added)
+            }
+        return due.flatMap(Self.representable)
     }
 
     /// The due time after one at `due`, on the interval's grid or the calendar's next match.
     func nextDue(after due: Timestamp) -> Timestamp? {
+        let next: Timestamp?
         switch rule {
         case .interval(let first, let every):
             let steps = (due.microseconds - first.microseconds).floorDividedBy(every.microseconds).quotient + 1
-            return first.advanced(by: TimeSpan(microseconds: steps * every.microseconds))
+            next = first.advanced(by: TimeSpan(microseconds: steps * every.microseconds))
         case .calendar(let calendar):
-            return calendar.nextFiring(after: due)
+            next = calendar.nextFiring(after: due)
         }
+        return next.flatMap(Self.representable)
+    }
+
+    /// A due time after the last representable instant never comes: no clock gets there.
+    private static func representable(_ due: Timestamp) -> Timestamp? {
+        due.isRepresentable ? due : nil
     }
 }

@@ -95,7 +95,9 @@ extension Timestamp {
             return nil
         }
         guard cursor == bytes.count else { return nil }
-        return Timestamp(microseconds: (minuteSeconds + Int64(second - offsetSeconds)) * 1_000_000 + micros)
+        let time = Timestamp(microseconds: (minuteSeconds + Int64(second - offsetSeconds)) * 1_000_000 + micros)
+        // An offset can carry year 0000 or 9999 past the range RFC 3339 writes back.
+        return time.isRepresentable ? time : nil
     }
 
     /// The instant as RFC 3339 in UTC: whole seconds as `2026-03-02T08:00:30Z`, otherwise with

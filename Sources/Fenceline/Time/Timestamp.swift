@@ -55,3 +55,34 @@ public struct TimeSpan: Hashable, Comparable, Sendable {
 
     public static func < (lhs: TimeSpan, rhs: TimeSpan) -> Bool { lhs.microseconds < rhs.microseconds }
 }
+
+extension Timestamp {
+    /// The first instant Fenceline reads or writes: 0000-01-01T00:00:00Z, RFC 3339's first year.
+    public static let earliest = Timestamp(microseconds: -62_167_219_200_000_000)
+    /// The last: 9999-12-31T23:59:59.999999Z, RFC 3339's last year.
+    public static let latest = Timestamp(microseconds: 253_402_300_799_999_999)
+
+    /// An instant from seconds since the Unix epoch, rounded to the microsecond; `nil` when the
+    /// number is not finite or the instant falls outside ``earliest``…``latest`` (every time a
+    /// reading, a catalog or an option gives is checked so, and refused as a located error).
+    public init?(checkedSeconds seconds: Double) {
+        guard seconds.isFinite, seconds >= Self.earliest.seconds, seconds <= Self.latest.seconds else { return nil }
+        self.init(seconds: seconds)
+    }
+
+    /// Whether the instant lies within ``earliest``…``latest``.
+    public var isRepresentable: Bool { self >= Self.earliest && self <= Self.latest }
+}
+
+extension TimeSpan {
+    /// The longest span: from ``Timestamp/earliest`` to ``Timestamp/latest``.
+    public static let longest = TimeSpan(
+        microseconds: Timestamp.latest.microseconds - Timestamp.earliest.microseconds)
+
+    /// A span of `seconds`, rounded to the microsecond; `nil` when the number is not finite or
+    /// longer (either way) than ``longest``.
+    public init?(checkedSeconds seconds: Double) {
+        guard seconds.isFinite, abs(seconds) <= Self.longest.seconds else { return nil }
+        self.init(seconds: seconds)
+    }
+}

@@ -33,14 +33,15 @@ extension CatalogDecoder {
         case "timeInterval":
             fields.warnUnknown(known: ["type", "seconds", "repeats", "start"])
             guard let seconds = fields.number("seconds", required: true) else { return nil }
-            guard seconds.isFinite, abs(seconds) < 1e12 else {
-                sink.add(fields.at("seconds"), "seconds must be a finite number > 0 (got \(seconds))")
+            guard let interval = TimeSpan(checkedSeconds: seconds) else {
+                sink.add(
+                    fields.at("seconds"),
+                    "seconds must be a number > 0 and at most \(FieldReader.longestSeconds) (got \(seconds))")
                 return nil
             }
             return .timeInterval(
                 TimeIntervalTrigger(
-                    interval: TimeSpan(seconds: seconds), repeats: fields.bool("repeats") ?? false,
-                    start: fields.timestamp("start")))
+                    interval: interval, repeats: fields.bool("repeats") ?? false, start: fields.timestamp("start")))
         case "calendar":
             fields.warnUnknown(known: ["type", "dateComponents", "timeZone", "repeats"])
             guard

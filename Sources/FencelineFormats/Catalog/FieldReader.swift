@@ -91,11 +91,11 @@ struct FieldReader {
 
     func seconds(_ key: String) -> TimeSpan? {
         guard let value = number(key) else { return nil }
-        guard value.isFinite, abs(value) < 1e12 else {
-            sink.add(at(key), "expected a number of seconds, found \(value)")
+        guard let span = TimeSpan(checkedSeconds: value) else {
+            sink.add(at(key), "expected a number of seconds of at most \(Self.longestSeconds), found \(value)")
             return nil
         }
-        return TimeSpan(seconds: value)
+        return span
     }
 
     func bool(_ key: String) -> Bool? {
@@ -135,6 +135,11 @@ struct FieldReader {
         return value
     }
 
+    /// The longest span a catalog may give, in seconds, for error messages.
+    static let longestSeconds = Int64(TimeSpan.longest.seconds)
+    /// The instants a catalog may give, for error messages.
+    static let representableRange = "the representable range 0000-01-01T00:00:00Z…9999-12-31T23:59:59Z"
+
     /// A time as RFC 3339 text or Unix seconds.
     func timestamp(_ key: String) -> Timestamp? {
         guard let value = self[key], !value.isNull else { return nil }
@@ -147,7 +152,11 @@ struct FieldReader {
         }
         switch value.number {
         case let number? where number.isFinite:
-            return Timestamp(seconds: number)
+            guard let time = Timestamp(checkedSeconds: number) else {
+                sink.add(at(key), "\(number) Unix seconds is outside \(Self.representableRange)")
+                return nil
+            }
+            return time
         default:
             sink.add(at(key), "expected an RFC 3339 time or Unix seconds, found \(value.kindName)")
             return nil

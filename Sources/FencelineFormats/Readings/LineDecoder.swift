@@ -1,4 +1,4 @@
-public import Fenceline
+package import Fenceline
 
 /// Turns the lines of one line-based input into readings, whatever its format (NDJSON, CSV with
 /// its header, NMEA with its epochs), keeping the per-input state those formats need.

@@ -283,7 +283,9 @@ public struct NDJSONReadingDecoder {
                 let time = Timestamp(
                     unixSecondsBytes: UnsafeBufferPointer(rebasing: scanner.bytes[start..<scanner.position]))
             else {
-                throw LineError(field: "time", message: "Unix seconds out of range")
+                throw LineError(
+                    field: "time",
+                    message: "Unix seconds outside the representable range 0000-01-01T00:00:00Z…9999-12-31T23:59:59Z")
             }
             return time
         default:

@@ -29,13 +29,14 @@ extension Timestamp {
         }
         if index < bytes.count {
             // An exponent: rare enough to take the slow road.
-            let value = DecimalNumber.parse(bytes)
-            guard value.isFinite, abs(value) < 9e12 else { return nil }
-            self.init(seconds: value)
+            guard let time = Timestamp(checkedSeconds: DecimalNumber.parse(bytes)) else { return nil }
+            self = time
             return
         }
-        guard digits <= 13 else { return nil }
+        // Checked before scaling: thirteen digits of seconds overflow 64 bits of microseconds.
+        guard digits <= 13, whole <= Timestamp.latest.microseconds / 1_000_000 + 1 else { return nil }
         let total = whole * 1_000_000 + micros
         self.init(microseconds: negative ? -total : total)
+        guard isRepresentable else { return nil }
     }
 }

@@ -1,5 +1,5 @@
 public import Fenceline
-public import FencelineFormats
+import FencelineFormats
 
 /// Draws a run as a picture (SPEC §9, `fenceline render`): the catalog's fences, each device's
 /// track and the events, with a legend, a scale bar and a title line.
