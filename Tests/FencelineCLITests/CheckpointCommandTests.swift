@@ -39,6 +39,27 @@ import Testing
                 == ["drive.ckpt", "first.ndjson", "second.ndjson"])
     }
 
+    /// An output that is also an input is refused before anything is opened for writing; a
+    /// checkpoint may replace the one it resumed (a batch that goes on each night).
+    @Test func outputsThatAreInputsAreRefusedButACheckpointMayReplaceItsOwn() throws {
+        let (directory, first, second, _) = try split(at: 47)
+        let triggers = "\(scenario)/triggers.json"
+        for arguments in [["-o", first], ["--state-out", first], ["--checkpoint", first], ["-o", triggers]] {
+            let result = try CLI.run(["run", "--triggers", triggers, first] + arguments)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr.contains("is also the input"))
+        }
+        #expect(try String(contentsOfFile: first, encoding: .utf8).split(separator: "\n").count == 47)
+        let state = directory.appendingPathComponent("nightly.ckpt").path
+        let head = try CLI.run(["run", "--triggers", triggers, first, "--checkpoint", state])
+        let tail = try CLI.run(["run", "--resume", state, second, "--checkpoint", state])
+        #expect(tail.status == 0)
+        let whole = try CLI.run(["run", "--triggers", triggers, "\(scenario)/readings.ndjson"])
+        #expect(head.stdout + tail.stdout == whole.stdout)
+        #expect(try CLI.run(["inspect", state]).stdout.contains("next seq        11\n"))
+        #expect(try CLI.run(["run", "--resume", state, second, "-o", state]).status == 64)
+    }
+
     @Test func inspectSummarisesACheckpoint() throws {
         let (directory, first, _, _) = try split(at: 47)
         let state = directory.appendingPathComponent("drive.ckpt").path
