@@ -42,6 +42,19 @@ import Testing
         return (events, reports, summary)
     }
 
+    /// A UTF-8 byte order mark before the first line is not content, in NDJSON and CSV alike.
+    @Test func aByteOrderMarkIsNotALine() throws {
+        let lines = [line(0, east: 300), line(10, east: 0), line(20, east: 300)].joined(separator: "\n") + "\n"
+        let plain = try run([try file("plain.ndjson", lines)])
+        let marked = try run([try file("marked.ndjson", "\u{FEFF}" + lines)])
+        #expect(marked.reports.isEmpty)
+        #expect(marked.events == plain.events && marked.summary.readings == 3)
+        let csv = try run([
+            try file("marked.csv", "\u{FEFF}device,time,lat,lon\nd1,\(Int(Fixtures.t0.seconds)),52.37,4.89\n")
+        ])
+        #expect(csv.reports.isEmpty && csv.summary.readings == 1)
+    }
+
     @Test func badLinesAreSkippedReportedAndCounted() throws {
         let path = try file(
             "trace.ndjson",

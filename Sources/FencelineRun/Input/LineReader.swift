@@ -128,13 +128,13 @@ public final class LineReader {
         return true
     }
 
-    /// Looks at the first bytes once: a gzip magic starts inflating.
+    /// Looks at the first bytes once: a gzip magic starts inflating; a byte order mark is dropped.
     private func sniff() throws(InputError) {
         guard !sniffed else { return }
         sniffed = true
         var head = [UInt8](repeating: 0, count: 1 << 16)
         var count = 0
-        while count < 2 {
+        while count < 3 {
             guard waitsForInput() else { break }
             let got = head.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
             if got < 0 && errno == EINTR { continue }
@@ -172,6 +172,9 @@ public final class LineReader {
         } else {
             pending = head
         }
+        // A UTF-8 byte order mark (editors on Windows write one) is not content: without this the
+        // first line of an NDJSON file would be a bad line.
+        if pending.starts(with: [0xEF, 0xBB, 0xBF]) { pending.removeFirst(3) }
     }
 
     /// The first bytes of the content (inflated when compressed) without consuming them, for
