@@ -1,5 +1,5 @@
 public import Fenceline
-public import FencelineFormats
+import FencelineFormats
 
 /// The notification state at the end of a run (`--state-out`): the clock, the pending requests
 /// with their next trigger dates, and the delivered notifications, newest first.

@@ -60,6 +60,41 @@ import Testing
         #expect(try CLI.run(["run", "--resume", state, second, "-o", state]).status == 64)
     }
 
+    /// The delivered list does not depend on the order fences were evaluated in (which a resumed
+    /// engine's rebuilt index changes): a cut run's `--state-out` is the whole run's, with
+    /// `--delivered-limit 1` keeping the same notification. Three overlapping circles, one replaced.
+    @Test(arguments: ["1", "64"]) func aResumedRunDeliversInTheSameOrder(limit: String) throws {
+        let directory = try CLI.temporaryDirectory()
+        let catalog = directory.appendingPathComponent("overlap.json")
+        try Data(
+            #"""
+            {"requests":[
+             {"id":"scoped","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":300,"initial":"state"}},
+             {"id":"acc","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":150,"hysteresis":"naive"}},
+             {"id":"dw","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":120}}]}
+            """#.utf8
+        ).write(to: catalog)
+        let first = directory.appendingPathComponent("first.ndjson")
+        try Data(
+            (#"{"time":"2026-03-02T08:00:35.500Z","op":"add","request":{"id":"dw","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":80,"hysteresis":{"preset":"naive","maxAccuracy":10}}}}"#
+                + "\n" + #"{"device":"a","time":"2026-03-02T08:00:37.500Z","lat":52.374,"lon":4.8905,"accuracy":5}"#
+                + "\n").utf8
+        ).write(to: first)
+        let second = directory.appendingPathComponent("second.ndjson")
+        try Data(
+            (#"{"device":"a","time":"2026-03-02T08:01:31.500Z","lat":52.37,"lon":4.8905,"accuracy":5}"# + "\n").utf8
+        )
+        .write(to: second)
+        let whole = directory.appendingPathComponent("whole.json").path
+        let cut = directory.appendingPathComponent("cut.json").path
+        let state = directory.appendingPathComponent("s.ckpt").path
+        let options = ["--delivered-limit", limit, "--quiet"]
+        _ = try CLI.run(["run", "--triggers", catalog.path, first.path, second.path, "--state-out", whole] + options)
+        _ = try CLI.run(["run", "--triggers", catalog.path, first.path, "--checkpoint", state] + options)
+        _ = try CLI.run(["run", "--resume", state, second.path, "--state-out", cut] + options)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cut)) == Data(contentsOf: URL(fileURLWithPath: whole)))
+    }
+
     @Test func inspectSummarisesACheckpoint() throws {
         let (directory, first, _, _) = try split(at: 47)
         let state = directory.appendingPathComponent("drive.ckpt").path

@@ -213,11 +213,14 @@ import Testing
         return (catalog, lines)
     }
 
-    /// Resuming with the same catalog keeps its requests' state; a changed request is replaced.
+    /// Resuming with the same catalog keeps its requests' state, also those control records
+    /// removed or replaced before the cut; a changed request is replaced.
     @Test func resumingWithTheSameCatalogGoesOnAndAChangedRequestIsReplaced() throws {
         var generator = SplitMix(state: 77)
-        let (catalog, all) = try Self.generatedStream(using: &generator)
-        let lines = all.filter { !$0.contains(#""op":"#) }  // no control records: the catalog stays as given
+        // Control records replace and remove catalog requests before the cut: giving the catalog
+        // again must not bring them back.
+        let (catalog, lines) = try Self.generatedStream(using: &generator)
+        #expect(lines.contains { $0.contains(#""op":"removePending""#) } && lines.contains { $0.contains(#""op":"add""#) })
         let setup = Setup(catalog: catalog, until: Fixtures.at(2000))
         let whole = try Self.output(setup, lines: lines, cuts: [])
         let positions = Self.cutPositions(lines)

@@ -1,6 +1,8 @@
-import Fenceline
+import Foundation
 import TestSupport
 import Testing
+
+@testable import Fenceline
 
 /// SPEC §10 through the library: `Engine.checkpoint()` between any two readings, mid-instant
 /// included, and `Engine(resuming:)` go on exactly as one engine would.
@@ -31,6 +33,48 @@ import Testing
             }
             return Fixtures.fix(device, seconds, east: Double.random(in: -150...350, using: &generator))
         }
+    }
+
+    /// Forged values behind a good checksum are refused: counters at which the engine's next
+    /// `+= 1` would overflow, times far beyond any run, and more devices × accuracy thresholds than
+    /// the file could describe (which used to make the reader grow a table for minutes).
+    @Test func forgedValuesBehindAGoodChecksumAreRefused() throws {
+        let engine = try Engine(catalog: Catalog(requests: Self.requests))
+        for reading in Self.readings().prefix(50) { _ = engine.process(reading) }
+        let state = engine.checkpoint()
+        let payload = Array(state[(Engine.checkpointMagic.count + 20)...])
+        func forged(at offset: Int, _ value: UInt64) -> [UInt8] {
+            var copy = payload
+            withUnsafeBytes(of: value.littleEndian) {
+                for (index, byte) in $0.enumerated() { copy[offset + index] = byte }
+            }
+            return Engine.sealed(copy)
+        }
+        #expect(Engine.sealed(payload) == state)
+        // The clock (a flag and 8 bytes), five counts, the next seq; the three statistics, the
+        // apply sequence, the next token.
+        let nextSequence = 9 + 5 * 8
+        for offset in [1, nextSequence, nextSequence + 8, nextSequence + 32, nextSequence + 40] {
+            for value in [UInt64(Int64.max), UInt64(1) << 63, UInt64(bitPattern: Int64.min + 1)] {
+                #expect(throws: CheckpointError.self, "offset \(offset), \(value)") {
+                    try Engine(resuming: forged(at: offset, value))
+                }
+            }
+        }
+        var writer = CheckpointWriter()
+        writer.write(UInt8(0))  // no clock
+        for _ in 0..<5 { writer.write(0) }
+        writer.write(1)  // next seq
+        for _ in 0..<3 { writer.write(0) }
+        for _ in 0..<3 { writer.write(UInt64(0)) }
+        writer.writeCount(0)  // categories
+        writer.write(Hysteresis.default)
+        for _ in 0..<3 { writer.writeCount(0) }  // start catalog, untimed records, given catalog
+        writer.write(each: (0..<4000).map { "d\($0)" }) { $0.write($1) }
+        writer.write(each: [Double.infinity] + (1..<4000).map(Double.init)) { $0.write($1) }
+        let start = Date()
+        #expect(throws: CheckpointError.self) { try Engine(resuming: Engine.sealed(writer.bytes)) }
+        #expect(Date().timeIntervalSince(start) < 2)
     }
 
     @Test(arguments: [0.0, 4.0]) func aCheckpointAnywhereGoesOnExactly(window: Double) throws {

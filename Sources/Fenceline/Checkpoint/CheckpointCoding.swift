@@ -178,11 +178,36 @@ struct CheckpointReader {
         return value
     }
 
+    /// An instant: within the representable range, or as far again past either end (a timer may
+    /// be due after the last instant), so no arithmetic on it can overflow.
     @inline(__always)
-    mutating func timestamp() throws -> Timestamp { Timestamp(microseconds: try int64()) }
+    mutating func timestamp() throws -> Timestamp {
+        let value = try int64()
+        let reach = TimeSpan.longest.microseconds
+        guard value >= Timestamp.earliest.microseconds - reach, value <= Timestamp.latest.microseconds + reach else {
+            throw damaged("a time is out of range")
+        }
+        return Timestamp(microseconds: value)
+    }
 
+    /// A span no longer, either way, than ``TimeSpan/longest``.
     @inline(__always)
-    mutating func timeSpan() throws -> TimeSpan { TimeSpan(microseconds: try int64()) }
+    mutating func timeSpan() throws -> TimeSpan {
+        let value = try int64()
+        guard abs(value) <= TimeSpan.longest.microseconds else { throw damaged("a span is out of range") }
+        return TimeSpan(microseconds: value)
+    }
+
+    /// The largest counter a checkpoint may hold: far beyond any real run, far below where the
+    /// engine's `+= 1` would overflow.
+    static let largestCounter: UInt64 = 1 << 62
+
+    /// A counter (a sequence, token or count) up to ``largestCounter``.
+    mutating func counter() throws -> UInt64 {
+        let value = try uint64()
+        guard value <= Self.largestCounter else { throw damaged("a counter is out of range") }
+        return value
+    }
 
     /// A count of items each at least `minimumSize` bytes long: never more than the bytes left
     /// could hold, so a damaged count cannot make the reader reserve memory it will not fill.

@@ -73,6 +73,12 @@ extension Engine {
         writer.write(defaultHysteresis)
         writer.write(each: startCatalog) { $0.write($1) }
         writer.write(each: untimedControls) { $0.write($1) }
+        var given = givenDigests
+        for request in givenRequests { given[request.id] = Self.digest(of: request) }
+        writer.write(each: given.sorted { $0.key < $1.key }) { writer, entry in
+            writer.write(entry.key)
+            writer.write(entry.value)
+        }
 
         writer.write(each: devices.names) { $0.write($1) }
         writer.write(each: devices.thresholds) { $0.write($1) }
@@ -143,14 +149,19 @@ extension Engine {
             writer.write(item.reading)
         }
 
-        var file = Self.checkpointMagic
-        file.reserveCapacity(Self.headerSize + writer.bytes.count)
+        return Self.sealed(writer.bytes)
+    }
+
+    /// A checkpoint file holding `payload`: the magic, the version, the payload's length and checksum.
+    static func sealed(_ payload: [UInt8]) -> [UInt8] {
+        var file = checkpointMagic
+        file.reserveCapacity(headerSize + payload.count)
         var header = CheckpointWriter()
-        header.write(UInt32(Self.checkpointVersion))
-        header.write(UInt64(writer.bytes.count))
-        header.write(writer.bytes.withUnsafeBytes { CheckpointChecksum.of($0) })
+        header.write(UInt32(checkpointVersion))
+        header.write(UInt64(payload.count))
+        header.write(payload.withUnsafeBytes { CheckpointChecksum.of($0) })
         file += header.bytes
-        file += writer.bytes
+        file += payload
         return file
     }
 
@@ -233,14 +244,15 @@ extension Engine {
     private func restore(from reader: inout CheckpointReader) throws {
         let clock = try reader.optional { try $0.timestamp() }
         for _ in 0..<5 { _ = try reader.int() }  // the rest of the summary
-        let nextSequence = try reader.int(in: 1...Int(Int64.max), "the next seq")
+        let largest = Int(CheckpointReader.largestCounter)
+        let nextSequence = try reader.int(in: 1...largest, "the next seq")
 
-        statistics.applied = try reader.int(in: 0...Int.max, "a count")
-        statistics.stale = try reader.int(in: 0...Int.max, "a count")
-        statistics.events = try reader.int(in: 0...Int.max, "a count")
-        let applySequence = try reader.uint64()
-        let nextToken = try reader.uint64()
-        let requestEpoch = try reader.uint64()
+        statistics.applied = try reader.int(in: 0...largest, "a count")
+        statistics.stale = try reader.int(in: 0...largest, "a count")
+        statistics.events = try reader.int(in: 0...largest, "a count")
+        let applySequence = try reader.counter()
+        let nextToken = try reader.counter()
+        let requestEpoch = try reader.counter()
         for category in try reader.array(minimumSize: 12, { try $0.category() }) {
             categories[category.id] = category
         }
@@ -255,18 +267,26 @@ extension Engine {
             if case .add(let request) = control.operation { try checkRequest(request, path: "add", reader: reader) }
         }
         untimedControls = untimed
+        let given = try reader.array(minimumSize: 12) { reader in (try reader.string(), try reader.uint64()) }
+        givenRequests = []
+        givenDigests = Dictionary(given, uniquingKeysWith: { _, last in last })
 
         let names = try reader.array(minimumSize: 4) { try $0.string() }
+        let thresholds = try reader.array(minimumSize: 8) { try $0.double(finite: false) }
+        // Every device holds 25 bytes or more per threshold further on: a table the file cannot
+        // fill is refused before it is made.
+        guard names.count * thresholds.count * 25 <= reader.remaining else {
+            throw reader.damaged("\(names.count) devices × \(thresholds.count) thresholds run past the end")
+        }
+        guard thresholds.first == .infinity else { throw reader.damaged("the accuracy thresholds are wrong") }
+        for threshold in thresholds.dropFirst() { _ = devices.bucket(maxAccuracy: threshold) }
+        guard devices.thresholds == thresholds else { throw reader.damaged("an accuracy threshold is repeated") }
         devices.reserve(names.count)
         for (id, name) in names.enumerated() {
             guard devices.intern(name) == Int32(id), devices.count == id + 1 else {
                 throw reader.damaged("device \"\(name)\" is listed twice")
             }
         }
-        let thresholds = try reader.array(minimumSize: 8) { try $0.double(finite: false) }
-        guard thresholds.first == .infinity else { throw reader.damaged("the accuracy thresholds are wrong") }
-        for threshold in thresholds.dropFirst() { _ = devices.bucket(maxAccuracy: threshold) }
-        guard devices.thresholds == thresholds else { throw reader.damaged("an accuracy threshold is repeated") }
 
         // The live requests, installed as when they were added, then their state.
         let count = try reader.count(minimumSize: 30)
@@ -274,10 +294,12 @@ extension Engine {
         var restoredStates: [RequestState] = []
         restoredStates.reserveCapacity(count)
         bulkInstalling = true
+        restoring = true
+        defer { restoring = false }
         slotsByID.reserveCapacity(count)
         for slot in 0..<count {
             let request = try reader.request()
-            let addedSequence = try reader.uint64()
+            let addedSequence = try reader.counter()
             let addedTime = try reader.timestamp()
             try checkRequest(request, path: "requests[\(slot)]", reader: reader)
             guard slotsByID[request.id] == nil else { throw reader.damaged("request \"\(request.id)\" is live twice") }
@@ -287,7 +309,7 @@ extension Engine {
             var state = RequestState()
             state.isFinished = try reader.bool()
             state.nextFire = try reader.optional { try $0.timestamp() }
-            state.timerToken = try reader.uint64()
+            state.timerToken = try reader.counter()
             state.finishedDevices = try reader.int(in: 0...Int(Int32.max), "a count of finished devices")
             restoredStates.append(state)
         }
@@ -304,7 +326,7 @@ extension Engine {
         for device in 0..<devices.count {
             devices.fixStates[device].lastTime = try reader.optional { try $0.timestamp() }
             for bucket in thresholds.indices {
-                let fix = DeviceTable.AcceptedFix(sequence: try reader.uint64(), coordinate: try reader.coordinate())
+                let fix = DeviceTable.AcceptedFix(sequence: try reader.counter(), coordinate: try reader.coordinate())
                 devices.restoreAcceptedFix(fix, device: Int32(device), bucket: bucket)
             }
             devices.records[device] = try reader.array(minimumSize: 40) { reader in
@@ -348,7 +370,7 @@ extension Engine {
             }
         }
 
-        let nextOrder = try reader.uint64()
+        let nextOrder = try reader.counter()
         let timerList = try reader.array(minimumSize: 41) { reader in
             let due = try reader.timestamp()
             let setAt = try reader.timestamp()
@@ -367,7 +389,7 @@ extension Engine {
                 due: due, setAt: setAt, order: order, kind: kind, slot: slot, device: device, token: token)
         }
         timers = TimerQueue(restoring: timerList, nextOrder: nextOrder)
-        let produced = try reader.int(in: 0...Int.max, "a count")
+        let produced = try reader.int(in: 0...largest, "a count")
         let pending = try reader.array(minimumSize: 40) { reader in
             (event: try reader.event(), order: try reader.int(in: 0...produced, "an event's order"))
         }
@@ -381,10 +403,10 @@ extension Engine {
             return (event: event, device: device)
         }
         delivered = DeliveredLedger(limit: configuration.deliveredLimit, restoring: ledger)
-        let arrivals = try reader.uint64()
+        let arrivals = try reader.counter()
         let newestSeen = try reader.optional { try $0.timestamp() }
         let held = try reader.array(minimumSize: 20) { reader in
-            (time: try reader.timestamp(), arrival: try reader.uint64(), reading: try reader.reading())
+            (time: try reader.timestamp(), arrival: try reader.counter(), reading: try reader.reading())
         }
         reorder = ReorderBuffer(
             window: configuration.reorderWindow, restoring: held, arrivals: arrivals, newestSeen: newestSeen)

@@ -26,10 +26,23 @@ struct DeliveredLedger {
         self.limit = limit
     }
 
-    /// Adds an event of the interned `device` (-1 for none).
+    /// Adds an event of the interned `device` (-1 for none). Among the entries of its instant at
+    /// the end of the log it takes its SPEC §4 place, so the list does not depend on the order the
+    /// engine happened to evaluate fences in (which a rebuilt index, after a checkpoint, changes).
     mutating func add(_ event: Event, device: Int32) {
-        log.append(event)
-        devices.append(device)
+        var position = log.count
+        while position > 0, log[position - 1].time == event.time,
+            Event.releasePrecedes(event, log[position - 1]) == true
+        {
+            position -= 1
+        }
+        if position == log.count {
+            log.append(event)
+            devices.append(device)
+        } else {
+            log.insert(event, at: position)
+            devices.insert(device, at: position)
+        }
         if log.count >= compactionSize {
             compact()
             compactionSize = max(Self.smallestCompaction, 2 * log.count)

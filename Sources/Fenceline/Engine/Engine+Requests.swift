@@ -16,21 +16,30 @@ extension Engine {
     }
 
     /// Adds a catalog's categories (replacing by id) and requests, as ``add(_:)`` does each; with
-    /// `keepingIdenticalRequests`, a request equal to one the engine holds is left as it is, its
-    /// state going on (how a run resumed from a checkpoint takes its catalog again, SPEC §10).
+    /// `keepingIdenticalRequests`, a request equal to one a catalog given to this run before
+    /// (at its start, or on an earlier resume) is skipped: the run has it already, with whatever
+    /// control records did to it since (how a resumed run takes its catalog again, SPEC §10).
     /// - Throws: ``CatalogError`` for the first invalid request; those before it are added.
     package func add(_ catalog: Catalog, keepingIdenticalRequests: Bool) throws {
         for category in catalog.categories { categories[category.id] = category }
         for request in catalog.requests {
-            if keepingIdenticalRequests, heldRequest(withIdentifier: request.id) == request { continue }
+            if keepingIdenticalRequests && wasGiven(request) { continue }
             try add(request)
+            givenRequests.append(request)
         }
     }
 
-    /// The request the engine holds under `id`, live or waiting in the start catalog.
-    func heldRequest(withIdentifier id: String) -> NotificationRequest? {
-        if let slot = slotsByID[id] { return requests[Int(slot)].request }
-        return startCatalog.last { $0.id == id }
+    /// Whether a catalog given to this run before held `request` as it is.
+    private func wasGiven(_ request: NotificationRequest) -> Bool {
+        if let given = givenRequests.last(where: { $0.id == request.id }) { return given == request }
+        return givenDigests[request.id] == Self.digest(of: request)
+    }
+
+    /// A request's digest as a checkpoint keeps it: the checksum of its encoding.
+    static func digest(of request: NotificationRequest) -> UInt64 {
+        var writer = CheckpointWriter()
+        writer.write(request)
+        return writer.bytes.withUnsafeBytes { CheckpointChecksum.of($0) }
     }
 
     /// Removes the pending requests with these ids; their state and timers go with them.
@@ -150,7 +159,7 @@ extension Engine {
             if region.widensWithAccuracy { accuracyWideningRequests += 1 }
         }
         if let beacon { beaconSlots[beacon.key, default: []].append(slot) }
-        if let timing { scheduleTiming(entry, at: timing.firstDue(added: time)) }
+        if let timing, !restoring { scheduleTiming(entry, at: timing.firstDue(added: time)) }
         if replaced {
             delivered.replace(
                 requestID: request.id, content: request.content,

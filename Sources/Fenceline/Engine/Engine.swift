@@ -129,6 +129,14 @@ public final class Engine {
     /// first one logs them (``requestLogger``), so each message appears once. Last, so the hot
     /// properties above keep their places.
     private var isFork = false
+    /// The catalogs this engine's run was given (at creation, and on each resume), as requests and,
+    /// from a checkpoint, as digests: a resumed run given the same catalog again adds none of it,
+    /// whatever control records did to those requests since (SPEC §10 continuity).
+    var givenRequests: [NotificationRequest] = []
+    var givenDigests: [String: UInt64] = [:]
+    /// Set while a checkpoint's requests are installed: their timers and state come from the
+    /// checkpoint, so installing schedules nothing.
+    var restoring = false
     /// The logger for messages about requests (added, replaced, refused); `nil` on a fork.
     var requestLogger: Logger? { isFork ? nil : logger }
 
@@ -147,6 +155,7 @@ public final class Engine {
         self.events = EventQueue(passesThrough: configuration.eventRelease == .asProduced)
         self.logger = logger
         self.startCatalog = catalog.requests
+        self.givenRequests = catalog.requests
         self.defaultHysteresis = catalog.defaultHysteresis
         self.categories = Dictionary(catalog.categories.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         renewFlatSlotBuffer()  // an initializer does not run `didSet`
