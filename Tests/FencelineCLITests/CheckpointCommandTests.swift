@@ -30,6 +30,12 @@ import Testing
         let tail = try CLI.run(["run", "--resume", state, second])
         #expect(tail.status == 0)
         #expect(head.stdout + tail.stdout == whole.stdout)
+        // With --threads the checkpointing run uses one engine, says so, and writes the same.
+        let threaded = try CLI.run([
+            "run", "--triggers", "\(scenario)/triggers.json", first, "--checkpoint", state, "--threads", "2",
+        ])
+        #expect(threaded.stdout == head.stdout)
+        #expect(threaded.stderr.hasPrefix("fenceline: note: --checkpoint and --resume run on one engine"))
         // With the same catalog given again its requests go on as they were.
         let again = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "--resume", state, second])
         #expect(again.stdout == tail.stdout)
