@@ -53,7 +53,9 @@ struct InputOptions: ParsableArguments {
             valueName: "time"))
     var until: TimeArgument?
 
-    @Option(help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
     var reorderWindow: Double = 0
 
     /// The files to read, `-` (standard input) when none is named.

@@ -49,7 +49,9 @@ struct Readings: AsyncParsableCommand {
     @Flag(help: "Stop at the first bad line with exit code 65 instead of skipping it.")
     var strict = false
 
-    @Option(help: ArgumentHelp("Report at most this many bad lines one by one, then only count them.", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Report at most this many bad lines one by one, then only count them.", valueName: "n"))
     var maxErrors = 20
 
     @Option(

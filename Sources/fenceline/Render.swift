@@ -36,7 +36,7 @@ struct Render: AsyncParsableCommand {
     @Flag(help: "Write a self-contained HTML page instead of an SVG.")
     var html = false
 
-    @Option(help: ArgumentHelp("The picture's width in pixels.", valueName: "px"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The picture's width in pixels.", valueName: "px"))
     var width: Int?
 
     @Option(

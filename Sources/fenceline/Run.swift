@@ -61,7 +61,9 @@ struct Run: AsyncParsableCommand {
             valueName: "mode"))
     var clock: ClockMode = .event
 
-    @Option(help: ArgumentHelp("Report at most this many bad lines one by one, then only count them.", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Report at most this many bad lines one by one, then only count them.", valueName: "n"))
     var maxErrors = 20
 
     @Option(
@@ -75,12 +77,14 @@ struct Run: AsyncParsableCommand {
     var stateOut: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Threads working in parallel, devices sharded across their engines; the output is the same as with one.",
             valueName: "n"))
     var threads = 1
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Keep at most this many delivered notifications per device (oldest dropped).", valueName: "n"))
     var deliveredLimit = 64

@@ -29,6 +29,7 @@ struct ScenarioTest: AsyncParsableCommand {
     var update = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Run each scenario with `run --threads <n>`: sharded runs must give the same events.",
             valueName: "n"))

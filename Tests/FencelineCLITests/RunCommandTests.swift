@@ -102,6 +102,21 @@ import Testing
         #expect(try CLI.run(["run", "--triggers", empty.path, "--until", "1e13", "/dev/null"]).status == 64)
     }
 
+    /// A negative number given to a numeric option is checked and named, not taken for another
+    /// option ("Missing value").
+    @Test func negativeNumbersReachTheOptionsChecks() throws {
+        let catalog = "Data/scenarios/real-drive-visnjan/triggers.json"
+        for (option, message) in [
+            ("--max-errors", "--max-errors must be ≥ 0"), ("--threads", "--threads must be in 1…64"),
+            ("--delivered-limit", "--delivered-limit must be ≥ 1"),
+            ("--reorder-window", "--reorder-window must be a number of seconds ≥ 0"),
+        ] {
+            let result = try CLI.run(["run", "--triggers", catalog, option, "-3", "/dev/null"])
+            #expect(result.status == 64, "\(option)")
+            #expect(result.stderr.hasPrefix("Error: \(message)"), "\(result.stderr)")
+        }
+    }
+
     @Test func standardInputGivesTheSameEventsAsTheFile() throws {
         let readings = try String(
             contentsOf: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/readings.ndjson"),
