@@ -73,9 +73,10 @@ extension Engine {
         writer.write(defaultHysteresis)
         writer.write(each: startCatalog) { $0.write($1) }
         writer.write(each: untimedControls) { $0.write($1) }
-        var given = givenDigests
-        for request in givenRequests { given[request.id] = Self.digest(of: request) }
-        writer.write(each: given.sorted { $0.key < $1.key }) { writer, entry in
+        // Each given request is hashed once for the engine's life: a service checkpoints often.
+        for request in givenRequests { givenDigests[request.id] = Self.digest(of: request) }
+        givenRequests = []
+        writer.write(each: givenDigests.sorted { $0.key < $1.key }) { writer, entry in
             writer.write(entry.key)
             writer.write(entry.value)
         }
