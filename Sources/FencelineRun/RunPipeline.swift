@@ -98,11 +98,14 @@ public final class RunPipeline {
     let logger: Logger
     /// Records one device and region request's steps (`fenceline explain`); single engine only.
     public var tracer: RegionTracer?
-    /// The engine of the last run, for reading its notification state afterwards.
+    /// Called with each reading applied, in order, before the engine sees it (`fenceline render`
+    /// keeps the fixes it draws).
+    public var observer: ((Reading) -> Void)?
+    /// The engine of the last run, for reading its notification state afterwards (one engine only).
     public private(set) var lastEngine: Engine?
-    /// The engines of the last `--threads` run, kept as long as the pipeline: a process that ends
-    /// right after (and keeps the pipeline) does not spend time tearing them down.
-    var lastShardedRun: ShardedRun?
+    /// The session of the last run, kept as long as the pipeline: a process that ends right after
+    /// (and keeps the pipeline) does not spend time tearing its engines down.
+    public private(set) var lastSession: (any RunSession)?
     /// A checkpoint to start from instead of the catalog alone (`--resume`): the catalog's
     /// requests are then added to it, as `add` records would be, except those identical to a
     /// request it holds, which go on as they were (SPEC §10).
@@ -131,24 +134,21 @@ public final class RunPipeline {
         self.logger = logger
     }
 
-    /// Runs over `inputs` in order (`-` is standard input), calling `write` with output bytes,
-    /// `report` with each diagnostic line and `progress` every few thousand readings.
-    /// - Throws: ``InputError`` when an input cannot be opened (nothing is read then), or
-    ///   ``CatalogError`` when the catalog is invalid.
-    public func run(
-        inputs: [String], write: ([UInt8]) -> Void, report: (String) -> Void, progress: ((Progress) -> Void)? = nil
-    ) throws -> Summary {
-        let readers = try inputs.map { path throws(InputError) in try LineReader(path: path) }
-        for reader in readers { reader.endsOnInterruption = shouldStop }
-        let meter = progress.map { ProgressMeter(readers: readers, report: $0) }
-        steadyStart = nil
-        lastCheckpoint = nil
-        // A checkpoint is one engine's state: a run that writes or resumes one uses one engine.
-        if options.threads > 1 && !checkpointing && resumeState == nil {
-            return try runSharded(readers, write: write, report: report, meter: meter)
-        }
+    /// Whether the run spreads its devices over several engines: a checkpoint (written or
+    /// resumed) is one engine's state, and a trace follows one engine.
+    var isSharded: Bool {
+        options.threads > 1 && !checkpointing && resumeState == nil && tracer == nil && observer == nil
+    }
+
+    /// The session the run drives: one engine, or engines sharded across threads.
+    private func makeSession() throws -> any DrivenSession {
         let configuration = Engine.Configuration(
             reorderWindow: options.reorderWindow, deliveredLimit: options.deliveredLimit)
+        if isSharded {
+            return try ShardedSession(
+                catalog: catalog, configuration: configuration, threads: options.threads,
+                piecesPerThread: options.piecesPerThread, logger: logger)
+        }
         let engine: Engine
         if let resumeState {
             engine = try Engine(resuming: resumeState, configuration: configuration, logger: logger)
@@ -156,280 +156,145 @@ public final class RunPipeline {
         } else {
             engine = try Engine(catalog: catalog, configuration: configuration, logger: logger)
         }
-        lastEngine = engine
         if let tracer { engine.trace(tracer) }
-        let requests = NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)
-        let run = SerialRun(
-            engine: engine, encoder: encoder, meter: meter,
+        lastEngine = engine
+        return OneEngineSession(engine: engine)
+    }
+
+    /// Runs over `inputs` in order (`-` is standard input), calling `write` with output bytes,
+    /// `report` with each diagnostic line and `progress` every few thousand readings.
+    ///
+    /// This is the one run driver: every input kind (NDJSON files in blocks, pipes, live input on
+    /// the wall clock, CSV, NMEA, GPX) is read here and handed to the session, and bad lines,
+    /// `--strict`, the summary, progress and output go through one ``RunOutput``.
+    /// - Throws: ``InputError`` when an input cannot be opened (nothing is read then),
+    ///   ``CatalogError`` when the catalog is invalid, or ``CheckpointError`` when the resumed
+    ///   state is not one this build reads.
+    public func run(
+        inputs: [String], write: ([UInt8]) -> Void, report: (String) -> Void, progress: ((Progress) -> Void)? = nil
+    ) throws -> Summary {
+        try withoutActuallyEscaping(write) { write in
+            try withoutActuallyEscaping(report) { report in
+                try drive(inputs: inputs, write: write, report: report, progress: progress)
+            }
+        }
+    }
+
+    private func drive(
+        inputs: [String], write: @escaping ([UInt8]) -> Void, report: @escaping (String) -> Void,
+        progress: ((Progress) -> Void)?
+    ) throws -> Summary {
+        let readers = try inputs.map { path throws(InputError) in try LineReader(path: path) }
+        for reader in readers { reader.endsOnInterruption = shouldStop }
+        steadyStart = nil
+        lastCheckpoint = nil
+        lastEngine = nil
+        let session = try makeSession()
+        lastSession = session
+        let output = RunOutput(
+            encoder: encoder, write: write, report: report,
+            meter: progress.map { ProgressMeter(readers: readers, report: $0) },
             badLines: BadLineCounter(maximumReported: options.maximumReported, strict: options.strict),
-            shouldStop: shouldStop)
+            shouldStop: shouldStop, encodesInBackground: session is ShardedSession)
+        let requests = NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)
         for reader in readers {
-            run.file = reader.name
-            run.live = reader.name == "-" || options.clock == .wall
+            guard output.keepsReading else { break }
+            output.file = reader.name
+            output.readsFile = reader.size != nil
+            output.live = reader.name == "-" || options.clock == .wall
             let format = try InputFormat.of(reader, forced: options.inputFormat)
-            if format == .gpx {
-                // A whole document, read at once.
-                let source = try ReadingSource(
-                    reader: reader, format: format, device: options.device, requests: requests)
-                try source.forEach { item in
-                    switch item {
-                    case .success(let reading): run.accept(reading, write: write)
-                    case .failure(let error): run.reject(error, report: report)
-                    }
-                    return run.keepsReading
-                }
-                if !run.keepsReading { break }
-                continue
-            }
-            run.decoder = LineDecoder(
+            output.decoder = LineDecoder(
                 format: format, device: options.device ?? ReadingSource.fileDevice(reader.name), requests: requests)
-            if options.clock == .wall {
-                let lines = LiveLines(reader: reader)
-                while run.keepsReading {
-                    let (items, ended) = lines.next(timeout: 1)
-                    for item in items where run.keepsReading {
-                        switch item {
-                        case .line(let bytes, let number):
-                            bytes.withUnsafeBufferPointer {
-                                run.handle($0, number, write: write, report: report)
-                            }
-                        case .oversized(let number): run.reject(reader.oversizedLineError(line: number), report: report)
-                        case .failed(let error): throw error
-                        }
-                    }
-                    if run.keepsReading {
-                        run.emit(
-                            engine.advance(to: Timestamp(seconds: Date().timeIntervalSince1970)), flush: true,
-                            write: write)
-                    }
-                    if ended { break }
-                }
-            } else if format == .ndjson && !run.live, let blockSize = options.serialBlockSize {
-                try reader.forEachBlock(
-                    blockSize: blockSize, oversized: { run.reject(reader.oversizedLineError(line: $0), report: report) }
-                ) { block, firstLine in
-                    guard run.keepsReading else { return nil }
-                    let lines = run.handle(block: block, firstLine: firstLine, write: write, report: report)
-                    return run.keepsReading ? lines : nil
-                }
-            } else {
-                try reader.forEachLine(oversized: { run.reject(reader.oversizedLineError(line: $0), report: report) }) {
-                    line, number in
-                    guard run.keepsReading else { return false }
-                    run.handle(line, number, write: write, report: report)
-                    return run.keepsReading
-                }
-            }
-            if run.keepsReading, let reading = run.decoder.finish() { run.accept(reading, write: write) }
-            if run.keepsReading, let failure = reader.failure { run.reject(failure, report: report) }
-            if !run.keepsReading { break }
+            try read(reader, format: format, requests: requests, into: session, output: output)
+            session.endInput(output: output)
+            if output.keepsReading, let failure = reader.failure { output.reject(failure) }
         }
         // A run stopped early (strict, or interrupted) ends at the clock of the last line it read.
         // (A signal may also end the input while a read waits, before any line notices it.)
-        let interrupted = run.interrupted || shouldStop?() == true
-        let until = run.badLines.strictFailure == nil && !interrupted ? options.until : nil
-        if checkpointing {
-            run.emit(engine.finishKeepingHeldReadings(until: until), flush: false, write: write)
-            lastCheckpoint = engine.checkpoint()
-        } else {
-            run.emit(engine.finish(until: until), flush: false, write: write)
-        }
-        meter?.note(run.summary, always: true)
-        run.buffer.append(contentsOf: encoder.footer())
-        if !run.buffer.isEmpty { write(run.buffer) }
-        steadyStart = run.steadyStart
-        var summary = run.summary
-        summary.stale = engine.statistics.stale
-        summary.skipped = run.badLines.count
-        summary.strictFailure = run.badLines.strictFailure
-        if let line = run.badLines.unreportedLine { report(line) }
+        let interrupted = output.interrupted || shouldStop?() == true
+        let until = output.badLines.strictFailure == nil && !interrupted ? options.until : nil
+        let last = session.finish(until: until, keepingHeldReadings: checkpointing)
+        if checkpointing { lastCheckpoint = try session.checkpoint() }
+        let summary = output.finish(last, stale: session.staleReadings)
+        steadyStart = output.steadyStart
         return summary
     }
-}
 
-/// The mutable state of a single-engine run, reached through a reference by the per-line code:
-/// local variables captured by the line closures cost a dynamic exclusivity check on every access,
-/// which showed in profiles of the per-line path. Confined to the run's thread.
-private final class SerialRun {
-    let engine: Engine
-    let encoder: any EventEncoder
-    let meter: ProgressMeter?
-    @exclusivity(unchecked) var summary = RunPipeline.Summary()
-    @exclusivity(unchecked) var buffer: [UInt8]
-    @exclusivity(unchecked) var badLines: BadLineCounter
-    /// Whether to read on: false once `--strict` meets a bad line.
-    @exclusivity(unchecked) var keepsReading = true
-    /// The current input's name (for bad-line reports), whether it is live (its events are
-    /// written as they come) and its line decoder.
-    @exclusivity(unchecked) var file = ""
-    @exclusivity(unchecked) var live = false
-    @exclusivity(unchecked) var decoder = LineDecoder(format: .ndjson, device: "", requests: nil)
-    /// Taken once the first reading is applied.
-    @exclusivity(unchecked) var steadyStart: RunMark?
-
-    init(
-        engine: Engine, encoder: any EventEncoder, meter: ProgressMeter?, badLines: BadLineCounter,
-        shouldStop: (() -> Bool)?
-    ) {
-        self.engine = engine
-        self.encoder = encoder
-        self.meter = meter
-        self.badLines = badLines
-        self.shouldStop = shouldStop
-        buffer = encoder.header()
-    }
-
-    /// Encodes and counts `events` (or holds them, while `deferringEncoding`), writing the buffer once it
-    /// is large or when `flush` (live input) asks.
-    func emit(_ events: [Event], flush: Bool, write: ([UInt8]) -> Void) {
-        if deferringEncoding {
-            deferredEvents.append(contentsOf: events)
-            return
-        }
-        for event in events { encoder.encode(event, into: &buffer) }
-        summary.events += events.count
-        if buffer.count >= 1 << 16 || (flush && !buffer.isEmpty) {
-            write(buffer)
-            buffer.removeAll(keepingCapacity: true)
-        }
-    }
-
-    /// Applies a reading and writes its events.
-    func accept(_ reading: Reading, write: ([UInt8]) -> Void) {
-        applied(engine.process(reading), write: write)
-    }
-
-    /// Applies a canonical fix line's fields (the common line), its device a range of `bytes`,
-    /// and writes its events.
-    func accept(
-        _ fix: NDJSONReadingDecoder.CanonicalParts, in bytes: UnsafeBufferPointer<UInt8>, write: ([UInt8]) -> Void
-    ) {
-        let events = engine.process(
-            deviceNamed: UnsafeBufferPointer(rebasing: bytes[fix.device]), time: fix.time, coordinate: fix.coordinate,
-            accuracy: fix.accuracy)
-        applied(events, write: write)
-    }
-
-    /// Counts an applied reading and writes its events.
-    private func applied(_ events: [Event], write: ([UInt8]) -> Void) {
-        summary.readings += 1
-        emit(events, flush: live, write: write)
-        if summary.readings == 1 { steadyStart = .now(readings: 1) }
-        meter?.note(summary)
-        if let shouldStop, shouldStop() { interrupt() }
-    }
-
-    /// Counts a bad line; under `--strict` it stops the run.
-    func reject(_ error: InputError, report: (String) -> Void) {
-        keepsReading = badLines.reject(error, report: report)
-        if let shouldStop, shouldStop() { interrupt() }
-    }
-
-    private func interrupt() {
-        interrupted = true
-        keepsReading = false
-    }
-
-    /// A line of an NDJSON block as the first pass leaves it: a canonical fix's fields (the device
-    /// a range of the block), or else where the line lies, to be decoded in full in its turn.
-    struct ParsedLine {
-        var fix: NDJSONReadingDecoder.CanonicalParts?
-        var start: Int
-        var end: Int
-    }
-
-    /// The current block's lines, kept from block to block.
-    @exclusivity(unchecked) var parsedLines: [ParsedLine] = []
-    /// While a block's second pass runs, its events wait in `held` and are encoded after it (a
-    /// few per cent faster again than encoding between fixes, for the same reason as the passes).
-    @exclusivity(unchecked) var deferringEncoding = false
-    @exclusivity(unchecked) var deferredEvents: [Event] = []
-    /// Asked after each line: `true` stops the run there (see `RunPipeline.shouldStop`).
-    let shouldStop: (() -> Bool)?
-    /// Whether ``shouldStop`` stopped the run.
-    @exclusivity(unchecked) private(set) var interrupted = false
-
-    /// Decodes and applies a block of whole NDJSON lines (``LineReader/forEachBlock(blockSize:oversized:_:)``,
-    /// `firstLine` the number of its first) in two passes: the canonical fix lines' fields, then
-    /// the engine over every line in order, a line of any other kind decoded in full in its turn
-    /// (so a bad line is reported, and `--strict` stops, exactly where it would line by line).
-    /// Returns the block's line count.
-    ///
-    /// The split is for speed alone: a tight parse loop, then the engine, keeps each pass's code
-    /// in cache; the blocks are small (128 KiB) so the block and its parsed lines are still in
-    /// cache for the second pass.
-    func handle(
-        block: UnsafeBufferPointer<UInt8>, firstLine: Int, write: ([UInt8]) -> Void, report: (String) -> Void
-    ) -> Int {
-        parsedLines.removeAll(keepingCapacity: true)
-        block.forEachLine { start, end in
-            let fix = decoder.canonicalParts(UnsafeBufferPointer(rebasing: block[start..<end]))
-            parsedLines.append(ParsedLine(fix: fix?.moved(by: start), start: start, end: end))
-        }
-        deferringEncoding = true
-        defer {
-            deferringEncoding = false
-            emit(deferredEvents, flush: false, write: write)
-            deferredEvents.removeAll(keepingCapacity: true)
-        }
-        parsedLines.withUnsafeBufferPointer { lines in
-            for (offset, line) in lines.enumerated() where keepsReading {
-                if let fix = line.fix {
-                    accept(fix, in: block, write: write)
-                } else {
-                    decodeInFull(
-                        UnsafeBufferPointer(rebasing: block[line.start..<line.end]), firstLine + offset, write: write,
-                        report: report)
+    /// Reads one input into the session, by the source its kind needs.
+    private func read(
+        _ reader: LineReader, format: InputFormat, requests: NDJSONReadingDecoder.RequestContext,
+        into session: any DrivenSession, output: RunOutput
+    ) throws {
+        let oversized = { (number: Int) in output.reject(reader.oversizedLineError(line: number)) }
+        if format == .gpx {
+            // A recording rather than a stream: read whole, its points in time order.
+            let source = try ReadingSource(reader: reader, format: format, device: options.device, requests: requests)
+            try source.forEach { item in
+                switch item {
+                case .success(let reading): apply(reading, to: session, output: output)
+                case .failure(let error): output.reject(error)
                 }
+                return output.keepsReading
+            }
+        } else if options.clock == .wall {
+            // Live: lines as they come, and the wall clock moved on at least once a second.
+            let lines = LiveLines(reader: reader)
+            while output.keepsReading {
+                let (items, ended) = lines.next(timeout: 1)
+                for item in items where output.keepsReading {
+                    switch item {
+                    case .line(let bytes, let number):
+                        bytes.withUnsafeBufferPointer { apply(line: $0, number: number, to: session, output: output) }
+                    case .oversized(let number): oversized(number)
+                    case .failed(let error): throw error
+                    }
+                }
+                if output.keepsReading {
+                    output.emit(session.advance(to: Timestamp(seconds: Date().timeIntervalSince1970)), flush: true)
+                }
+                if ended { break }
+            }
+        } else if format == .ndjson && observer == nil,
+            let blockSize = blockSize(of: session, readsFile: output.readsFile)
+        {
+            try reader.forEachBlock(blockSize: blockSize, oversized: oversized) { block, firstLine in
+                guard output.keepsReading else { return nil }
+                let lines = session.apply(block: block, firstLine: firstLine, output: output)
+                return output.keepsReading ? lines : nil
+            }
+        } else {
+            try reader.forEachLine(oversized: oversized) { line, number in
+                guard output.keepsReading else { return false }
+                apply(line: line, number: number, to: session, output: output)
+                return output.keepsReading
             }
         }
-        return parsedLines.count
     }
 
-    /// Decodes and applies one line of the current input.
-    func handle(_ line: UnsafeBufferPointer<UInt8>, _ number: Int, write: ([UInt8]) -> Void, report: (String) -> Void) {
-        if let fix = decoder.canonicalParts(line) { return accept(fix, in: line, write: write) }
-        decodeInFull(line, number, write: write, report: report)
+    /// The size of the NDJSON blocks `session` reads an input in, or `nil` for line by line.
+    private func blockSize(of session: any DrivenSession, readsFile: Bool) -> Int? {
+        if session is ShardedSession { return options.readBlockSize }
+        return readsFile ? options.serialBlockSize : nil
     }
 
-    /// Decodes and applies a line that is not a canonical fix.
-    private func decodeInFull(
-        _ line: UnsafeBufferPointer<UInt8>, _ number: Int, write: ([UInt8]) -> Void, report: (String) -> Void
-    ) {
+    private func apply(_ reading: Reading, to session: any DrivenSession, output: RunOutput) {
+        observer?(reading)
+        session.apply(reading, output: output)
+    }
+
+    private func apply(line: UnsafeBufferPointer<UInt8>, number: Int, to session: any DrivenSession, output: RunOutput)
+    {
+        guard let observer else { return session.apply(line: line, number: number, output: output) }
         do throws(LineError) {
-            if let reading = try decoder.decode(line, number: number, afterCanonical: true) {
-                accept(reading, write: write)
+            if let reading = try output.decoder.decode(line, number: number) {
+                observer(reading)
+                session.apply(reading, output: output)
             }
         } catch {
-            reject(error.located(file: file, line: number), report: report)
+            output.reject(error, line: number)
         }
     }
 }
 
 @available(*, unavailable)
 extension RunPipeline: Sendable {}
-
-/// Calls the progress closure every 16 Ki readings with the counts and bytes read so far.
-final class ProgressMeter {
-    private let readers: [LineReader]
-    private let report: (RunPipeline.Progress) -> Void
-    private let totalBytes: Int?
-
-    init(readers: [LineReader], report: @escaping (RunPipeline.Progress) -> Void) {
-        self.readers = readers
-        self.report = report
-        let sizes = readers.compactMap(\.size)
-        totalBytes = sizes.count == readers.count ? sizes.reduce(0, +) : nil
-    }
-
-    /// Reports when the count of readings is a multiple of 16 Ki (or `always`). Inlined, so the
-    /// summary is not copied for the readings that report nothing.
-    @inline(__always)
-    func note(_ summary: RunPipeline.Summary, always: Bool = false) {
-        guard always || summary.readings & 0x3FFF == 0 else { return }
-        report(
-            RunPipeline.Progress(
-                readings: summary.readings, events: summary.events,
-                bytesRead: readers.reduce(0) { $0 + $1.bytesRead }, totalBytes: totalBytes))
-    }
-}

@@ -60,22 +60,24 @@ struct Render: AsyncParsableCommand {
     func run() async throws {
         let decoder = CatalogDecoder()
         let catalog = try loadCatalog(path: try input.catalogPath, decoder: decoder).catalog
-        let engine = try Engine(
-            catalog: catalog, configuration: Engine.Configuration(reorderWindow: TimeSpan(seconds: input.reorderWindow))
-        )
-        let requests = NDJSONReadingDecoder.RequestContext(decoder: decoder, catalog: catalog)
+        var runOptions = input.pipelineOptions
+        runOptions.device = device
+        let collector = EventCollector()
+        let pipeline = RunPipeline(
+            catalog: catalog, catalogDecoder: decoder, options: runOptions, encoder: collector,
+            logger: Logger(label: "fenceline"))
         var fixes: [Fix] = []
-        var events: [Event] = []
-        var badLines = BadLineCounter(maximumReported: 20, strict: false)
-        let report = { (line: String) in OutputFile.standardError.write(line + "\n") }
-        try forEachReading(
-            in: input.readings, format: input.inputFormat, device: device, requests: requests, badLines: &badLines,
-            report: report
-        ) { reading in
+        pipeline.observer = { reading in
             if case .fix(let fix) = reading { fixes.append(fix) }
-            events += engine.process(reading)
         }
-        events += engine.finish(until: input.until?.timestamp)
+        let summary: RunPipeline.Summary
+        do {
+            summary = try pipeline.run(
+                inputs: input.inputs, write: { _ in }, report: { OutputFile.standardError.write($0 + "\n") })
+        } catch let error as InputError {
+            throw CommandFailure(error)
+        }
+        let events = collector.events
         var options = TraceRenderer.Options()
         if let width { options.width = Double(width) }
         let names =
@@ -93,8 +95,17 @@ struct Render: AsyncParsableCommand {
         if !quiet {
             let devices = Set(fixes.map(\.device)).count
             OutputFile.standardError.write(
-                "fenceline: drew \(catalog.requests.count) requests, \(fixes.count) fixes of \(devices) device\(devices == 1 ? "" : "s"), \(events.count) events; \(badLines.count) skipped\n"
+                "fenceline: drew \(catalog.requests.count) requests, \(fixes.count) fixes of \(devices) device\(devices == 1 ? "" : "s"), \(events.count) events; \(summary.skipped) skipped\n"
             )
         }
+    }
+}
+
+/// Keeps the events of a run, in order, for the picture.
+private final class EventCollector: EventEncoder {
+    var events: [Event] = []
+
+    func encode(_ event: Event, into bytes: inout [UInt8]) {
+        events.append(event)
     }
 }

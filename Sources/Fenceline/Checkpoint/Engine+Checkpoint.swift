@@ -39,7 +39,7 @@ extension Engine {
     /// Caches that change no event (safe discs, certificates, the spatial index) are not kept:
     /// they are rebuilt or measured again. Call it between readings; drivers that write a
     /// checkpoint at the end of a run first close the instant at the clock
-    /// (``finishKeepingHeldReadings(until:)``), so nothing is left unreleased.
+    /// (``finish(until:keepingHeldReadings:)``), so nothing is left unreleased.
     public func checkpoint() -> [UInt8] {
         var writer = CheckpointWriter()
         writer.reserve(64 + devices.count * 96)

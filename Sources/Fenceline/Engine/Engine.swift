@@ -223,17 +223,16 @@ public final class Engine {
 
     /// Ends the input: applies held readings, moves the clock to `until` (default: the clock),
     /// fires every timer due at or before it and returns every remaining event.
-    public func finish(until: Timestamp? = nil) -> [Event] {
+    ///
+    /// With `keepingHeldReadings` (a run about to write a ``checkpoint()``), readings held by the
+    /// reorder window stay held, for the checkpoint to keep (SPEC §10); the instant at the clock
+    /// still closes, so the events returned are all there are up to it.
+    public func finish(until: Timestamp? = nil, keepingHeldReadings: Bool = false) -> [Event] {
         assert(configuration.eventRelease == .byInstant, "finish(until:) on an engine that releases as produced")
-        closeInput(until: until)
-        return release(before: nil, inclusive: true)
-    }
-
-    /// Ends a run that will write a ``checkpoint()``: like ``finish(until:)``, but readings held by
-    /// the reorder window stay held, for the checkpoint to keep (SPEC §10). The instant at the
-    /// clock closes, so the events returned are all there are up to it.
-    public func finishKeepingHeldReadings(until: Timestamp? = nil) -> [Event] {
-        assert(configuration.eventRelease == .byInstant, "finish on an engine that releases as produced")
+        guard keepingHeldReadings else {
+            closeInput(until: until)
+            return release(before: nil, inclusive: true)
+        }
         guard let end = [clock, until].compactMap({ $0 }).max() else { return [] }
         moveClock(to: end)
         fireTimers(before: end, inclusive: true)

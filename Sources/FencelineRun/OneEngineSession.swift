@@ -1,0 +1,99 @@
+import Fenceline
+import FencelineFormats
+
+/// The run driver's session over one ``Engine``: what the engine does for a library caller, plus
+/// the fast ways in for lines the driver hands over undecoded (a canonical fix's fields go to the
+/// engine without a ``Reading`` being built; an NDJSON block is decoded in one pass and applied in
+/// the next).
+final class OneEngineSession: DrivenSession {
+    let engine: Engine
+
+    init(engine: Engine) {
+        self.engine = engine
+    }
+
+    func process(_ reading: Reading) -> [Event] { engine.process(reading) }
+    func advance(to time: Timestamp) -> [Event] { engine.advance(to: time) }
+    func finish(until: Timestamp?, keepingHeldReadings: Bool) -> [Event] {
+        engine.finish(until: until, keepingHeldReadings: keepingHeldReadings)
+    }
+    func checkpoint() -> [UInt8] { engine.checkpoint() }
+    var staleReadings: Int { engine.statistics.stale }
+
+    func apply(_ reading: Reading, output: RunOutput) {
+        output.applied(engine.process(reading))
+    }
+
+    func apply(line: UnsafeBufferPointer<UInt8>, number: Int, output: RunOutput) {
+        if let fix = output.decoder.canonicalParts(line) { return apply(fix, in: line, output: output) }
+        decodeInFull(line, number, output: output)
+    }
+
+    /// Applies a canonical fix line's fields, its device a range of `bytes`.
+    @inline(__always)
+    private func apply(
+        _ fix: NDJSONReadingDecoder.CanonicalParts, in bytes: UnsafeBufferPointer<UInt8>, output: RunOutput
+    ) {
+        output.applied(
+            engine.process(
+                deviceNamed: UnsafeBufferPointer(rebasing: bytes[fix.device]), time: fix.time,
+                coordinate: fix.coordinate, accuracy: fix.accuracy))
+    }
+
+    /// Decodes and applies a line that is not a canonical fix.
+    private func decodeInFull(_ line: UnsafeBufferPointer<UInt8>, _ number: Int, output: RunOutput) {
+        do throws(LineError) {
+            if let reading = try output.decoder.decode(line, number: number, afterCanonical: true) {
+                apply(reading, output: output)
+            }
+        } catch {
+            output.reject(error, line: number)
+        }
+    }
+
+    func endInput(output: RunOutput) {
+        // NMEA's last receiver epoch is still open when its input ends.
+        if output.keepsReading, let reading = output.decoder.finish() { apply(reading, output: output) }
+    }
+
+    /// A line of an NDJSON block as the first pass leaves it: a canonical fix's fields (the device
+    /// a range of the block), or else where the line lies, to be decoded in full in its turn.
+    private struct ParsedLine {
+        var fix: NDJSONReadingDecoder.CanonicalParts?
+        var start: Int
+        var end: Int
+    }
+
+    /// The current block's lines, kept from block to block.
+    @exclusivity(unchecked) private var parsedLines: [ParsedLine] = []
+
+    /// Decodes and applies a block in two passes: the canonical fix lines' fields, then the engine
+    /// over every line in order, a line of any other kind decoded in full in its turn (so a bad
+    /// line is reported, and `--strict` stops, exactly where it would line by line); the events
+    /// are encoded after the second pass.
+    ///
+    /// The split is for speed alone: a tight parse loop, then the engine, keeps each pass's code
+    /// in cache; the blocks are small (128 KiB) so the block and its parsed lines are still in
+    /// cache for the second pass.
+    func apply(block: UnsafeBufferPointer<UInt8>, firstLine: Int, output: RunOutput) -> Int {
+        parsedLines.removeAll(keepingCapacity: true)
+        block.forEachLine { start, end in
+            let fix = output.decoder.canonicalParts(UnsafeBufferPointer(rebasing: block[start..<end]))
+            parsedLines.append(ParsedLine(fix: fix?.moved(by: start), start: start, end: end))
+        }
+        output.deferringEncoding {
+            parsedLines.withUnsafeBufferPointer { lines in
+                for (offset, line) in lines.enumerated() where output.keepsReading {
+                    if let fix = line.fix {
+                        apply(fix, in: block, output: output)
+                    } else {
+                        decodeInFull(
+                            UnsafeBufferPointer(rebasing: block[line.start..<line.end]), firstLine + offset,
+                            output: output)
+                    }
+                }
+            }
+        }
+        return parsedLines.count
+    }
+}

@@ -1,0 +1,233 @@
+public import Fenceline
+import FencelineFormats
+public import Logging
+
+/// A session that spreads the devices over several engines on several threads (`--threads`):
+/// readings are routed by device, applied in batches in parallel, and the events merged into
+/// exactly the order one engine gives them (see ``ShardedRun``), numbered the same.
+///
+/// Events come out a batch at a time: ``process(_:)`` returns those of a batch when it runs (every
+/// 32 Ki readings), ``advance(to:)`` and ``finish(until:keepingHeldReadings:)`` run one at once.
+public final class ShardedSession: RunSession, DrivenSession {
+    /// ``checkpoint()`` of a sharded session: its devices are in several engines, whose states do
+    /// not merge into one checkpoint. A run that checkpoints uses one engine (the events are the same).
+    public struct CheckpointUnavailable: Error, CustomStringConvertible {
+        public var description: String { "a sharded session cannot be checkpointed; run one engine" }
+    }
+
+    let coordinator: ShardedRun
+    private let threads: Int
+    private let pieces: Int
+    /// The reorder window is kept here, before routing, so the shards' engines see readings in order.
+    @exclusivity(unchecked) private var reorder: ReorderBuffer?
+    /// The last `seq` given.
+    @exclusivity(unchecked) private var sequence = 0
+    /// Readings routed since the last batch ran.
+    @exclusivity(unchecked) private var routed = 0
+    /// The parse workers' shares of a block, kept from block to block: two sets, one being parsed
+    /// while the shards apply the other.
+    private let partSets: [[ShardedRun.ParsedPart]]
+    @exclusivity(unchecked) private var nextSet = 0
+    /// A block routed but not applied yet: its set of parts, and its mark (see `batchDone`).
+    @exclusivity(unchecked) private var unapplied: (parts: [ShardedRun.ParsedPart], mark: RunMark?)?
+
+    /// A session over `catalog` with `threads` threads and four engines per thread (at most 16 in
+    /// all, or one per thread beyond that), so a thread that runs slower takes fewer.
+    /// - Throws: ``CatalogError`` listing every invalid request.
+    public convenience init(
+        catalog: Catalog, configuration: Engine.Configuration = Engine.Configuration(), threads: Int,
+        logger: Logger = Logger(label: "fenceline.engine", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
+        try self.init(
+            catalog: catalog, configuration: configuration, threads: threads, piecesPerThread: 4, logger: logger)
+    }
+
+    init(
+        catalog: Catalog, configuration: Engine.Configuration, threads: Int, piecesPerThread: Int, logger: Logger
+    ) throws {
+        let threads = max(1, threads)
+        self.threads = threads
+        pieces = max(threads, min(threads * max(1, piecesPerThread), 16))
+        coordinator = try ShardedRun(
+            catalog: catalog, configuration: configuration, shards: pieces, threads: threads, logger: logger)
+        reorder = configuration.reorderWindow > .zero ? ReorderBuffer(window: configuration.reorderWindow) : nil
+        partSets = (0..<2).map { [pieces] _ in (0..<pieces).map { _ in ShardedRun.ParsedPart() } }
+    }
+
+    public func process(_ reading: Reading) -> [Event] {
+        route(reading)
+        return routed >= 0x8000 ? runBatch() : []
+    }
+
+    /// Moves every engine's clock to `time` and returns the events released by then (those at
+    /// `time` itself come with the next batch).
+    public func advance(to time: Timestamp) -> [Event] {
+        route(.control(ControlRecord(time: time, operation: .tick)))
+        return runBatch()
+    }
+
+    public func finish(until: Timestamp?, keepingHeldReadings: Bool) -> [Event] {
+        if !keepingHeldReadings, let held = reorder?.release(through: nil) {
+            for reading in held { coordinator.route(reading) }
+        }
+        routed = 0
+        return numbered(coordinator.runBatch(final: true, until: until))
+    }
+
+    public func checkpoint() throws -> [UInt8] {
+        throw CheckpointUnavailable()
+    }
+
+    public var staleReadings: Int { coordinator.stale }
+
+    /// Routes a reading through the reorder window, if any.
+    private func route(_ reading: Reading) {
+        routed += 1
+        if reorder != nil, let time = reading.time {
+            for due in reorder!.add(reading, at: time) { coordinator.route(due) }
+        } else {
+            coordinator.route(reading)
+        }
+    }
+
+    private func runBatch() -> [Event] {
+        routed = 0
+        return numbered(coordinator.runBatch(final: false, until: nil))
+    }
+
+    /// Numbers a batch's events on from the last batch's (taking the array, so it is not copied).
+    private func numbered(_ events: consuming [Event]) -> [Event] {
+        var events = events
+        for index in events.indices {
+            sequence += 1
+            events[index].sequence = sequence
+        }
+        return events
+    }
+
+    // MARK: Driven by the run pipeline
+
+    func apply(_ reading: Reading, output: RunOutput) {
+        output.summary.readings += 1
+        route(reading)
+        if routed >= 0x8000 { batchDone(runBatch(), output: output) }
+    }
+
+    func apply(line: UnsafeBufferPointer<UInt8>, number: Int, output: RunOutput) {
+        do throws(LineError) {
+            if let reading = try output.decoder.decode(line, number: number) { apply(reading, output: output) }
+        } catch {
+            output.reject(error, line: number)
+        }
+    }
+
+    func endInput(output: RunOutput) {
+        if output.keepsReading, let reading = output.decoder.finish() { apply(reading, output: output) }
+        if let last = unapplied {
+            unapplied = nil
+            apply(last, output: output)
+        }
+        if routed > 0 { output.emit(runBatch(), flush: !output.readsFile) }
+    }
+
+    /// Writes a batch's events; the first batch with a reading (which added the catalog to the
+    /// engines) marks the steady start: `mark`, taken before the batch was read, moved on by the
+    /// time the catalog took, so the batch's own readings count (a block holds over a hundred
+    /// thousand); without it, the end of the batch.
+    private func batchDone(_ events: [Event], from mark: RunMark? = nil, output: RunOutput) {
+        output.emit(events, flush: !output.readsFile)
+        if output.steadyStart == nil && output.summary.readings > 0 {
+            if var mark, coordinator.catalogSeconds > 0 {
+                mark.wall += coordinator.catalogSeconds
+                mark.cpu += coordinator.catalogSeconds
+                output.steadyStart = mark
+            } else {
+                output.steadyStart = .now(readings: output.summary.readings)
+            }
+        }
+        output.meter?.note(output.summary, always: true)
+    }
+
+    /// Applies a routed block and hands its events on, with `otherWork` (the next block's parse)
+    /// run by the same threads.
+    private func apply(
+        _ batch: (parts: [ShardedRun.ParsedPart], mark: RunMark?), output: RunOutput,
+        otherWork: (count: Int, work: @Sendable (Int) -> Void)? = nil
+    ) {
+        routed = 0
+        let views = batch.parts.map(\.view)
+        let events = views.withUnsafeBufferPointer {
+            coordinator.runBatch(final: false, until: nil, parts: $0, otherWork: otherWork)
+        }
+        batchDone(numbered(events), from: batch.mark, output: output)
+    }
+
+    /// One block of whole lines: split into shares at line ends, each share split into lines and
+    /// parsed in parallel, then routed in input order (bad lines, `--strict` and control records
+    /// exactly as with one engine). Read from a file, the block is parsed while the shards apply
+    /// the one before, and applied with the next; from a pipe, which may pause for any time, it is
+    /// applied and its events written before the next is read.
+    func apply(block: UnsafeBufferPointer<UInt8>, firstLine: Int, output: RunOutput) -> Int {
+        let mark = output.steadyStart == nil ? RunMark.now(readings: output.summary.readings) : nil
+        let parts = partSets[nextSet]
+        nextSet ^= 1
+        let work = ParseWork(block: block, parts: parts, shards: pieces)
+        if let previous = unapplied {
+            unapplied = nil
+            apply(previous, output: output, otherWork: (pieces, { work.parse(part: $0) }))
+        } else {
+            ShardedRun.perform(pieces, threads: threads) { part in work.parse(part: part) }
+        }
+        var number = firstLine
+        for (partIndex, part) in parts.enumerated() where output.keepsReading {
+            var position = 0
+            while position < part.count && output.keepsReading {
+                if reorder == nil {
+                    // Fixes and sightings in a run, routed by index; readings that must wait in
+                    // the reorder window go through `route(_:)`.
+                    let end = coordinator.routeItems(part: partIndex, of: part, from: position)
+                    output.summary.readings += end - position
+                    routed += end - position
+                    number += end - position
+                    position = end
+                    guard position < part.count else { break }
+                }
+                defer {
+                    number += 1
+                    position += 1
+                }
+                do throws(LineError) {
+                    switch part.item(at: position) {
+                    case .blank: continue
+                    case .compactFix: accepted(.fix(part.fixes[position].fix(in: part.longNames)), output: output)
+                    case .reading(let reading): accepted(reading, output: output)
+                    case .failure(let error): throw error
+                    case .control:
+                        let span = part.lines[position]
+                        let line = UnsafeBufferPointer(rebasing: block[span.start..<span.end])
+                        if let reading = try output.decoder.decode(line, number: number) {
+                            accepted(reading, output: output)
+                        }
+                    }
+                } catch {
+                    output.reject(error, line: number)
+                }
+            }
+        }
+        if output.readsFile {
+            unapplied = (parts, mark)
+        } else {
+            apply((parts, mark), output: output)
+        }
+        return parts.reduce(0) { $0 + $1.count }
+    }
+
+    /// Counts and routes a reading of a block (applied with the block).
+    private func accepted(_ reading: Reading, output: RunOutput) {
+        output.summary.readings += 1
+        route(reading)
+    }
+}
+
+@available(*, unavailable)
+extension ShardedSession: Sendable {}
