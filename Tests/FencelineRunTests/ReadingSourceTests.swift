@@ -2,6 +2,7 @@ import Fenceline
 import FencelineFormats
 import FencelineRun
 import Foundation
+import Logging
 import Testing
 
 /// How an input's format is told, how GPX points are ordered, and how concatenated gzip members,
@@ -65,6 +66,43 @@ import Testing
         let path = try file("both.ndjson.gz", try gzip(first) + gzip(second))
         let times = try items(path).compactMap { try? $0.get().time?.seconds }
         #expect(times == [1, 2])
+    }
+
+    /// Issue 26, defect 5: a damaged gzip stream gives every line that inflated before the damage,
+    /// then one error at the line after them; a line cut off by the damage is not read as a line.
+    @Test(arguments: ["crc", "cut"])
+    func damagedGzipKeepsEverythingThatInflated(damage: String) throws {
+        let text = (0..<5000).map { #"{"device":"d","time":\#($0 + 1),"lat":1,"lon":2}"# + "\n" }.joined()
+        var bytes = try gzip(text)
+        if damage == "crc" {
+            bytes[bytes.count - 8] ^= 0x5A  // the member's CRC-32 trailer
+        } else {
+            bytes.removeLast(bytes.count / 3)
+        }
+        let path = try file("damaged.ndjson.gz", bytes)
+        let read = try items(path)
+        let readings = read.compactMap { try? $0.get() }
+        let errors = read.compactMap { item -> InputError? in
+            if case .failure(let error) = item { return error }
+            return nil
+        }
+        #expect(errors.count == 1, "one error, for the damage: \(errors.map(\.description))")
+        #expect(errors.first?.message.contains("gzip") == true)
+        #expect(errors.first?.line == readings.count + 1)
+        if damage == "crc" {
+            #expect(readings.count == 5000)
+        } else {
+            #expect(readings.count > 1000 && readings.count < 5000)
+        }
+        #expect(readings.map { $0.time?.seconds } == (0..<readings.count).map { Double($0 + 1) })
+        // The run pipeline, in blocks, keeps the same readings.
+        let pipeline = RunPipeline(
+            catalog: Catalog(), catalogDecoder: CatalogDecoder(), options: RunPipeline.Options(),
+            encoder: EventFormat.ndjson.makeEncoder(), logger: Logger(label: "test"))
+        var reports: [String] = []
+        let summary = try pipeline.run(inputs: [path], write: { _ in }, report: { reports.append($0) })
+        #expect(summary.readings == readings.count)
+        #expect(summary.skipped == 1, "\(reports)")
     }
 
     /// A GPX file's points come in time order whatever their document order, its bad points after

@@ -11,7 +11,7 @@ import FencelineFormats
 ///
 /// Concatenated gzip members (as `cat a.gz b.gz` or `gzip` of appended logs make) are read one
 /// after another. A stream that ends early or is corrupt stops the input with an error, after
-/// the bytes inflated before it.
+/// every byte inflated before it (as `zcat` does).
 final class GzipInflater {
     private var stream = z_stream()
     private let descriptor: Int32
@@ -21,6 +21,9 @@ final class GzipInflater {
     private var sawEnd = false
     private var memberEnded = false
     private var finished = false
+    /// Damage found by the call that also inflated the bytes before it: those are returned first,
+    /// the damage on the next call (a bad checksum is found after a member's last bytes).
+    private var pendingDamage: InflateError?
     /// Compressed bytes consumed from the descriptor.
     private(set) var compressedBytes = 0
 
@@ -42,6 +45,7 @@ final class GzipInflater {
 
     /// Fills `destination` with up to `capacity` inflated bytes; 0 means the end of the input.
     func read(into destination: UnsafeMutableRawPointer, capacity: Int) throws(InflateError) -> Int {
+        if let pendingDamage { throw pendingDamage }
         while !finished {
             if inputStart == inputEnd {
                 if !sawEnd {
@@ -83,7 +87,9 @@ final class GzipInflater {
             case Z_STREAM_END: memberEnded = true
             default:
                 let reason = stream.msg.map { String(cString: $0) } ?? "code \(status)"
-                throw InflateError(message: "the gzip stream is corrupt (\(reason))")
+                let damage = InflateError(message: "the gzip stream is corrupt (\(reason))")
+                guard produced > 0 else { throw damage }
+                pendingDamage = damage
             }
             if produced > 0 { return produced }
         }

@@ -298,7 +298,8 @@ public final class LineReader {
                 blockEnd = max(0, blockEnd - newline - 1)
                 if !atEnd && blockEnd == 0 { continue }
             }
-            if atEnd { blockEnd = end }
+            // At the end the last line may lack its newline; cut off by damage, it is the damage.
+            if atEnd && failure == nil { blockEnd = end }
             if blockEnd > 0 {
                 let lines = try buffer.withUnsafeBufferPointer { pointer in
                     try body(UnsafeBufferPointer(rebasing: pointer[..<blockEnd]), lineNumber + 1)
@@ -376,7 +377,7 @@ public final class LineReader {
                     cursor = stop + 1
                     start = cursor
                 }
-                if atEnd && start < end {
+                if atEnd && start < end && failure == nil {
                     lineNumber += 1
                     if skippingOversized {
                         oversized(lineNumber)
