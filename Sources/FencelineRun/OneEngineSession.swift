@@ -51,10 +51,8 @@ final class OneEngineSession: DrivenSession {
         }
     }
 
-    func endInput(output: RunOutput) {
-        // NMEA's last receiver epoch is still open when its input ends.
-        if output.keepsReading, let reading = output.decoder.finish() { apply(reading, output: output) }
-    }
+    /// Nothing waits: every line was applied as it came.
+    func endInput(output: RunOutput) {}
 
     /// A line of an NDJSON block as the first pass leaves it: a canonical fix's fields (the device
     /// a range of the block), or else where the line lies, to be decoded in full in its turn.

@@ -51,7 +51,8 @@ public struct ReadingSource {
     }
 
     /// Calls `body` with each reading or bad line in order (GPX points in time order, since a
-    /// GPX file is a recording rather than a stream, and its bad points after them); `body` returns `false` to stop.
+    /// GPX file is a recording rather than a stream, and its bad points after them); `body` returns `false` to stop
+    /// (an NMEA receiver epoch open at that point is still passed on: its sentences came before).
     /// - Throws: ``InputError`` when the input cannot be read on (a read error).
     public func forEach(_ body: (Result<Reading, InputError>) -> Bool) throws {
         if format == .gpx {
@@ -85,8 +86,8 @@ public struct ReadingSource {
             }
             return keepsReading
         }
-        guard keepsReading else { return }
-        if let reading = decoder.finish() { keepsReading = body(.success(reading)) }
+        // An NMEA epoch still open came before the end or the stop, so it is read either way.
+        if let reading = decoder.finish() { keepsReading = body(.success(reading)) && keepsReading }
         if keepsReading, let failure = reader.failure { _ = body(.failure(failure)) }
     }
 

@@ -206,6 +206,8 @@ public final class RunPipeline {
             output.decoder = LineDecoder(
                 format: format, device: options.device ?? ReadingSource.fileDevice(reader.name), requests: requests)
             try read(reader, format: format, requests: requests, into: session, output: output)
+            // An NMEA epoch still open came before the end or the stop (`--strict`, a signal).
+            if let reading = output.decoder.finish() { apply(reading, to: session, output: output) }
             session.endInput(output: output)
             if output.keepsReading, let failure = reader.failure { output.reject(failure) }
         }

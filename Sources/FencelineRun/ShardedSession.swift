@@ -122,7 +122,6 @@ public final class ShardedSession: RunSession, DrivenSession {
     }
 
     func endInput(output: RunOutput) {
-        if output.keepsReading, let reading = output.decoder.finish() { apply(reading, output: output) }
         if let last = unapplied {
             unapplied = nil
             apply(last, output: output)

@@ -85,6 +85,30 @@ import Testing
         #expect(result.summary.readings == 2)
     }
 
+    /// Issue 26, defect 6: `--strict` stopping at a bad NMEA sentence still applies the receiver
+    /// epoch before it, which was complete but open (an epoch closes at the next one's time).
+    @Test func strictKeepsTheNMEAEpochBeforeTheBadSentence() throws {
+        func sentence(_ body: String) -> String {
+            let sum = body.utf8.reduce(UInt8(0), ^)
+            return "$\(body)*" + String(sum, radix: 16, uppercase: true).leftPadded(to: 2)
+        }
+        let lines = [
+            sentence("GPRMC,080000.00,A,5222.200,N,00453.400,E,0.0,0.0,020326,,,A"),
+            sentence("GPRMC,080001.00,A,5222.201,N,00453.401,E,0.0,0.0,020326,,,A"),
+            "$GPRMC,080002.00,A,5222.202,N,00453.402,E,0.0,0.0,020326,,,A*00",
+        ]
+        let path = try file("receiver.nmea", lines.joined(separator: "\n") + "\n")
+        let (_, reports, summary) = try run([path], strict: true)
+        #expect(summary.strictFailure?.line == 3, "\(reports)")
+        #expect(summary.readings == 2)
+        var readings = 0
+        try ReadingSource(path: path).forEach { item in
+            if case .success = item { readings += 1 }
+            return (try? item.get()) != nil
+        }
+        #expect(readings == 2)
+    }
+
     @Test func reportingStopsAtTheLimitThenCounts() throws {
         let path = try file("trace.ndjson", Array(repeating: "x", count: 7).joined(separator: "\n"))
         let result = try run([path], maximumReported: 3)
@@ -204,5 +228,11 @@ import Testing
             return nil
         }
         #expect(blocks == 1)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
