@@ -70,7 +70,7 @@ struct Explain: AsyncParsableCommand {
         do {
             _ = try pipeline.run(
                 inputs: input.inputs, write: { _ in },
-                report: { OutputFile.standardError.write($0 + "\n") })
+                report: { OutputFile.report($0) })
         } catch let error as InputError {
             throw CommandFailure(error)
         }

@@ -3,6 +3,7 @@ import FencelineFormats
 import FencelineRun
 import Foundation
 import Logging
+import Synchronization
 
 /// The `fenceline` command: subcommands over the engine and its formats.
 @main
@@ -49,8 +50,9 @@ struct FencelineCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            if OutputFile.failed.load(ordering: .relaxed) { Foundation.exit(ExitStatus.ioError.rawValue) }
         } catch let failure as CommandFailure {
-            OutputFile.standardError.write(failure.message + "\n")
+            OutputFile.report(failure.message)
             Foundation.exit(failure.status)
         } catch {
             exit(withError: error)

@@ -46,7 +46,8 @@ struct Next: AsyncParsableCommand {
             let pending = engine.pendingRequests.contains { $0.id == request.id }
             switch format {
             case .text:
-                var line = request.id.padding(toLength: max(14, request.id.count), withPad: " ", startingAt: 0)
+                let id = request.id.terminalSafe
+                var line = id.padding(toLength: max(14, id.count), withPad: " ", startingAt: 0)
                 line += "  " + request.trigger.kind.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
                 if let next {
                     line += "  \(next.rfc3339)"
@@ -58,11 +59,13 @@ struct Next: AsyncParsableCommand {
                 }
                 output += line + "\n"
             case .ndjson:
-                let date = next.map { "\"\($0.rfc3339)\"" } ?? "null"
-                let escaped = request.id.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
-                    of: "\"", with: "\\\"")
-                output +=
-                    #"{"request":"\#(escaped)","trigger":"\#(request.trigger.kind.rawValue)","next":\#(date)}"# + "\n"
+                var writer = JSONWriter()
+                writer.raw("{\"request\":")
+                writer.string(request.id)
+                writer.raw(",\"trigger\":\"\(request.trigger.kind.rawValue)\",\"next\":")
+                if let next { writer.time(next) } else { writer.raw("null") }
+                writer.raw("}\n")
+                output += String(decoding: writer.bytes, as: UTF8.self)
             }
         }
         OutputFile.standardOutput.write(output)

@@ -33,7 +33,7 @@ final class ProgressDisplay {
         if onTerminal {
             OutputFile.standardError.write("\r\u{1B}[K" + line)
         } else {
-            OutputFile.standardError.write(line + "\n")
+            OutputFile.report(line)
         }
         drawn = true
     }

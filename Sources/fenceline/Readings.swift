@@ -70,7 +70,7 @@ struct Readings: AsyncParsableCommand {
     func run() async throws {
         let destination = try output.map(OutputFile.init(path:)) ?? .standardOutput
         defer { destination.close() }
-        let report = { (line: String) in OutputFile.standardError.write(line + "\n") }
+        let report = { (line: String) in OutputFile.report(line) }
         var buffer: [UInt8] = []
         var readings = 0
         var controls = 0

@@ -73,7 +73,7 @@ struct Render: AsyncParsableCommand {
         let summary: RunPipeline.Summary
         do {
             summary = try pipeline.run(
-                inputs: input.inputs, write: { _ in }, report: { OutputFile.standardError.write($0 + "\n") })
+                inputs: input.inputs, write: { _ in }, report: { OutputFile.report($0) })
         } catch let error as InputError {
             throw CommandFailure(error)
         }

@@ -4,6 +4,7 @@ import FencelineFormats
 import FencelineRun
 import Foundation
 import Logging
+import Synchronization
 
 /// `fenceline run`: evaluate a catalog over readings and write the events.
 struct Run: AsyncParsableCommand {
@@ -149,7 +150,7 @@ struct Run: AsyncParsableCommand {
         let destination = try output.map(OutputFile.init(path:)) ?? .standardOutput
         defer { destination.close() }
         let summary = try execute(
-            write: destination.write, report: { OutputFile.standardError.write($0 + "\n") }, resuming: state,
+            write: destination.write, report: { OutputFile.report($0) }, resuming: state,
             endsProcess: true)
         if summary.strictFailure != nil { throw ExitStatus.badInput }
     }
@@ -186,7 +187,13 @@ struct Run: AsyncParsableCommand {
             logger: Logger(label: "fenceline"))
         pipeline.resumeState = resumed
         pipeline.checkpointing = checkpoint != nil
-        if checkpoint != nil && endsProcess { pipeline.shouldStop = { StopSignals.wasReceived } }
+        if endsProcess {
+            // A signal (under --checkpoint) or output that cannot be written stops the run.
+            let stopsOnSignal = checkpoint != nil
+            pipeline.shouldStop = {
+                OutputFile.failed.load(ordering: .relaxed) || (stopsOnSignal && StopSignals.wasReceived)
+            }
+        }
         let summary: RunPipeline.Summary
         let inputs = input.inputs
         let display =
@@ -211,7 +218,10 @@ struct Run: AsyncParsableCommand {
         } catch let error as CheckpointError {
             throw CommandFailure(status: ExitStatus.badInput, message: "\(resume ?? "checkpoint"): \(error)")
         }
-        if let checkpoint, let bytes = pipeline.lastCheckpoint { try CheckpointFile.write(bytes, to: checkpoint) }
+        // A checkpoint after events that were not written would lose them on resume.
+        if let checkpoint, let bytes = pipeline.lastCheckpoint, !OutputFile.failed.load(ordering: .relaxed) {
+            try CheckpointFile.write(bytes, to: checkpoint)
+        }
         if let stateOut, let engine = pipeline.lastEngine {
             let file = try OutputFile(path: stateOut)
             file.write(StateEncoder.encode(engine))

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FencelineFormats
 import Foundation
 
 /// `fenceline test`: run recorded scenarios and compare their events with the expected ones.
@@ -69,7 +70,9 @@ struct ScenarioTest: AsyncParsableCommand {
             } else {
                 failed += 1
                 OutputFile.standardOutput.write("FAIL \(scenario)\n\(diff)")
-                for line in outcome.diagnostics { OutputFile.standardOutput.write("     stderr: \(line)\n") }
+                for line in outcome.diagnostics {
+                    OutputFile.standardOutput.write("     stderr: \(line.terminalSafe)\n")
+                }
             }
         }
         if !update {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FencelineFormats
 import Foundation
+import Synchronization
 
 /// Unbuffered writes to a file descriptor that survive partial writes and a closed pipe.
 struct OutputFile {
@@ -26,26 +27,34 @@ struct OutputFile {
         self.ownsDescriptor = ownsDescriptor
     }
 
+    /// Writes all of `bytes`. A failure (a full disk; a reader that closed the pipe, as `| head`
+    /// does) is reported once, later writes are dropped, and the run stops as if its input had
+    /// ended (see ``failed``): the command then prints its summary and exits 74, for events that
+    /// were not written must not pass for a good run.
     func write(_ bytes: [UInt8]) {
+        guard descriptor == 2 || !Self.failed.load(ordering: .relaxed) else { return }
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    // A reader that went away (EPIPE) ends the output quietly, like other Unix tools.
-                    if errno == EPIPE { exit(0) }
-                    // Events that cannot be written must not pass for a good run (found by fuzzing).
+                    // stderr has nowhere to report its own failure.
                     guard descriptor != 2 else { return }
-                    let reason = String(cString: strerror(errno))
-                    _ = "fenceline: cannot write output: \(reason)\n".withCString {
-                        Foundation.write(2, $0, strlen($0))
-                    }
-                    exit(ExitStatus.ioError.rawValue)
+                    Self.noteFailure(errno == EPIPE ? "the reader closed the pipe" : String(cString: strerror(errno)))
+                    return
                 }
                 offset += written
             }
         }
+    }
+
+    /// Whether a write to an output (not stderr) has failed.
+    static let failed = Atomic<Bool>(false)
+
+    private static func noteFailure(_ reason: String) {
+        guard !failed.exchange(true, ordering: .relaxed) else { return }
+        report("fenceline: cannot write output: \(reason)")
     }
 
     func write(_ text: String) {
@@ -54,6 +63,15 @@ struct OutputFile {
 
     func close() {
         if ownsDescriptor { _ = Foundation.close(descriptor) }
+    }
+}
+
+extension OutputFile {
+    /// Writes diagnostic lines to stderr with their control characters escaped: they quote input
+    /// (device names, ids, values), which must not drive the terminal.
+    static func report(_ text: String) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0).terminalSafe }
+        standardError.write(lines.joined(separator: "\n") + "\n")
     }
 }
 

@@ -22,7 +22,7 @@ struct Validate: AsyncParsableCommand {
 
     func run() async throws {
         let decoded = try loadCatalog(path: file, decoder: CatalogDecoder())
-        for warning in decoded.warnings { OutputFile.standardError.write("\(file): warning: \(warning)\n") }
+        for warning in decoded.warnings { OutputFile.report("\(file): warning: \(warning)") }
         let requests = decoded.catalog.requests
         var counts: [TriggerKind: Int] = [:]
         for request in requests { counts[request.trigger.kind, default: 0] += 1 }
@@ -31,6 +31,6 @@ struct Validate: AsyncParsableCommand {
         var line = "\(file): ok: \(requests.count) request\(requests.count == 1 ? "" : "s")"
         if !kinds.isEmpty { line += " (\(kinds.joined(separator: ", ")))" }
         if categories > 0 { line += ", \(categories) categor\(categories == 1 ? "y" : "ies")" }
-        OutputFile.standardOutput.write(line + "\n")
+        OutputFile.standardOutput.write(line.terminalSafe + "\n")
     }
 }

@@ -11,13 +11,14 @@ struct CLIResult {
 enum CLI {
     static let binary = Fixtures.packageRoot.appendingPathComponent(".build/debug/fenceline")
 
-    /// Runs the binary with `arguments`; `environment` adds to (or replaces in) this process's.
+    /// Runs the binary (or `executable`) with `arguments`; `environment` adds to (or replaces in)
+    /// this process's.
     static func run(
         _ arguments: [String], stdin: String? = nil, in directory: URL = Fixtures.packageRoot,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], executable: URL = binary
     ) throws -> CLIResult {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -53,5 +54,12 @@ enum CLI {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("fenceline-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+}
+
+extension CLI {
+    /// Runs `script` with bash (`$0`, `$1`… are `arguments`) and captures its output.
+    static func runShell(_ script: String, arguments: [String]) throws -> CLIResult {
+        try run(["-c", script] + arguments, executable: URL(fileURLWithPath: "/bin/bash"))
     }
 }

@@ -1,6 +1,7 @@
 public import Fenceline
 
-/// Events as one aligned line each, for reading in a terminal:
+/// Events as one aligned line each, for reading in a terminal (control characters read from input
+/// escaped, see ``Swift/String/terminalSafe``):
 ///
 /// ```
 /// #3    2026-03-02T08:00:30Z  exit          depot          truck-17       31.2 m out      Depot: Left  (since 2026-03-02T08:00:10Z)
@@ -13,8 +14,8 @@ public struct TextEventEncoder: EventEncoder {
         var line = "#\(event.sequence)".padded(to: 5)
         line += " \(event.time.rfc3339)".padded(to: 26)
         line += "  " + event.kindLabel.padded(to: 13)
-        line += " " + event.requestID.padded(to: 14)
-        line += " " + (event.device ?? "-").padded(to: 14)
+        line += " " + event.requestID.terminalSafe.padded(to: 14)
+        line += " " + (event.device ?? "-").terminalSafe.padded(to: 14)
         if let distance = event.distance {
             let rounded = roundedDistance(distance)
             let place = rounded > 0 ? "out" : rounded < 0 ? "in" : "on edge"
@@ -25,7 +26,7 @@ public struct TextEventEncoder: EventEncoder {
                 " \(beacon.identity.major)/\(beacon.identity.minor) \(JSONWriter.format((beacon.rssi * 10).rounded() / 10)) dBm \(beacon.proximity.rawValue)"
         }
         let text = [event.content.title, event.content.body].compactMap { $0 }.joined(separator: ": ")
-        var flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+        var flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 }).terminalSafe
         while flat.hasSuffix(" ") { flat.removeLast() }
         if !flat.isEmpty { line += "  " + flat }
         if let since = event.since, since != event.time {

@@ -10,8 +10,19 @@ public enum ExplainReport {
     /// SPEC §4 order, which may differ from the order they were produced in).
     /// - Parameter everyFix: list every fix; by default a run of fixes that change nothing and
     ///   meet the same condition shows as its first row and a count.
+    ///
+    /// Meant for a terminal: control characters read from the input (in ids, device names, titles)
+    /// are escaped line by line (see `String.terminalSafe`).
     public static func render(
         request: NotificationRequest, tracer: RegionTracer, written: [Event], everyFix: Bool = false
+    ) -> String {
+        report(request: request, tracer: tracer, written: written, everyFix: everyFix)
+            .split(separator: "\n", omittingEmptySubsequences: false).map { String($0).terminalSafe }
+            .joined(separator: "\n")
+    }
+
+    private static func report(
+        request: NotificationRequest, tracer: RegionTracer, written: [Event], everyFix: Bool
     ) -> String {
         guard case .region(let trigger) = request.trigger else {
             return "\"\(request.id)\" is a \(request.trigger.kind.rawValue) request; explain covers region requests.\n"
