@@ -56,8 +56,19 @@ public struct ReadingSource {
     /// - Throws: ``InputError`` when the input cannot be read on (a read error).
     public func forEach(_ body: (Result<Reading, InputError>) -> Bool) throws {
         if format == .gpx {
-            let bytes = try reader.readAll()
-            for item in Self.timeOrdered(GPXDecoder.decode(bytes, fileDevice: device, deviceOverride: deviceOverride)) {
+            // Parsed as it is read: only the points are held, however large the document.
+            var readError: InputError?
+            let items = GPXDecoder.decode(
+                chunks: { [reader] in
+                    do throws(InputError) {
+                        return try reader.nextChunk()
+                    } catch {
+                        readError = error
+                        return nil
+                    }
+                }, fileDevice: device, deviceOverride: deviceOverride)
+            if let readError { throw readError }
+            for item in Self.timeOrdered(items) {
                 switch item.result {
                 case .success(let reading): guard body(.success(reading)) else { return }
                 case .failure(let error):

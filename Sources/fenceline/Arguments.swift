@@ -32,6 +32,8 @@ struct InputOptions: ParsableArguments {
     )
     var triggers: String?
 
+    @OptionGroup var catalogLimit: CatalogLimit
+
     /// The catalog's path, which every command but a resumed `run` needs.
     var catalogPath: String {
         get throws {

@@ -1,27 +1,42 @@
+import ArgumentParser
 import Fenceline
 import FencelineFormats
 import FencelineRun
 
-/// The whole of a file (gzip looked through), a failure to read it a CLI failure (exit 66 when
-/// it is missing, 65 when it is damaged).
-func readWholeFile(_ path: String) throws -> [UInt8] {
+/// Reads and decodes a catalog file, turning every failure into a CLI failure with its exit code.
+func loadCatalog(path: String, decoder: CatalogDecoder, limit: CatalogLimit) throws -> CatalogDecoder.Decoded {
+    let bytes: [UInt8]
+    let reader: LineReader
     do throws(InputError) {
-        let reader = try LineReader(path: path)
-        let bytes = try reader.readAll()
-        if let failure = reader.failure { throw failure }
-        return bytes
+        reader = try LineReader(path: path)
+        bytes = try reader.readAll(limit: limit.bytes)
+    } catch  where error.code == .tooLarge {
+        throw CommandFailure(
+            status: ExitStatus.badInput, message: "\(error.description) (--max-catalog-mb raises the limit)")
     } catch {
         throw CommandFailure(error)
     }
-}
-
-/// Reads and decodes a catalog file, turning every failure into a CLI failure with its exit code.
-func loadCatalog(path: String, decoder: CatalogDecoder) throws -> CatalogDecoder.Decoded {
-    let bytes = try readWholeFile(path)
+    // Damage, or a compressed bomb, found while inflating.
+    if let failure = reader.failure { throw CommandFailure(failure) }
     do {
         return try decoder.decode(bytes)
     } catch {
         let lines = error.issues.map { "\(path): \($0)" }
         throw CommandFailure(status: ExitStatus.badInput, message: lines.joined(separator: "\n"))
+    }
+}
+
+/// `--max-catalog-mb`: the most a catalog may hold, inflated, so `--triggers /dev/zero` or a
+/// compressed bomb is refused in bounded memory rather than read until memory runs out.
+struct CatalogLimit: ParsableArguments {
+    @Option(
+        name: .customLong("max-catalog-mb"), parsing: .unconditional,
+        help: ArgumentHelp("The largest catalog read, in MiB (inflated, for .gz).", valueName: "MiB"))
+    var megabytes = 512
+
+    var bytes: Int { megabytes.multipliedReportingOverflow(by: 1 << 20).overflow ? .max : megabytes << 20 }
+
+    func validate() throws {
+        guard megabytes >= 1 else { throw ValidationError("--max-catalog-mb must be ≥ 1") }
     }
 }

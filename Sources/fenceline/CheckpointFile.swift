@@ -9,7 +9,33 @@ enum CheckpointFile {
     /// The bytes of the checkpoint at `path`, checked: a missing file exits 66, one that is not a
     /// checkpoint (or of another version, or damaged) 65, both naming the file.
     static func read(_ path: String) throws -> [UInt8] {
-        let bytes = try readWholeFile(path)
+        // The header says how long the file is: anything else (`/dev/zero`, a log) is refused
+        // before it is read whole.
+        let bytes: [UInt8]
+        let reader: LineReader
+        let head: [UInt8]
+        do throws(InputError) {
+            reader = try LineReader(path: path)
+            head = try reader.peek()
+        } catch {
+            throw CommandFailure(error)
+        }
+        let size: Int
+        do {
+            size = try Engine.checkpointSize(fromHead: head)
+        } catch {
+            throw CommandFailure(status: ExitStatus.badInput, message: "\(path): \(error)")
+        }
+        do throws(InputError) {
+            bytes = try reader.readAll(limit: size)
+            if let failure = reader.failure { throw failure }
+        } catch  where error.code == .tooLarge {
+            throw CommandFailure(
+                status: ExitStatus.badInput,
+                message: "\(path): checkpoint is damaged: the file is longer than its header says")
+        } catch {
+            throw CommandFailure(error)
+        }
         do {
             _ = try Engine.checkpointSummary(of: bytes)
         } catch {

@@ -51,7 +51,7 @@ struct Explain: AsyncParsableCommand {
 
     func run() async throws {
         let decoder = CatalogDecoder()
-        let decoded = try loadCatalog(path: try input.catalogPath, decoder: decoder)
+        let decoded = try loadCatalog(path: try input.catalogPath, decoder: decoder, limit: input.catalogLimit)
         guard let target = decoded.catalog.requests.last(where: { $0.id == request }) else {
             let ids = decoded.catalog.requests.prefix(20).map(\.id).joined(separator: ", ")
             throw CommandFailure(

@@ -20,6 +20,8 @@ struct Next: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var catalogLimit: CatalogLimit
+
     @Argument(help: ArgumentHelp("The catalog.", valueName: "file"))
     var file: String
 
@@ -36,7 +38,7 @@ struct Next: AsyncParsableCommand {
     var format: Format = .ndjson
 
     func run() async throws {
-        let decoded = try loadCatalog(path: file, decoder: CatalogDecoder())
+        let decoded = try loadCatalog(path: file, decoder: CatalogDecoder(), limit: catalogLimit)
         let engine = try Engine(catalog: decoded.catalog, logger: Logger(label: "fenceline"))
         let start = after?.timestamp ?? Timestamp(seconds: Date().timeIntervalSince1970)
         _ = engine.advance(to: start)

@@ -59,7 +59,7 @@ struct Render: AsyncParsableCommand {
 
     func run() async throws {
         let decoder = CatalogDecoder()
-        let catalog = try loadCatalog(path: try input.catalogPath, decoder: decoder).catalog
+        let catalog = try loadCatalog(path: try input.catalogPath, decoder: decoder, limit: input.catalogLimit).catalog
         var runOptions = input.pipelineOptions
         runOptions.device = device
         let collector = EventCollector()

@@ -165,7 +165,7 @@ struct Run: AsyncParsableCommand {
         let decoder = CatalogDecoder()
         var catalog = Catalog()
         if let triggers = input.triggers {
-            let decoded = try loadCatalog(path: triggers, decoder: decoder)
+            let decoded = try loadCatalog(path: triggers, decoder: decoder, limit: input.catalogLimit)
             if !quiet {
                 for warning in decoded.warnings { report("\(triggers): warning: \(warning)") }
             }

@@ -17,11 +17,13 @@ struct Validate: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var catalogLimit: CatalogLimit
+
     @Argument(help: ArgumentHelp("The catalog to check.", valueName: "file"))
     var file: String
 
     func run() async throws {
-        let decoded = try loadCatalog(path: file, decoder: CatalogDecoder())
+        let decoded = try loadCatalog(path: file, decoder: CatalogDecoder(), limit: catalogLimit)
         for warning in decoded.warnings { OutputFile.report("\(file): warning: \(warning)") }
         let requests = decoded.catalog.requests
         var counts: [TriggerKind: Int] = [:]

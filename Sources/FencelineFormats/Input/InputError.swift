@@ -18,6 +18,9 @@ public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
         case unreadable
         /// The input format cannot be told or is not supported.
         case unsupportedFormat
+        /// The input is larger than the reader accepts (a whole-file read over its cap, or a
+        /// compressed stream that inflates like a bomb).
+        case tooLarge
     }
 
     public var code: Code

@@ -174,6 +174,11 @@ extension GPXDecoder {
             }
         }
 
+        /// Adds a chunk's worth of bytes to the text the parser may hand over.
+        func allowText(_ count: Int) {
+            textBudget += count
+        }
+
         private func spend(_ count: Int, _ parser: XMLParser) {
             textBudget -= count
             if textBudget < 0 {

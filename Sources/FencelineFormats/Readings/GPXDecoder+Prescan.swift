@@ -11,72 +11,112 @@ extension GPXDecoder {
     /// byte by byte, UTF-16 by code unit. Encodings in which `<!ENTITY` would not look like those
     /// bytes (UCS-4, EBCDIC, UTF-7, a UTF-16 label on 8-bit text or the reverse) are refused too.
     static func refusal(of bytes: [UInt8]) -> (line: Int, message: String)? {
-        let unsupported = "; save the file as UTF-8"
-        for start: [UInt8] in [
-            [0, 0, 0, 0x3C], [0x3C, 0, 0, 0], [0, 0, 0x3C, 0], [0, 0x3C, 0, 0], [0, 0, 0xFE, 0xFF],
-        ]
-        where bytes.starts(with: start) {
-            return (1, "UCS-4 text is not supported" + unsupported)
+        var scan = Prescan()
+        return scan.feed(bytes)
+    }
+
+    /// The refusal scan over a document read chunk by chunk: the first chunk (which must hold the
+    /// XML declaration, when there is one) settles the encoding, and every chunk is searched for
+    /// `<!ENTITY` before libxml2 is handed it, across chunk boundaries.
+    struct Prescan {
+        private var started = false
+        /// For UTF-16 text, its byte order (`true`: little-endian); `nil` for 8-bit text.
+        private var utf16: Bool?
+        /// A UTF-16 chunk's odd last byte, waiting for its pair.
+        private var carry: UInt8?
+        /// The last bytes of text scanned, so a declaration split across chunks is still seen.
+        private var tail: [UInt8] = []
+        private var line = 1
+
+        /// Scans the next chunk; returns why the document is refused, if it is.
+        mutating func feed(_ bytes: [UInt8]) -> (line: Int, message: String)? {
+            if !started {
+                started = true
+                if let refusal = settleEncoding(bytes) { return refusal }
+            }
+            var bytes = bytes[...]
+            let text: [UInt8]
+            if let utf16 {
+                var joined = carry.map { [$0] } ?? []
+                joined += bytes
+                carry = joined.count % 2 == 1 ? joined.removeLast() : nil
+                text = Self.units(of: joined, littleEndian: utf16, atStart: tail.isEmpty && line == 1)
+            } else {
+                if tail.isEmpty && line == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+                text = Array(bytes)
+            }
+            let entity = Array("<!ENTITY".utf8)
+            let scanned = tail + text
+            for index in scanned.indices {
+                if index >= tail.count && scanned[index] == 0x0A { line += 1 }
+                if scanned[index] == 0x3C, scanned[index...].starts(with: entity) {
+                    return (
+                        line,
+                        "the document declares an entity (<!ENTITY …>); GPX needs none, and they are refused so that entity expansion cannot stall the parse"
+                    )
+                }
+            }
+            tail = Array(scanned.suffix(entity.count - 1))
+            return nil
         }
-        if bytes.starts(with: [0x4C, 0x6F, 0xA7, 0x94]) { return (1, "EBCDIC text is not supported" + unsupported) }
-        // The text as bytes, one per character; UTF-16 units above ASCII become 0x80.
-        let text: [UInt8]
-        let isUTF16: Bool
-        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0x3C, 0x00]) {
-            (text, isUTF16) = (units(of: bytes, littleEndian: true), true)
-        } else if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0x00, 0x3C]) {
-            (text, isUTF16) = (units(of: bytes, littleEndian: false), true)
-        } else {
-            (text, isUTF16) = (bytes, false)
-        }
-        if let encoding = declaredEncoding(text) {
+
+        /// Refuses encodings in which `<!ENTITY` would not look like its ASCII bytes, from the
+        /// document's first bytes and its XML declaration.
+        private mutating func settleEncoding(_ bytes: [UInt8]) -> (line: Int, message: String)? {
+            let unsupported = "; save the file as UTF-8"
+            for start: [UInt8] in [
+                [0, 0, 0, 0x3C], [0x3C, 0, 0, 0], [0, 0, 0x3C, 0], [0, 0x3C, 0, 0], [0, 0, 0xFE, 0xFF],
+            ]
+            where bytes.starts(with: start) {
+                return (1, "UCS-4 text is not supported" + unsupported)
+            }
+            if bytes.starts(with: [0x4C, 0x6F, 0xA7, 0x94]) {
+                return (1, "EBCDIC text is not supported" + unsupported)
+            }
+            if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0x3C, 0x00]) {
+                utf16 = true
+            } else if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0x00, 0x3C]) {
+                utf16 = false
+            }
+            let text = utf16.map { Self.units(of: bytes, littleEndian: $0, atStart: true) } ?? bytes
+            guard let encoding = GPXDecoder.declaredEncoding(text) else { return nil }
             let known =
-                isUTF16
+                utf16 != nil
                 ? (try? #/(?i)utf-?16(?:le|be)?/#.wholeMatch(in: encoding)) != nil
-                : (try? asciiCompatibleEncoding.wholeMatch(in: encoding)) != nil
+                : (try? GPXDecoder.asciiCompatibleEncoding.wholeMatch(in: encoding)) != nil
             guard known else {
-                let form = isUTF16 ? "UTF-16 text" : "8-bit text"
+                let form = utf16 != nil ? "UTF-16 text" : "8-bit text"
                 return (
                     1,
                     "the XML declaration names encoding \"\(encoding)\", which is not supported for \(form)"
                         + unsupported
                 )
             }
+            return nil
         }
-        let entity = Array("<!ENTITY".utf8)
-        var line = 1
-        for index in text.indices {
-            if text[index] == 0x0A { line += 1 }
-            if text[index] == 0x3C, text[index...].starts(with: entity) {
-                return (
-                    line,
-                    "the document declares an entity (<!ENTITY …>); GPX needs none, and they are refused so that entity expansion cannot stall the parse"
-                )
+
+        /// UTF-16 code units as one byte each: ASCII as is, anything else 0x80 (a BOM at the
+        /// document's start is dropped).
+        private static func units(of bytes: [UInt8], littleEndian: Bool, atStart: Bool) -> [UInt8] {
+            var text: [UInt8] = []
+            text.reserveCapacity(bytes.count / 2)
+            var index = atStart && (bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF])) ? 2 : 0
+            while index + 1 < bytes.count {
+                let (low, high) = littleEndian ? (bytes[index], bytes[index + 1]) : (bytes[index + 1], bytes[index])
+                text.append(high == 0 && low < 0x80 ? low : 0x80)
+                index += 2
             }
+            return text
         }
-        return nil
     }
 
     /// Encodings that keep ASCII characters as single ASCII bytes.
-    private static var asciiCompatibleEncoding: Regex<Substring> {
+    fileprivate static var asciiCompatibleEncoding: Regex<Substring> {
         #/(?i)utf-?8|(?:us-)?ascii|iso[-_]?8859[-_]?[0-9]{1,2}|latin-?[0-9]{1,2}|(?:windows|cp)-?(?:125[0-8]|874)|shift_jis|sjis|euc-(?:jp|kr|cn)|gb2312|gbk|gb18030|big5|koi8-[ru]/#
     }
 
-    /// UTF-16 code units as one byte each: ASCII as is, anything else 0x80 (a BOM is dropped).
-    private static func units(of bytes: [UInt8], littleEndian: Bool) -> [UInt8] {
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count / 2)
-        var index = bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) ? 2 : 0
-        while index + 1 < bytes.count {
-            let (low, high) = littleEndian ? (bytes[index], bytes[index + 1]) : (bytes[index + 1], bytes[index])
-            text.append(high == 0 && low < 0x80 ? low : 0x80)
-            index += 2
-        }
-        return text
-    }
-
     /// The `encoding` of the XML declaration at the start of `text`, if it has one.
-    private static func declaredEncoding(_ text: [UInt8]) -> String? {
+    fileprivate static func declaredEncoding(_ text: [UInt8]) -> String? {
         var text = text[...]
         if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
         guard text.starts(with: Array("<?xml".utf8)), let end = text.firstRange(of: Array("?>".utf8)) else {

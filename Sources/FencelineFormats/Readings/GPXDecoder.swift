@@ -66,20 +66,49 @@ public enum GPXDecoder {
     /// out of range are error items naming the field (`time`, `lat`, `lon`, `ele`, `speed`,
     /// `course`, `fix`); the points after them are read as usual.
     public static func decode(_ bytes: [UInt8], fileDevice: String, deviceOverride: String?) -> [Item] {
-        if let refusal = refusal(of: bytes) {
-            return [Item(line: refusal.line, result: .failure(LineError(code: .malformed, message: refusal.message)))]
+        var handed = false
+        return decode(
+            chunks: {
+                guard !handed else { return nil }
+                handed = true
+                return bytes
+            }, fileDevice: fileDevice, deviceOverride: deviceOverride)
+    }
+
+    /// Decodes a GPX document read in chunks (`next` returns `nil` at its end), holding one chunk
+    /// at a time: a file of any size is read in the memory its points take. Items are those of
+    /// ``decode(_:fileDevice:deviceOverride:)`` for the whole document.
+    public static func decode(
+        chunks next: @escaping () -> [UInt8]?, fileDevice: String, deviceOverride: String?
+    ) -> [Item] {
+        let handler = Handler(fileDevice: fileDevice, deviceOverride: deviceOverride, textBudget: expansionAllowance)
+        var prescan = Prescan()
+        var refusal: (line: Int, message: String)?
+        var first = true
+        // Each chunk is scanned before libxml2 sees it; the first is at least a few KiB (or the
+        // whole document), so the XML declaration's encoding is in it.
+        let stream = ChunkStream {
+            guard refusal == nil, var chunk = next() else { return nil }
+            if first {
+                first = false
+                while chunk.count < 4096, let more = next() { chunk += more }
+            }
+            refusal = prescan.feed(chunk)
+            guard refusal == nil else { return nil }
+            handler.allowText(chunk.count)
+            return chunk
         }
-        let handler = Handler(
-            fileDevice: fileDevice, deviceOverride: deviceOverride,
-            textBudget: bytes.count + expansionAllowance)
-        // A stream feeds libxml2 in 128 kB chunks; handed all at once, a document past 10 MB ends
-        // in libxml2's "huge input lookup" error.
-        let parser = XMLParser(stream: InputStream(data: Data(bytes)))
+        // A stream feeds libxml2 in chunks; handed all at once, a document past 10 MB ends in
+        // libxml2's "huge input lookup" error.
+        let parser = XMLParser(stream: stream)
         parser.delegate = handler
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
         parser.externalEntityResolvingPolicy = .never
         let succeeded = parser.parse()
+        if let refusal {
+            return [Item(line: refusal.line, result: .failure(LineError(code: .malformed, message: refusal.message)))]
+        }
         handler.finish(parser, succeeded: succeeded)
         return handler.items
     }
@@ -104,5 +133,38 @@ public enum GPXDecoder {
     /// document still reads correctly (an undeclared prefix, a relative namespace URI).
     static func isHarmless(_ code: Int) -> Bool {
         [27, 93, 97, 98, 99, 100, 102, 106, 107].contains(code) || (200..<300).contains(code)
+    }
+}
+
+/// An `InputStream` over chunks handed out by a closure, for `XMLParser(stream:)`, which only
+/// opens, reads and closes its stream.
+private final class ChunkStream: InputStream {
+    private let next: () -> [UInt8]?
+    private var chunk: [UInt8] = []
+    private var offset = 0
+    private var ended = false
+
+    init(next: @escaping () -> [UInt8]?) {
+        self.next = next
+        super.init(data: Data())
+    }
+
+    override func open() {}
+    override func close() {}
+    override var hasBytesAvailable: Bool { !ended }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
+        while offset == chunk.count {
+            guard !ended, let more = next() else {
+                ended = true
+                return 0
+            }
+            chunk = more
+            offset = 0
+        }
+        let count = min(length, chunk.count - offset)
+        chunk.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + offset, count: count) }
+        offset += count
+        return count
     }
 }

@@ -1,5 +1,5 @@
 public import Fenceline
-public import FencelineFormats
+import FencelineFormats
 
 /// The text of `fenceline explain`: the rules of one region request, the timeline of one device's
 /// fixes and hysteresis timers against it, and a closing diagnosis of the current standing

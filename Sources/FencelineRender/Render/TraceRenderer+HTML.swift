@@ -1,5 +1,5 @@
 public import Fenceline
-public import FencelineFormats
+import FencelineFormats
 
 extension TraceRenderer {
     /// A self-contained HTML page (no external resources) embedding the SVG, with a title, the

@@ -26,6 +26,14 @@ final class GzipInflater {
     private var pendingDamage: InflateError?
     /// Compressed bytes consumed from the descriptor.
     private(set) var compressedBytes = 0
+    /// Bytes inflated so far.
+    private var inflatedBytes = 0
+
+    /// A stream inflating to more than this many times its compressed size, past
+    /// ``bombThreshold`` bytes, is refused as a decompression bomb: real readings compress about
+    /// ten to fifty-fold, a run of one byte a thousand-fold.
+    static let bombRatio = 200
+    static let bombThreshold = 64 << 20
 
     /// Starts inflating: `initial` holds the bytes already read from `descriptor` (its magic).
     init(descriptor: Int32, initial: [UInt8]) throws(InflateError) {
@@ -91,6 +99,13 @@ final class GzipInflater {
                 guard produced > 0 else { throw damage }
                 pendingDamage = damage
             }
+            inflatedBytes += produced
+            if inflatedBytes > Self.bombThreshold && inflatedBytes / Self.bombRatio > compressedBytes {
+                pendingDamage = InflateError(
+                    message:
+                        "the gzip stream inflates over \(Self.bombRatio) times its size (\(compressedBytes >> 10) KiB to over \(inflatedBytes >> 20) MiB): refused as a decompression bomb",
+                    isBomb: true)
+            }
             if produced > 0 { return produced }
         }
         return 0
@@ -116,4 +131,6 @@ final class GzipInflater {
 /// Why a gzip input could not be read on.
 struct InflateError: Error {
     var message: String
+    /// Refused for its size rather than damaged.
+    var isBomb = false
 }

@@ -75,8 +75,13 @@ public final class LineReader {
 
     /// Reads the whole input into memory (catalogs, GPX documents). A damaged compressed stream
     /// gives what was inflated before the damage, and sets ``failure``.
-    public func readAll() throws(InputError) -> [UInt8] {
+    ///
+    /// - Parameter limit: the most bytes (inflated, for gzip) accepted: more is an error with code
+    ///   `.tooLarge`, found before that much is held (an endless `/dev/zero` or a bomb is refused
+    ///   in bounded memory).
+    public func readAll(limit: Int = .max) throws(InputError) -> [UInt8] {
         try sniff()
+        if let size, inflater == nil, size > limit { throw tooLarge(limit) }
         if inflater == nil, let size {
             // A regular file is read straight into an array of its size, after the bytes the sniff
             // already read; what is left (a file that grew meanwhile) goes through chunks below.
@@ -100,20 +105,37 @@ public final class LineReader {
                     code: .unreadable, file: name, message: "read failed: \(String(cString: strerror(readErrno)))")
             }
             guard result.count == capacity else { return result }
-            return try result + readRest()
+            return try result + readRest(limit: limit - result.count)
         }
-        return try readRest()
+        return try readRest(limit: limit)
     }
 
-    private func readRest() throws(InputError) -> [UInt8] {
+    /// The next bytes of content (inflated, for gzip), up to `maximum`; `nil` at the end. For a
+    /// consumer that parses a document as it comes (GPX), holding one chunk at a time.
+    public func nextChunk(maximum: Int = 1 << 17) throws(InputError) -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: maximum)
+        let count = try fill(into: &chunk, at: 0)
+        guard count > 0 else { return nil }
+        chunk.removeSubrange(count...)
+        return chunk
+    }
+
+    private func readRest(limit: Int) throws(InputError) -> [UInt8] {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let count = try fill(into: &chunk, at: 0)
             if count == 0 { break }
+            guard count <= limit - result.count else { throw tooLarge(limit) }
             result.append(contentsOf: chunk[0..<count])
         }
         return result
+    }
+
+    private func tooLarge(_ limit: Int) -> InputError {
+        let size = limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit) bytes"
+        let inflated = inflater == nil ? "" : " when inflated"
+        return InputError(code: .tooLarge, file: name, message: "larger than \(size)\(inflated), the most read whole")
     }
 
     /// Whether to read on: with ``endsOnInterruption`` set, a pipe is waited on in slices of a
@@ -167,7 +189,8 @@ public final class LineReader {
                 if let thrown { throw thrown }
             } catch {
                 if inflater == nil { throw InputError(code: .unreadable, file: name, message: error.message) }
-                failure = InputError(code: .malformed, file: name, line: 1, message: error.message)
+                failure = InputError(
+                    code: error.isBomb ? .tooLarge : .malformed, file: name, line: 1, message: error.message)
             }
         } else {
             pending = head
@@ -214,7 +237,7 @@ public final class LineReader {
             do throws(InflateError) {
                 return try inflater.read(into: destination, capacity: capacity)
             } catch {
-                failure = InputError(code: .malformed, file: name, message: error.message)
+                failure = InputError(code: error.isBomb ? .tooLarge : .malformed, file: name, message: error.message)
                 return 0
             }
         }

@@ -1,0 +1,54 @@
+import Fenceline
+import FencelineFormats
+
+/// The parsers under fuzzing, one libFuzzer target each (`FENCELINE_FUZZ_TARGET`).
+///
+/// Each target feeds the input to the codec exactly as a driver would (line formats split at `\n`
+/// with a `\r` before it dropped, documents whole) and checks what comes out; a broken invariant
+/// traps, which libFuzzer reports as a crash with the input that caused it.
+enum FuzzTarget: String, CaseIterable, Sendable {
+    case ndjson, csv, gpx, nmea, advertisement, catalog, geojson, checkpoint
+
+    /// What the target reads, for the usage text.
+    var summary: String {
+        switch self {
+        case .ndjson: "NDJSON reading lines, control records included (NDJSONReadingDecoder)"
+        case .csv: "a CSV header and rows (LineDecoder .csv, CSVReadingDecoder)"
+        case .gpx: "a GPX document (GPXDecoder)"
+        case .nmea: "NMEA 0183 sentences, epochs across lines (LineDecoder .nmea, NMEADecoder)"
+        case .advertisement: "BLE advertisement hex (AdvertisementDecoder)"
+        case .catalog: "a JSON trigger catalog (CatalogDecoder)"
+        case .geojson: "a GeoJSON FeatureCollection catalog (CatalogDecoder)"
+        case .checkpoint: "a checkpoint file, header repaired so mutations reach the state (Engine(resuming:))"
+        }
+    }
+}
+
+/// What the targets keep between inputs: building a catalog decoder makes a GEOS context, too
+/// slow to do for every input.
+final class FuzzHarness {
+    let catalogDecoder = CatalogDecoder()
+    let ndjson: NDJSONReadingDecoder
+    /// Decodes the round-trip lines; without a request context, as the encoder writes no controls.
+    let plainNDJSON = NDJSONReadingDecoder()
+
+    init() {
+        ndjson = NDJSONReadingDecoder(requests: .init(decoder: catalogDecoder, catalog: Catalog()))
+    }
+
+    /// Runs `target` on one input.
+    func run(_ target: FuzzTarget, _ input: UnsafeBufferPointer<UInt8>) {
+        switch target {
+        case .ndjson: fuzzNDJSON(input)
+        case .csv: fuzzCSV(input)
+        case .gpx: fuzzGPX(input)
+        case .nmea: fuzzNMEA(input)
+        case .advertisement: fuzzAdvertisement(input)
+        case .catalog, .geojson: fuzzCatalog(input)
+        case .checkpoint: fuzzCheckpoint(input)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension FuzzHarness: Sendable {}
