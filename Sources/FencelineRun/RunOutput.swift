@@ -75,6 +75,19 @@ final class RunOutput {
         }
     }
 
+    /// Writes the events of a long run of timers now (``Engine/spill``), after any the current
+    /// block holds back, and says whether to go on (`false` once the run is to stop).
+    func spill(_ events: [Event]) -> Bool {
+        let wasDeferring = deferringEncoding
+        deferringEncoding = false
+        emit(deferredEvents, flush: false)
+        deferredEvents.removeAll(keepingCapacity: true)
+        emit(events, flush: live)
+        deferringEncoding = wasDeferring
+        if let shouldStop, shouldStop() { interrupt() }
+        return keepsReading
+    }
+
     /// Holds the events of the work `body` does and encodes them after it.
     func deferringEncoding<Result>(_ body: () -> Result) -> Result {
         deferringEncoding = true

@@ -196,6 +196,10 @@ public final class RunPipeline {
             meter: progress.map { ProgressMeter(readers: readers, report: $0) },
             badLines: BadLineCounter(maximumReported: options.maximumReported, strict: options.strict),
             shouldStop: shouldStop, encodesInBackground: session is ShardedSession)
+        // One engine writes the events of a clock jump as it makes them (a sharded run holds a
+        // batch's events to merge them).
+        lastEngine?.spill = { [unowned output] events in output.spill(events) }
+        defer { lastEngine?.spill = nil }
         let requests = NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)
         for reader in readers {
             guard output.keepsReading else { break }
@@ -215,8 +219,15 @@ public final class RunPipeline {
         // (A signal may also end the input while a read waits, before any line notices it.)
         let interrupted = output.interrupted || shouldStop?() == true
         let until = output.badLines.strictFailure == nil && !interrupted ? options.until : nil
+        let stoppedInInput = lastEngine?.stoppedInJump == true
         let last = session.finish(until: until, keepingHeldReadings: checkpointing)
         if checkpointing { lastCheckpoint = try session.checkpoint() }
+        if let engine = lastEngine, engine.stoppedInJump, let clock = engine.clock {
+            report(
+                stoppedInInput
+                    ? "fenceline: stopped in a jump of the clock at \(clock.rfc3339): the line that moved it was not applied; resume from that line"
+                    : "fenceline: stopped moving the clock to --until at \(clock.rfc3339)")
+        }
         let summary = output.finish(last, stale: session.staleReadings)
         steadyStart = output.steadyStart
         return summary

@@ -52,4 +52,38 @@ import Testing
         #expect(result.stdout.contains("/dev/zero: not a Fenceline checkpoint"), "\(result.stdout)")
         #expect(result.stdout.hasSuffix("exit 65\n"))
     }
+
+    /// Issue 26, defect 3: a jump of the clock over billions of firings (a 60 s repeating interval
+    /// and --until in the year 9999) streams its events in bounded memory, and a reader that goes
+    /// away stops it.
+    @Test func aClockJumpStreamsInBoundedMemory() throws {
+        let directory = try CLI.temporaryDirectory()
+        let triggers = directory.appendingPathComponent("tick.json").path
+        try #"{"requests":[{"id":"t","trigger":{"type":"timeInterval","seconds":60,"repeats":true}}]}"#.write(
+            toFile: triggers, atomically: true, encoding: .utf8)
+        let readings = directory.appendingPathComponent("one.ndjson").path
+        try #"{"device":"d","time":"2026-01-01T00:00:00Z","lat":1,"lon":2}"#.write(
+            toFile: readings, atomically: true, encoding: .utf8)
+        let result = try CLI.runShell(
+            #"ulimit -v 1048576; timeout 60 "$0" run --triggers "$1" --until 9999-12-31T23:59:59Z "$2" 2>/dev/null | head -c 20000000 | wc -l; echo "exit ${PIPESTATUS[0]}""#,
+            arguments: [CLI.binary.path, triggers, readings])
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect((Int(lines.first?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0) > 150_000, "\(result.stdout)")
+        #expect(lines.last == "exit 74", "the reader went away: \(result.stdout)")
+    }
+
+    @Test func aHugeContentFieldIsRefused() throws {
+        let directory = try CLI.temporaryDirectory()
+        let triggers = directory.appendingPathComponent("big.json").path
+        let body = String(repeating: "x", count: 70_000)
+        try
+            #"{"requests":[{"id":"t","content":{"body":"\#(body) {device}"},"trigger":{"type":"timeInterval","seconds":60}}]}"#
+            .write(toFile: triggers, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["validate", triggers])
+        #expect(result.status == 65)
+        #expect(
+            result.stderr.contains(#"request "t": requests[0].content.body: body is 70009 bytes; at most 65536"#),
+            "\(result.stderr)")
+    }
 }

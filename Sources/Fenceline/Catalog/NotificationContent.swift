@@ -39,6 +39,9 @@ public struct NotificationContent: Hashable, Sendable {
         self.mutableContent = mutableContent
     }
 
+    /// The most UTF-8 bytes a title, subtitle, body or thread may hold.
+    public static let maximumFieldBytes = 65536
+
     /// Whether no field is set.
     public var isEmpty: Bool { self == NotificationContent() }
 

@@ -30,6 +30,17 @@ public final class RequestValidator {
                 "unknown category \"\(category)\""
                     + (known.isEmpty ? "; the catalog defines none" : "; known: \(known)"))
         }
+        // Filled per event when it has placeholders: a field of any size would be copied into
+        // every event (APNs itself takes 4 KiB for a whole payload).
+        let fields = [
+            ("title", request.content.title), ("subtitle", request.content.subtitle), ("body", request.content.body),
+            ("thread", request.content.thread),
+        ]
+        for case (let name, let text?) in fields where text.utf8.count > NotificationContent.maximumFieldBytes {
+            add(
+                "content.\(name)",
+                "\(name) is \(text.utf8.count) bytes; at most \(NotificationContent.maximumFieldBytes) are accepted")
+        }
         if let devices = request.devices, devices.contains(where: \.isEmpty) {
             add("devices", "device ids must be non-empty strings")
         }

@@ -17,6 +17,7 @@ extension Engine {
                 return
             }
             moveClock(to: time)
+            guard !stoppedInJump else { return }
             applySequence += 1
             statistics.applied += 1
             apply(control.operation)
@@ -66,6 +67,7 @@ extension Engine {
             return false
         }
         moveClock(to: time)
+        guard !stoppedInJump else { return false }
         devices.fixStates[Int(device)].lastTime = time
         applySequence += 1
         statistics.applied += 1
@@ -96,16 +98,34 @@ extension Engine {
         }
         guard time > current else { return }
         fireTimers(before: time, inclusive: false)
+        guard !stoppedInJump else { return }
         clock = time
     }
 
     /// Fires, in due-time then scheduling order, every timer due before `limit` (or at it).
+    ///
+    /// With a ``spill`` set, a long run of timers (a clock jump: one reading or `--until` far
+    /// ahead of a repeating timer) hands its events out whenever an instant is complete and 1,024
+    /// wait, or every 65,536 timers, so memory stays bounded; `spill` answering `false` stops the
+    /// clock there.
     func fireTimers(before limit: Timestamp, inclusive: Bool) {
+        guard !stoppedInJump else { return }
         defer { firingBound = nil }
+        var fired = 0
         while let timer = timers.popDue(before: limit, inclusive: inclusive) {
             if let current = clock, timer.due > current { clock = timer.due }
             firingBound = max(timer.due, timer.setAt)
             fire(timer)
+            fired += 1
+            guard let spill, events.pendingCount >= 1024 || fired & 0xFFFF == 0,
+                timers.nextDue.map({ $0 > timer.due }) ?? true
+            else { continue }
+            // Every timer of this instant has fired and time only moves on: its events are final.
+            firingBound = nil
+            if !spill(release(before: timer.due, inclusive: true)) {
+                stoppedInJump = true
+                return
+            }
         }
     }
 }

@@ -113,6 +113,15 @@ public final class Engine {
     @exclusivity(unchecked) var usesCertificates = true
     /// Records one device and request's steps for `explain`; `nil` (the usual) costs a check per fix.
     @exclusivity(unchecked) var tracer: RegionTracer?
+    /// Takes the events of a long run of timers as each of its instants completes (see
+    /// `fireTimers(before:inclusive:)`), for a driver that writes them as they come; answers
+    /// `false` to stop the clock there (a signal, an output that failed). Unset, such events wait
+    /// in memory for the reading or call that moved the clock, as every other event does.
+    @exclusivity(unchecked) public var spill: (([Event]) -> Bool)?
+    /// Whether ``spill`` stopped the clock short of where a reading, `advance(to:)` or
+    /// `finish(until:)` was taking it: that reading was not applied and the engine moves no
+    /// further. A checkpoint then holds the state at the ``clock`` it stopped at.
+    @exclusivity(unchecked) public internal(set) var stoppedInJump = false
     @exclusivity(unchecked) var devices = DeviceTable()
     @exclusivity(unchecked) var timers = TimerQueue()
     @exclusivity(unchecked) var events = EventQueue()

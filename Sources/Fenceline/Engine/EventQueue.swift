@@ -32,6 +32,9 @@ struct EventQueue {
 
     var isEmpty: Bool { pending.isEmpty }
 
+    /// The events waiting for their instant to close.
+    var pendingCount: Int { pending.count }
+
     /// Takes the events produced since the last call (pass-through mode).
     mutating func drainProduced() -> [ProducedEvent] {
         // Most readings produce nothing: answer without touching (and so copying) the buffer.

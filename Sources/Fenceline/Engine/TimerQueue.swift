@@ -53,6 +53,9 @@ struct TimerQueue {
     }
 
     /// Removes and returns the earliest timer if it is due before `limit` (or at it, when `inclusive`).
+    /// When the next timer is due, if any is.
+    var nextDue: Timestamp? { heap.min?.due }
+
     mutating func popDue(before limit: Timestamp, inclusive: Bool) -> EngineTimer? {
         guard let first = heap.min else { return nil }
         guard first.due < limit || (inclusive && first.due == limit) else { return nil }
