@@ -119,6 +119,9 @@ final class JSONTape {
             }
             nodes[index].count = count
             nodes[index].end = nodes.count
+            if count > 1, let name = duplicateName(inObjectAt: index) {
+                throw scanner.error("member \"\(name)\" appears twice in one object; give each member once")
+            }
         case UInt8(ascii: "["):
             guard depth < JSONScanner.maximumDepth else {
                 throw scanner.error("nesting deeper than \(JSONScanner.maximumDepth) levels")
@@ -162,6 +165,37 @@ final class JSONTape {
         default:
             throw scanner.error("expected a value, found \(scanner.describeNext())")
         }
+    }
+
+    /// A member name given twice in the object whose node is at `index`, if one is: JSON leaves
+    /// the meaning of `{"radius":5,"radius":500}` open, so it is refused rather than guessed.
+    private func duplicateName(inObjectAt index: Int) -> String? {
+        var names: [Int] = []
+        var position = index + 1
+        for _ in 0..<nodes[index].count {
+            names.append(position)
+            position = JSONRef.after(nodes[position + 1], at: position + 1)
+        }
+        func text(_ position: Int) -> String { JSONRef(tape: self, index: position).text }
+        if names.count > 16 {
+            var seen = Set<String>()
+            return names.lazy.map(text).first { !seen.insert($0).inserted }
+        }
+        for (offset, first) in names.enumerated() {
+            for second in names[(offset + 1)...] where sameName(first, second) { return text(second) }
+        }
+        return nil
+    }
+
+    /// Whether two member-name nodes are the same name: on raw bytes, unless either has escapes.
+    private func sameName(_ first: Int, _ second: Int) -> Bool {
+        let (a, b) = (nodes[first], nodes[second])
+        if a.needsDecoding || b.needsDecoding {
+            return JSONRef(tape: self, index: first).text == JSONRef(tape: self, index: second).text
+        }
+        let length = a.end - a.start
+        return length == b.end - b.start
+            && memcmp(bytes.baseAddress! + a.start, bytes.baseAddress! + b.start, length) == 0
     }
 
     /// 1 for the bytes ``skipList(_:)`` stops at: quotes and brackets.
@@ -378,7 +412,7 @@ struct JSONRef {
                         name.needsDecoding
                         ? JSONRef(tape: tape, index: position).text.utf8.elementsEqual(key) : rawName(name, is: key)
                     if matches { found = position + 1 }
-                    position = Self.after(nodes[position + 1], at: position + 1)
+                    position = JSONRef.after(nodes[position + 1], at: position + 1)
                 }
                 return found.map { JSONRef(tape: tape, index: $0) }
             }
@@ -406,7 +440,7 @@ struct JSONRef {
                 }) {
                     unknown.append(JSONRef(tape: tape, index: position).text)
                 }
-                position = Self.after(nodes[position + 1], at: position + 1)
+                position = JSONRef.after(nodes[position + 1], at: position + 1)
             }
             return unknown
         }

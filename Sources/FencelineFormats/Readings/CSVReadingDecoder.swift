@@ -55,7 +55,7 @@ public struct CSVReadingDecoder {
         var fix = FixFields()
         for (column, field) in zip(columns, fields) {
             switch column {
-            case .device: fix.device = String(decoding: field, as: UTF8.self)
+            case .device: fix.device = try Self.deviceName(field)
             case .time: fix.time = try Self.time(field)
             case .lat: fix.lat = try Self.number(field, name: "lat")
             case .lon: fix.lon = try Self.number(field, name: "lon")
@@ -67,6 +67,20 @@ public struct CSVReadingDecoder {
             }
         }
         return try fix.makeReading()
+    }
+
+    /// The device name, held to what an NDJSON string may carry: valid UTF-8 without raw
+    /// control characters.
+    private static func deviceName(_ field: [UInt8]) throws(LineError) -> String {
+        if let control = field.first(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw LineError(
+                field: "device",
+                message: "control character 0x\(String(control, radix: 16, uppercase: true)) in the device name")
+        }
+        guard let name = String(validating: field, as: UTF8.self) else {
+            throw LineError(field: "device", message: "the device name is not valid UTF-8")
+        }
+        return name
     }
 
     private static func number(_ field: [UInt8], name: String) throws(LineError) -> Double? {

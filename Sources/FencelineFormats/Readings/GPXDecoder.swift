@@ -117,6 +117,8 @@ public enum GPXDecoder {
     static func describeXMLError(_ code: Int) -> String {
         let reason =
             switch code {
+            case 1:
+                "an attribute value or a text is longer than the XML parser accepts (10 MB), or the parser hit an internal limit"
             case 2: "the parser ran out of memory or hit a size limit"
             case 4: "this is not XML: a GPX file starts with <?xml …?> or <gpx>"
             case 5: "the XML ends early (an element is not closed) or goes on after </gpx>; is the file truncated?"

@@ -188,6 +188,7 @@ public struct NDJSONReadingDecoder {
         var fields = FixFields()
         var isControl = false
         var isSighting = false
+        var seen: UInt16 = 0
         scanner.skipWhitespace()
         if scanner.peek() == UInt8(ascii: "}") {
             scanner.position += 1
@@ -197,12 +198,18 @@ public struct NDJSONReadingDecoder {
                 guard scanner.peek() == UInt8(ascii: "\"") else {
                     throw scanner.error("expected a member name in quotes, found \(scanner.describeNext())")
                 }
-                let keyStart = scanner.position + 1
                 let keyRange = try scanner.skipString()
                 try scanner.expect(UInt8(ascii: ":"), "':' after member name")
                 scanner.skipWhitespace()
                 let key = keyRange.map { Key(UnsafeBufferPointer(rebasing: line[$0])) } ?? .other
-                _ = keyStart
+                if key != .other {
+                    // `"lat":95,"lat":52.37` must not pass as either value.
+                    guard seen & (1 << key.rawValue) == 0 else {
+                        let name = String(decoding: line[keyRange!], as: UTF8.self)
+                        throw LineError(field: name, message: "appears twice in the object; give each field once")
+                    }
+                    seen |= 1 << key.rawValue
+                }
                 switch key {
                 case .device: fields.device = try string(&scanner, field: "device")
                 case .time: fields.time = try timestamp(&scanner)
@@ -339,7 +346,7 @@ public struct NDJSONReadingDecoder {
 }
 
 /// The member names the fast path knows, matched on raw bytes.
-private enum Key {
+private enum Key: Int {
     case device, time, lat, lon, accuracy, speed, heading, altitude, op, beacon, adv, other
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
