@@ -22,6 +22,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
         .systemLibrary(
@@ -55,6 +60,19 @@ let package = Package(
                 "Fenceline", "FencelineFormats", "CZlib", "CMalloc", .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `fenceline serve`: the engine behind HTTP, with its state in SQLite (SPEC §11).
+        .target(
+            name: "FencelineService",
+            dependencies: [
+                "Fenceline", "FencelineFormats", "FencelineRun",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Pictures and explanations of a run.
         .target(name: "FencelineRender", dependencies: ["Fenceline", "FencelineFormats"]),
         .executableTarget(
@@ -64,6 +82,7 @@ let package = Package(
                 "FencelineFormats",
                 "FencelineRun",
                 "FencelineRender",
+                "FencelineService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -79,6 +98,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tools/Bench"
+        ),
+        // libFuzzer targets on the codecs, one per parser; Tools/fuzz builds them with
+        // -sanitize=fuzzer,address -D FUZZING, and a plain build replays inputs.
+        .executableTarget(
+            name: "fenceline-fuzz",
+            dependencies: ["Fenceline", "FencelineFormats"],
+            path: "Sources/FencelineFuzz"
         ),
         .target(
             name: "TestSupport",

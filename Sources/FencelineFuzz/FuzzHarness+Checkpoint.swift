@@ -5,14 +5,28 @@ extension FuzzHarness {
     /// breaks the checksum, so without the second the fuzzer would never get past the header.
     func fuzzCheckpoint(_ input: UnsafeBufferPointer<UInt8>) {
         let file = Array(input)
-        if let engine = try? Engine(resuming: file) {
-            require(engine.checkpoint() == file, "a checkpoint that loads does not write itself again")
-        }
-        let headerSize = Self.magic.count + 20
-        let payload = file.starts(with: Self.magic) && file.count >= headerSize ? Array(file[headerSize...]) : file
-        let sealed = Self.seal(payload)
+        if skipsKnownFindings && Self.holdsInt64Min(file) { return }
+        if let engine = try? Engine(resuming: file) { checkRewritten(engine.checkpoint(), file) }
+        let sealed = Self.seal(Self.state(of: file))
         guard sealed != file, let engine = try? Engine(resuming: sealed) else { return }
-        require(engine.checkpoint() == sealed, "a checkpoint that loads does not write itself again")
+        checkRewritten(engine.checkpoint(), sealed)
+    }
+
+    /// A checkpoint that loads is one the engine wrote, so it writes the same bytes again. Known
+    /// finding: restoring accepts states no engine writes (summary counts that disagree with the
+    /// state, given-request digests out of order), which then write differently; set aside, the
+    /// rewrite must at least be one the engine reads back unchanged.
+    private func checkRewritten(_ rewritten: [UInt8], _ file: [UInt8]) {
+        guard rewritten != file else { return }
+        if skipsKnownFindings { return checkCheckpointRoundTrip(rewritten, from: "a rewritten checkpoint") }
+        // The checksum differs whenever the state does: the first difference after the header says more.
+        let header = Self.headerSize
+        let differences = (0..<min(rewritten.count, file.count)).filter { rewritten[$0] != file[$0] }
+        let offset = differences.first { $0 >= header } ?? differences.first ?? min(rewritten.count, file.count)
+        fatalError(
+            "invariant broken: a checkpoint that loads writes itself differently: \(file.count) bytes, rewritten "
+                + "\(rewritten.count), first difference at byte \(offset) (state byte \(offset - header)): "
+                + "\(Array(file[offset...].prefix(16))) became \(Array(rewritten[offset...].prefix(16)))")
     }
 
     /// Loading `state` must succeed and give an engine that writes `state` again.
@@ -25,16 +39,35 @@ extension FuzzHarness {
     }
 
     static let magic = Array("FENCELINE-CHECKPOINT\n".utf8)
+    /// Magic, version (4 bytes), state length and checksum (8 bytes each).
+    static let headerSize = magic.count + 20
 
-    /// A checkpoint file around `payload`: magic, version 1, length and checksum, little-endian.
-    static func seal(_ payload: [UInt8]) -> [UInt8] {
+    /// The state a file holds after its header; a file without a whole header is all state.
+    static func state(of file: [UInt8]) -> [UInt8] {
+        file.starts(with: magic) && file.count >= headerSize ? Array(file[headerSize...]) : file
+    }
+
+    /// A checkpoint file around `state`: magic, version 1, length and checksum, little-endian.
+    static func seal(_ state: [UInt8]) -> [UInt8] {
         var file = magic
         func append<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value.littleEndian) { file.append(contentsOf: $0) }
         }
         append(UInt32(Engine.checkpointVersion))
-        append(UInt64(payload.count))
-        append(payload.withUnsafeBytes { CheckpointChecksum.of($0) })
-        return file + payload
+        append(UInt64(state.count))
+        append(state.withUnsafeBytes { CheckpointChecksum.of($0) })
+        return file + state
+    }
+
+    /// Whether `file` holds Int64.min anywhere. Known finding: `CheckpointReader.timeSpan()` traps
+    /// on it (`abs` overflows) instead of throwing. Known findings are set aside only with
+    /// FENCELINE_FUZZ_SKIP_KNOWN=1, so that a run can look past them; remove each once fixed.
+    static func holdsInt64Min(_ file: [UInt8]) -> Bool {
+        var zeros = 0
+        for byte in file {
+            if byte == 0x80 && zeros >= 7 { return true }
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        return false
     }
 }

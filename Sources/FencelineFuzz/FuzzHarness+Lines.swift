@@ -18,7 +18,8 @@ extension FuzzHarness {
             if let parts = lines.canonicalParts(line) {
                 viaLines = .success(.fix(parts.fix(in: line)))
             } else {
-                viaLines = Result { () throws(LineError) in try lines.decode(line, number: number, afterCanonical: true) }
+                viaLines = Result { () throws(LineError) in try lines.decode(line, number: number, afterCanonical: true)
+                }
             }
             require(viaLines == full, "line \(number): LineDecoder reads \(viaLines), not \(full)")
             switch (full, Result { () throws(LineError) in try ndjson.decodeDeferringControls(line) }) {

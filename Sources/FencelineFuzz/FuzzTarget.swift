@@ -1,6 +1,3 @@
-import Fenceline
-import FencelineFormats
-
 /// The parsers under fuzzing, one libFuzzer target each (`FENCELINE_FUZZ_TARGET`).
 ///
 /// Each target feeds the input to the codec exactly as a driver would (line formats split at `\n`
@@ -23,32 +20,3 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         }
     }
 }
-
-/// What the targets keep between inputs: building a catalog decoder makes a GEOS context, too
-/// slow to do for every input.
-final class FuzzHarness {
-    let catalogDecoder = CatalogDecoder()
-    let ndjson: NDJSONReadingDecoder
-    /// Decodes the round-trip lines; without a request context, as the encoder writes no controls.
-    let plainNDJSON = NDJSONReadingDecoder()
-
-    init() {
-        ndjson = NDJSONReadingDecoder(requests: .init(decoder: catalogDecoder, catalog: Catalog()))
-    }
-
-    /// Runs `target` on one input.
-    func run(_ target: FuzzTarget, _ input: UnsafeBufferPointer<UInt8>) {
-        switch target {
-        case .ndjson: fuzzNDJSON(input)
-        case .csv: fuzzCSV(input)
-        case .gpx: fuzzGPX(input)
-        case .nmea: fuzzNMEA(input)
-        case .advertisement: fuzzAdvertisement(input)
-        case .catalog, .geojson: fuzzCatalog(input)
-        case .checkpoint: fuzzCheckpoint(input)
-        }
-    }
-}
-
-@available(*, unavailable)
-extension FuzzHarness: Sendable {}

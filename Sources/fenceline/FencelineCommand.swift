@@ -22,7 +22,7 @@ struct FencelineCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Run.self, Readings.self, Explain.self, Render.self, Validate.self, Next.self, ScenarioTest.self,
-            Inspect.self,
+            Inspect.self, Serve.self,
         ],
         defaultSubcommand: nil
     )

@@ -429,7 +429,7 @@ extension UnsafeBufferPointer<UInt8> {
     /// out of the line; the last line may lack a `\n`), for the consumers that split a block
     /// themselves.
     @inline(__always)
-    func forEachLine(from start: Int = 0, to end: Int? = nil, _ body: (_ start: Int, _ end: Int) -> Void) {
+    package func forEachLine(from start: Int = 0, to end: Int? = nil, _ body: (_ start: Int, _ end: Int) -> Void) {
         let end = end ?? count
         guard start < end, let base = baseAddress else { return }
         var cursor = start

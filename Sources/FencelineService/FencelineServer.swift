@@ -1,0 +1,67 @@
+public import Fenceline
+import Foundation
+import Hummingbird
+public import Logging
+
+/// `fenceline serve`: the engine as a durable HTTP service (SPEC §11).
+public enum FencelineServer {
+    /// What `serve` was given.
+    public struct Options: Sendable {
+        /// The store's directory (`--data`).
+        public var dataDirectory: String
+        /// The catalog a new store starts from, and its bytes.
+        public var catalog: Catalog
+        public var catalogBytes: [UInt8]
+        /// Where to listen (`--listen`); port 0 picks a free one, which is printed.
+        public var host = "127.0.0.1"
+        public var port = 8080
+        /// The bearer token (`--token-file`, `FENCELINE_TOKEN`); `nil` keeps one in the store.
+        public var token: String?
+        public var configuration = Engine.Configuration()
+        /// A checkpoint after this many journal lines.
+        public var checkpointEvery = 50_000
+
+        public init(dataDirectory: String, catalog: Catalog, catalogBytes: [UInt8]) {
+            self.dataDirectory = dataDirectory
+            self.catalog = catalog
+            self.catalogBytes = catalogBytes
+        }
+    }
+
+    /// Opens the store, recovers the engine, and serves until SIGTERM or SIGINT, after which
+    /// the batches in flight finish and the engine is checkpointed. `announce` gets the lines to
+    /// print (the address, a token made for a new store).
+    public static func run(_ options: Options, logger: Logger, announce: @escaping @Sendable (String) -> Void)
+        async throws
+    {
+        let store = try ServiceStore(directory: options.dataDirectory)
+        var settings = ServiceEngine.Settings()
+        settings.configuration = options.configuration
+        settings.checkpointEvery = options.checkpointEvery
+        let engine = try ServiceEngine(
+            store: store, catalog: options.catalog, catalogBytes: options.catalogBytes, settings: settings,
+            logger: logger)
+        let token = try options.token ?? storedToken(in: store, announce: announce)
+        let router = ServiceRoutes.router(engine: engine, store: store, token: token)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "fenceline"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? options.port
+                announce("fenceline: serving on http://\(options.host):\(port)")
+            },
+            logger: logger)
+        try await app.runService()
+        try await engine.checkpoint()
+    }
+
+    /// The token kept in the store, made (and announced once) for a new store.
+    private static func storedToken(in store: ServiceStore, announce: (String) -> Void) throws -> String {
+        if let kept = try store.meta("token") { return String(decoding: kept, as: UTF8.self) }
+        var generator = SystemRandomNumberGenerator()
+        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        try store.setMeta("token", Array(token.utf8))
+        announce("fenceline: a token was made for this store (kept in it): \(token)")
+        return token
+    }
+}

@@ -1,0 +1,180 @@
+import Fenceline
+import FencelineFormats
+import FencelineRun
+import Foundation
+import Logging
+
+/// The service's one engine and its store, behind an actor: batches of NDJSON lines go in one at
+/// a time, and a batch is answered only once its lines and the events they released are committed
+/// together, so a crash at any moment loses nothing that was answered and doubles nothing
+/// (SPEC §11, durability).
+///
+/// On start the engine is rebuilt from the newest checkpoint and the journal after it; replaying
+/// the journal gives exactly the events the log holds, which are not written again.
+actor ServiceEngine {
+    /// The answer to `POST /v1/readings`.
+    struct IngestAnswer: Codable, Sendable, Equatable {
+        struct LineProblem: Codable, Sendable, Equatable {
+            var line: Int
+            var reason: String
+        }
+        var accepted: Int
+        var skipped: Int
+        var stale: Int
+        var errors: [LineProblem]
+        var firstSeq: Int?
+        var lastSeq: Int?
+    }
+
+    /// Settings of the service's engine.
+    struct Settings: Sendable {
+        var configuration = Engine.Configuration()
+        /// A checkpoint after this many journal lines.
+        var checkpointEvery = 50_000
+        /// The longest line accepted, in bytes.
+        var maximumLineBytes = 1 << 20
+    }
+
+    private let store: ServiceStore
+    private let settings: Settings
+    private let logger: Logger
+    private let catalog: Catalog
+    private var engine: Engine
+    private let decoder: NDJSONReadingDecoder
+    private let encoder = NDJSONEventEncoder()
+    /// The journal position the engine's state covers, and where the last checkpoint was taken.
+    private var journalPosition = 0
+    private var checkpointPosition = 0
+    private var lastSeq = 0
+
+    /// Opens the engine over `store`: from its newest checkpoint and journal, or from `catalog`
+    /// on a new store (which then keeps the catalog, so a replay starts where this run did).
+    init(store: ServiceStore, catalog: Catalog, catalogBytes: [UInt8], settings: Settings, logger: Logger) throws {
+        self.store = store
+        self.settings = settings
+        self.logger = logger
+        let startBytes: [UInt8]
+        if let stored = try store.meta("startCatalog") {
+            startBytes = stored
+        } else {
+            try store.setMeta("startCatalog", catalogBytes)
+            startBytes = catalogBytes
+        }
+        let start = try CatalogDecoder().decode(startBytes).catalog
+        self.catalog = start
+        decoder = NDJSONReadingDecoder(
+            requests: NDJSONReadingDecoder.RequestContext(decoder: CatalogDecoder(), catalog: start))
+        if let checkpoint = try store.latestCheckpoint() {
+            engine = try Engine(resuming: checkpoint.state, configuration: settings.configuration, logger: logger)
+            journalPosition = checkpoint.journalPosition
+            checkpointPosition = checkpoint.journalPosition
+        } else {
+            engine = try Engine(catalog: start, configuration: settings.configuration, logger: logger)
+        }
+        lastSeq = try store.lastSeq()
+        journalPosition = try Self.replayJournal(
+            into: engine, after: journalPosition, store: store, decoder: decoder, logger: logger)
+    }
+
+    /// Applies the journal after `position` to `engine` and returns the position reached; the
+    /// events it gives are in the log already.
+    private static func replayJournal(
+        into engine: Engine, after position: Int, store: ServiceStore, decoder: NDJSONReadingDecoder, logger: Logger
+    ) throws -> Int {
+        var position = position
+        var replayed = 0
+        while true {
+            let entries = try store.journal(after: position, limit: 10_000)
+            guard let last = entries.last else { break }
+            for entry in entries {
+                let reading = try entry.line.withUnsafeBufferPointer { try decoder.decode($0) }
+                if let reading { _ = engine.process(reading) }
+            }
+            position = last.position
+            replayed += entries.count
+        }
+        if replayed > 0 { logger.info("replayed the journal", metadata: ["lines": "\(replayed)"]) }
+        return position
+    }
+
+    /// Applies a batch of NDJSON lines and commits it with its events. Under an idempotency key
+    /// already used, the first answer is returned and nothing is applied.
+    func ingest(_ body: [UInt8], idempotencyKey: String?) throws -> (answer: IngestAnswer, repeated: Bool) {
+        if let key = idempotencyKey, let first = try store.answer(forKey: key) {
+            return (try JSONDecoder().decode(IngestAnswer.self, from: Data(first)), true)
+        }
+        var answer = IngestAnswer(accepted: 0, skipped: 0, stale: 0, errors: [])
+        var applied: [[UInt8]] = []
+        var events: [Event] = []
+        let staleBefore = engine.statistics.stale
+        var number = 0
+        body.withUnsafeBufferPointer { bytes in
+            bytes.forEachLine { start, end in
+                number += 1
+                let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                guard line.count <= settings.maximumLineBytes else {
+                    answer.errors.append(
+                        .init(line: number, reason: "line longer than \(settings.maximumLineBytes) bytes"))
+                    return
+                }
+                do throws(LineError) {
+                    guard let reading = try decoder.decode(line) else { return }
+                    events += engine.process(reading)
+                    applied.append(Array(line))
+                    answer.accepted += 1
+                } catch {
+                    let field = error.field.map { "field \"\($0)\": " } ?? ""
+                    answer.errors.append(.init(line: number, reason: field + error.message))
+                }
+            }
+        }
+        answer.skipped = answer.errors.count
+        answer.stale = engine.statistics.stale - staleBefore
+        let logged = events.map { event in
+            var json: [UInt8] = []
+            encoder.encode(event, into: &json)
+            if json.last == 0x0A { json.removeLast() }
+            return ServiceStore.LoggedEvent(
+                seq: event.sequence, kind: event.kind.rawValue, device: event.device, request: event.requestID,
+                json: json)
+        }
+        answer.firstSeq = logged.first?.seq
+        answer.lastSeq = logged.last?.seq
+        let answerBytes = Array(try JSONEncoder().encode(answer))
+        do {
+            journalPosition = try store.commit(
+                lines: applied, events: logged, idempotency: idempotencyKey.map { ($0, answerBytes) })
+        } catch {
+            // The engine went ahead of the store: take it back to what the store holds.
+            logger.error("commit failed; reloading the engine from the store", metadata: ["error": "\(error)"])
+            try reload()
+            throw error
+        }
+        if let last = logged.last { lastSeq = last.seq }
+        if journalPosition - checkpointPosition >= settings.checkpointEvery { try checkpoint() }
+        return (answer, false)
+    }
+
+    /// Keeps the engine's state with the journal position it covers.
+    func checkpoint() throws {
+        guard journalPosition > checkpointPosition else { return }
+        try store.saveCheckpoint(engine.checkpoint(), journalPosition: journalPosition)
+        checkpointPosition = journalPosition
+    }
+
+    /// Rebuilds the engine from the store after a failed commit.
+    private func reload() throws {
+        if let checkpoint = try store.latestCheckpoint() {
+            engine = try Engine(resuming: checkpoint.state, configuration: settings.configuration, logger: logger)
+            journalPosition = checkpoint.journalPosition
+        } else {
+            engine = try Engine(catalog: catalog, configuration: settings.configuration, logger: logger)
+            journalPosition = 0
+        }
+        journalPosition = try Self.replayJournal(
+            into: engine, after: journalPosition, store: store, decoder: decoder, logger: logger)
+    }
+
+    /// The last `seq` committed.
+    var committedSeq: Int { lastSeq }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import GRDB
+
+/// The service's state on disk (SPEC §11): SQLite in WAL mode with full fsync on every commit,
+/// through GRDB, in `DIR/fenceline.sqlite`. It holds the journal of every line the engine applied,
+/// the event log, the engine checkpoints (each with the journal position it covers), idempotency
+/// answers and settings. Its schema is created and upgraded by numbered migrations.
+final class ServiceStore: Sendable {
+    private let pool: DatabasePool
+
+    /// Opens (creating and migrating as needed) the store in `directory`.
+    init(directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var configuration = Configuration()
+        // A 200 answer promises the batch is on disk: every commit is fsynced, not just the WAL's
+        // checkpoints (the WAL default).
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        pool = try DatabasePool(path: directory + "/fenceline.sqlite", configuration: configuration)
+        try Self.migrator.migrate(pool)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("1-journal-events-checkpoints") { db in
+            try db.create(table: "meta") { table in
+                table.primaryKey("key", .text)
+                table.column("value", .blob).notNull()
+            }
+            try db.create(table: "journal") { table in
+                table.autoIncrementedPrimaryKey("position")
+                table.column("line", .blob).notNull()
+            }
+            try db.create(table: "events") { table in
+                table.primaryKey("seq", .integer)
+                table.column("kind", .text).notNull()
+                table.column("device", .text)
+                table.column("request", .text).notNull()
+                table.column("json", .blob).notNull()
+            }
+            try db.create(table: "checkpoints") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("journalPosition", .integer).notNull()
+                table.column("state", .blob).notNull()
+                table.column("created", .double).notNull()
+            }
+            try db.create(table: "idempotency") { table in
+                table.primaryKey("key", .text)
+                table.column("answer", .blob).notNull()
+                table.column("created", .double).notNull()
+            }
+        }
+        return migrator
+    }
+
+    /// One event as the log keeps it.
+    struct LoggedEvent: Sendable {
+        var seq: Int
+        var kind: String
+        var device: String?
+        var request: String
+        var json: [UInt8]
+    }
+
+    /// Commits a batch at once: the lines applied, the events they released and, under an
+    /// idempotency key, the answer given. Returns the journal position of the batch's last line.
+    @discardableResult
+    func commit(lines: [[UInt8]], events: [LoggedEvent], idempotency: (key: String, answer: [UInt8])?) throws -> Int {
+        try pool.write { db in
+            for line in lines { try db.execute(sql: "INSERT INTO journal (line) VALUES (?)", arguments: [Data(line)]) }
+            for event in events {
+                try db.execute(
+                    sql: "INSERT INTO events (seq, kind, device, request, json) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [event.seq, event.kind, event.device, event.request, Data(event.json)])
+            }
+            if let idempotency {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO idempotency (key, answer, created) VALUES (?, ?, ?)",
+                    arguments: [idempotency.key, Data(idempotency.answer), Date().timeIntervalSince1970])
+            }
+            return try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position), 0) FROM journal") ?? 0
+        }
+    }
+
+    /// The answer first given to a batch committed under `key`, if one was.
+    func answer(forKey key: String) throws -> [UInt8]? {
+        try pool.read { db in
+            try Data.fetchOne(db, sql: "SELECT answer FROM idempotency WHERE key = ?", arguments: [key]).map {
+                Array($0)
+            }
+        }
+    }
+
+    /// Forgets idempotency answers older than `age` seconds.
+    func forgetAnswers(olderThan age: Double) throws {
+        try pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM idempotency WHERE created < ?", arguments: [Date().timeIntervalSince1970 - age])
+        }
+    }
+
+    /// Keeps an engine state that covers the journal up to `position`, and drops older ones.
+    func saveCheckpoint(_ state: [UInt8], journalPosition position: Int) throws {
+        try pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO checkpoints (journalPosition, state, created) VALUES (?, ?, ?)",
+                arguments: [position, Data(state), Date().timeIntervalSince1970])
+            try db.execute(sql: "DELETE FROM checkpoints WHERE id < (SELECT MAX(id) FROM checkpoints)")
+        }
+    }
+
+    /// The newest checkpoint, with the journal position it covers.
+    func latestCheckpoint() throws -> (state: [UInt8], journalPosition: Int)? {
+        try pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT state, journalPosition FROM checkpoints ORDER BY id DESC LIMIT 1").map {
+                (Array($0["state"] as Data), $0["journalPosition"])
+            }
+        }
+    }
+
+    /// The journal's lines after `position`, in order, `limit` at a time.
+    func journal(after position: Int, limit: Int) throws -> [(position: Int, line: [UInt8])] {
+        try pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT position, line FROM journal WHERE position > ? ORDER BY position LIMIT ?",
+                arguments: [position, limit]
+            ).map { ($0["position"], Array($0["line"] as Data)) }
+        }
+    }
+
+    /// The event log after `seq`, oldest first.
+    func events(after seq: Int, limit: Int) throws -> [LoggedEvent] {
+        try pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT seq, kind, device, request, json FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+                arguments: [seq, limit]
+            ).map {
+                LoggedEvent(
+                    seq: $0["seq"], kind: $0["kind"], device: $0["device"], request: $0["request"],
+                    json: Array($0["json"] as Data))
+            }
+        }
+    }
+
+    /// The last `seq` in the log (0 when empty).
+    func lastSeq() throws -> Int {
+        try pool.read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM events") ?? 0 }
+    }
+
+    /// A setting, or `nil`.
+    func meta(_ key: String) throws -> [UInt8]? {
+        try pool.read { db in
+            try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]).map { Array($0) }
+        }
+    }
+
+    func setMeta(_ key: String, _ value: [UInt8]) throws {
+        try pool.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, Data(value)])
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Fenceline
+import FencelineFormats
+import FencelineService
+import Foundation
+import Logging
+
+/// `fenceline serve`: the engine as a durable HTTP service (SPEC §11).
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the engine as a durable HTTP service with its state in a SQLite store.",
+        discussion: """
+            Readings are POSTed as NDJSON to /v1/readings; a 200 answer means the batch and every \
+            event it produced are on disk. The event log is read from /v1/events, and \
+            /v1/export gives every line the service applied, in order: `fenceline run` over it \
+            with the store's first catalog gives exactly the event log. After a crash or a \
+            restart on the same --data the service goes on from its last checkpoint and journal.
+
+            Every path but /healthz and /readyz needs Authorization: Bearer <token>: the token \
+            in --token-file, else FENCELINE_TOKEN, else one made for the store and printed once.
+
+            SIGTERM or SIGINT: stop accepting, finish the batches in flight, checkpoint, exit 0.
+
+            Examples:
+              fenceline serve --data /var/lib/fenceline --triggers fences.json
+              fenceline serve --data ./store --listen 127.0.0.1:0 --token-file token.txt
+            """)
+
+    @Option(help: ArgumentHelp("The store's directory (created when missing).", valueName: "dir"))
+    var data: String
+
+    @Option(help: ArgumentHelp("The catalog a new store starts from.", valueName: "file"))
+    var triggers: String?
+
+    @Option(help: ArgumentHelp("Address and port to listen on (port 0: any free one).", valueName: "host:port"))
+    var listen = "127.0.0.1:8080"
+
+    @Option(help: ArgumentHelp("A file holding the bearer token.", valueName: "file"))
+    var tokenFile: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
+    var reorderWindow: Double = 0
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Delivered notifications kept per device.", valueName: "n"))
+    var deliveredLimit = 64
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Checkpoint the engine after this many journal lines.", valueName: "lines"))
+    var checkpointEvery = 50_000
+
+    @OptionGroup var catalogLimit: CatalogLimit
+
+    func validate() throws {
+        guard address != nil else { throw ValidationError("--listen must be host:port, as 127.0.0.1:8080") }
+        guard reorderWindow >= 0, reorderWindow <= 1e9 else {
+            throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
+        }
+        guard deliveredLimit >= 1 else { throw ValidationError("--delivered-limit must be ≥ 1") }
+        guard checkpointEvery >= 1 else { throw ValidationError("--checkpoint-every must be ≥ 1") }
+    }
+
+    /// `--listen` as host and port.
+    var address: (host: String, port: Int)? {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { return nil }
+        let host = String(listen[..<colon])
+        return host.isEmpty ? nil : (host, port)
+    }
+
+    func run() async throws {
+        var catalog = Catalog()
+        var catalogBytes = Array(#"{"requests":[]}"#.utf8)
+        if let triggers {
+            catalog = try loadCatalog(path: triggers, decoder: CatalogDecoder(), limit: catalogLimit).catalog
+            catalogBytes = Array(try Data(contentsOf: URL(fileURLWithPath: triggers)))
+        }
+        var options = FencelineServer.Options(dataDirectory: data, catalog: catalog, catalogBytes: catalogBytes)
+        options.host = address!.host
+        options.port = address!.port
+        options.configuration = Engine.Configuration(
+            reorderWindow: TimeSpan(seconds: reorderWindow), deliveredLimit: deliveredLimit)
+        options.checkpointEvery = checkpointEvery
+        if let tokenFile {
+            let text = try String(contentsOfFile: tokenFile, encoding: .utf8)
+            options.token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        } else if let token = ProcessInfo.processInfo.environment["FENCELINE_TOKEN"], !token.isEmpty {
+            options.token = token
+        }
+        if options.token?.isEmpty == true { throw ValidationError("the token must not be empty") }
+        try await FencelineServer.run(options, logger: Logger(label: "fenceline.serve")) { line in
+            OutputFile.report(line)
+        }
+    }
+}
