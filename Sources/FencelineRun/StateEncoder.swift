@@ -37,8 +37,18 @@ public enum StateEncoder {
             }
             writer.raw("}")
         }
-        writer.raw("],\n \"delivered\":[")
-        for (index, event) in engine.deliveredNotifications.enumerated() {
+        writer.raw("],\n \"delivered\":")
+        writer.raw(String(decoding: deliveredList(engine.deliveredNotifications), as: UTF8.self))
+        writer.raw("}\n")
+        return writer.bytes
+    }
+
+    /// Delivered notifications as a JSON array, one per line: request, device, trigger, event,
+    /// time and content (what `--state-out` and the service's `GET /v1/delivered` list).
+    public static func deliveredList(_ events: [Event]) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.raw("[")
+        for (index, event) in events.enumerated() {
             writer.raw(index == 0 ? "\n  {" : ",\n  {")
             writer.key("request", first: true)
             writer.string(event.requestID)
@@ -54,7 +64,7 @@ public enum StateEncoder {
             writer.writeContent(event.content)
             writer.raw("}")
         }
-        writer.raw("]}\n")
+        writer.raw("]")
         return writer.bytes
     }
 }

@@ -46,6 +46,8 @@ actor ServiceEngine {
     private var journalPosition = 0
     private var checkpointPosition = 0
     private var lastSeq = 0
+    /// Requests added through the API before the clock was set.
+    private var queuedAdds: Set<String> = []
 
     /// Opens the engine over `store`: from its newest checkpoint and journal, or from `catalog`
     /// on a new store (which then keeps the catalog, so a replay starts where this run did).
@@ -130,6 +132,52 @@ actor ServiceEngine {
         }
         answer.skipped = answer.errors.count
         answer.stale = engine.statistics.stale - staleBefore
+        answer.firstSeq = events.first?.sequence
+        answer.lastSeq = events.last?.sequence
+        let answerBytes = Array(try JSONEncoder().encode(answer))
+        try commit(lines: applied, events: events, idempotency: idempotencyKey.map { ($0, answerBytes) })
+        return (answer, false)
+    }
+
+    /// Applies one control record made by the API (a request added, removed…), journaled like a
+    /// line of readings so that the export and a replay see it where it happened.
+    /// - Throws: ``LineError`` when the record is invalid (nothing is applied then).
+    func control(_ line: [UInt8]) throws {
+        let reading = try line.withUnsafeBufferPointer { bytes throws(LineError) in try decoder.decode(bytes) }
+        guard let reading else { return }
+        if engine.clock == nil, case .control(let control) = reading {
+            switch control.operation {
+            case .add(let request): queuedAdds.insert(request.id)
+            case .removePending(let ids): queuedAdds.subtract(ids)
+            case .removeAllPending: queuedAdds.removeAll()
+            default: break
+            }
+        }
+        let events = engine.process(reading)
+        try commit(lines: [line], events: events, idempotency: nil)
+    }
+
+    /// Whether `id` is a pending request, or one added before the first reading (which waits for
+    /// the clock, as a start catalog does).
+    func hasRequest(_ id: String) -> Bool {
+        engine.pendingRequests.contains { $0.id == id } || (engine.clock == nil && queuedAdds.contains(id))
+    }
+
+    /// The pending requests, as `GET /v1/requests` lists them.
+    func pendingRequests() -> [(request: NotificationRequest, next: Timestamp?)] {
+        engine.pendingRequests.map { ($0, engine.nextTriggerDate(forRequest: $0.id)) }
+    }
+
+    /// The delivered notifications, newest first, of one device or all.
+    func delivered(device: String?) -> [Event] {
+        engine.deliveredNotifications.filter { device == nil || $0.device == device }
+    }
+
+    /// Commits applied lines and their events, reloading the engine from the store if that fails.
+    @discardableResult
+    private func commit(lines: [[UInt8]], events: [Event], idempotency: (String, [UInt8])?) throws
+        -> [ServiceStore.LoggedEvent]
+    {
         let logged = events.map { event in
             var json: [UInt8] = []
             encoder.encode(event, into: &json)
@@ -138,12 +186,8 @@ actor ServiceEngine {
                 seq: event.sequence, kind: event.kind.rawValue, device: event.device, request: event.requestID,
                 json: json)
         }
-        answer.firstSeq = logged.first?.seq
-        answer.lastSeq = logged.last?.seq
-        let answerBytes = Array(try JSONEncoder().encode(answer))
         do {
-            journalPosition = try store.commit(
-                lines: applied, events: logged, idempotency: idempotencyKey.map { ($0, answerBytes) })
+            journalPosition = try store.commit(lines: lines, events: logged, idempotency: idempotency)
         } catch {
             // The engine went ahead of the store: take it back to what the store holds.
             logger.error("commit failed; reloading the engine from the store", metadata: ["error": "\(error)"])
@@ -152,7 +196,7 @@ actor ServiceEngine {
         }
         if let last = logged.last { lastSeq = last.seq }
         if journalPosition - checkpointPosition >= settings.checkpointEvery { try checkpoint() }
-        return (answer, false)
+        return logged
     }
 
     /// Keeps the engine's state with the journal position it covers.

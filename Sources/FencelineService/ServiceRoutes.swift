@@ -1,3 +1,6 @@
+import Fenceline
+import FencelineFormats
+import FencelineRun
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -47,6 +50,7 @@ enum ServiceRoutes {
             body += Array(#"],"next":\#(events.last?.seq ?? after)}"#.utf8)
             return Self.response(body, type: "application/json")
         }
+        addRequestRoutes(to: router, engine: engine)
         router.get("v1/export") { _, _ in
             var body: [UInt8] = []
             var position = 0
@@ -64,10 +68,111 @@ enum ServiceRoutes {
         return router
     }
 
+    /// A pending request as `GET /v1/requests` lists it.
+    struct RequestSummary: Encodable {
+        var id: String
+        var trigger: String
+        var devices: [String]?
+        var nextTriggerDate: String?
+    }
+
+    /// Requests and delivered notifications, managed live; every change is a control record
+    /// applied at the clock and journaled, so the export replays it where it happened.
+    static func addRequestRoutes(to router: Router<BasicRequestContext>, engine: ServiceEngine) {
+        router.get("v1/requests") { _, _ in
+            let pending = await engine.pendingRequests()
+            return try json(["requests": pending.map { summary($0.request, next: $0.next) }])
+        }
+        router.get("v1/requests/:id") { _, context in
+            let id = try context.parameters.require("id")
+            guard let found = await engine.pendingRequests().first(where: { $0.request.id == id }) else {
+                throw ServiceError(.notFound, code: "not_found", "no pending request \"\(id)\"")
+            }
+            return try json(summary(found.request, next: found.next))
+        }
+        router.put("v1/requests/:id") { request, context in
+            let id = try context.parameters.require("id")
+            let body = try await request.body.collect(upTo: maximumBodyBytes)
+            guard var object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+            else {
+                throw ServiceError(
+                    .badRequest, code: "malformed", "the body must be a JSON object: a request (SPEC §2)")
+            }
+            if let given = object["id"], given as? String != id {
+                throw ServiceError(
+                    .unprocessableContent, code: "invalid_request", "the body's id differs from the path's \"\(id)\"",
+                    field: "id")
+            }
+            object["id"] = id
+            let record: [String: Any] = ["op": "add", "request": object]
+            let line = Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]))
+            let existed = await engine.hasRequest(id)
+            try await apply(line, engine: engine)
+            // Before the first reading the request waits for the clock, as a start catalog does.
+            let added = await engine.pendingRequests().first { $0.request.id == id }
+            let status: HTTPResponse.Status = existed ? .ok : .created
+            guard let added else { return try json(["id": id], status: status) }
+            return try json(summary(added.request, next: added.next), status: status)
+        }
+        router.delete("v1/requests/:id") { _, context in
+            let id = try context.parameters.require("id")
+            guard await engine.hasRequest(id) else {
+                throw ServiceError(.notFound, code: "not_found", "no pending request \"\(id)\"")
+            }
+            try await apply(record(op: "removePending", ids: [id]), engine: engine)
+            return try json(["removed": [id]])
+        }
+        router.delete("v1/requests") { _, _ in
+            let ids = await engine.pendingRequests().map(\.request.id)
+            try await apply(Array(#"{"op":"removeAllPending"}"#.utf8), engine: engine)
+            return try json(["removed": ids])
+        }
+        router.get("v1/delivered") { request, _ in
+            let device = request.uri.queryParameters.get("device")
+            let list = StateEncoder.deliveredList(await engine.delivered(device: device))
+            let body = Array(#"{"delivered":"#.utf8) + list + Array("}".utf8)
+            return response(body, type: "application/json")
+        }
+        router.delete("v1/delivered/:id") { _, context in
+            let id = try context.parameters.require("id")
+            try await apply(record(op: "removeDelivered", ids: [id]), engine: engine)
+            return try json(["removed": [id]])
+        }
+        router.delete("v1/delivered") { _, _ in
+            try await apply(Array(#"{"op":"removeAllDelivered"}"#.utf8), engine: engine)
+            return try json(["removed": "all"])
+        }
+    }
+
+    static func summary(_ request: NotificationRequest, next: Timestamp?) -> RequestSummary {
+        RequestSummary(
+            id: request.id, trigger: request.trigger.kind.rawValue, devices: request.devices,
+            nextTriggerDate: next?.rfc3339)
+    }
+
+    static func record(op: String, ids: [String]) throws -> [UInt8] {
+        Array(try JSONSerialization.data(withJSONObject: ["op": op, "ids": ids], options: [.sortedKeys]))
+    }
+
+    /// Applies an API control record; an invalid one is a 422 naming the field.
+    static func apply(_ line: [UInt8], engine: ServiceEngine) async throws {
+        do {
+            try await engine.control(line)
+        } catch let error as LineError {
+            throw ServiceError(
+                .unprocessableContent, code: "invalid_request", error.message,
+                field: error.field.map { $0.hasPrefix("request.") ? String($0.dropFirst(8)) : $0 })
+        }
+    }
+
     static func json(_ value: some Encodable) throws -> Response {
+        try json(value, status: .ok)
+    }
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return response(Array(try encoder.encode(value)), type: "application/json")
+        return response(Array(try encoder.encode(value)), type: "application/json", status: status)
     }
 
     static func response(_ bytes: [UInt8], type: String, status: HTTPResponse.Status = .ok) -> Response {
@@ -82,11 +187,15 @@ struct ServiceError: Error {
     var status: HTTPResponse.Status
     var code: String
     var message: String
+    var line: Int?
+    var field: String?
 
-    init(_ status: HTTPResponse.Status, code: String, _ message: String) {
+    init(_ status: HTTPResponse.Status, code: String, _ message: String, line: Int? = nil, field: String? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.line = line
+        self.field = field
     }
 
     var response: Response {
@@ -94,10 +203,13 @@ struct ServiceError: Error {
             struct Detail: Encodable {
                 var code: String
                 var message: String
+                var line: Int?
+                var field: String?
             }
             var error: Detail
         }
-        let bytes = (try? JSONEncoder().encode(Body(error: .init(code: code, message: message)))).map(Array.init) ?? []
+        let body = Body(error: .init(code: code, message: message, line: line, field: field))
+        let bytes = (try? JSONEncoder().encode(body)).map(Array.init) ?? []
         return ServiceRoutes.response(bytes, type: "application/json", status: status)
     }
 }

@@ -1,0 +1,124 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `fenceline serve` over real HTTP (curl on loopback): auth, ingest with idempotency, the event
+/// log, requests managed live and their 201/200/404/422 answers, and the export that `fenceline
+/// run` turns back into the same events.
+@Suite(.serialized) struct ServiceCommandTests {
+    /// A running service on a free port, stopped (SIGTERM) at the end.
+    final class Server {
+        let process = Process()
+        let port: Int
+        let directory: URL
+
+        init(triggers: String) throws {
+            directory = try CLI.temporaryDirectory()
+            process.executableURL = CLI.binary
+            process.arguments = [
+                "serve", "--data", directory.appendingPathComponent("store").path, "--triggers", triggers,
+                "--listen", "127.0.0.1:0",
+            ]
+            process.environment = ProcessInfo.processInfo.environment.merging(["FENCELINE_TOKEN": "t0ken"]) { $1 }
+            process.currentDirectoryURL = Fixtures.packageRoot
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            var seen = ""
+            var found: Int?
+            let deadline = Date().addingTimeInterval(20)
+            while found == nil && Date() < deadline {
+                let chunk = errors.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += String(decoding: chunk, as: UTF8.self)
+                if let match = seen.firstMatch(of: /serving on http:\/\/127\.0\.0\.1:(\d+)/) { found = Int(match.1) }
+            }
+            guard let found else { throw CLIFailure(message: "the service did not start: \(seen)") }
+            port = found
+        }
+
+        /// curl with the token (unless `token` is nil); returns the status line's code and the body.
+        func call(
+            _ method: String, _ path: String, body: String? = nil, token: String? = "t0ken", headers: [String] = []
+        )
+            throws -> (status: Int, body: String)
+        {
+            var arguments = ["-s", "-o", "-", "-w", "\n%{http_code}", "-X", method]
+            if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
+            for header in headers { arguments += ["-H", header] }
+            if let body { arguments += ["--data-binary", body] }
+            arguments.append("http://127.0.0.1:\(port)\(path)")
+            let result = try CLI.run(arguments, executable: URL(fileURLWithPath: "/usr/bin/curl"))
+            let parts = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            return (Int(parts.last ?? "") ?? 0, parts.dropLast().joined(separator: "\n"))
+        }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    struct CLIFailure: Error { var message: String }
+
+    @Test func ingestRequestsAndTheExportReplay() throws {
+        let scenario = "Data/scenarios/real-drive-visnjan"
+        let server = try Server(triggers: "\(scenario)/triggers.json")
+        defer { server.stop() }
+        #expect(try server.call("GET", "/healthz", token: nil).status == 200)
+        #expect(try server.call("GET", "/v1/events", token: nil).status == 401)
+        #expect(try server.call("GET", "/v1/events", token: "wrong").status == 401)
+
+        let created = try server.call(
+            "PUT", "/v1/requests/ping", body: #"{"trigger":{"type":"timeInterval","seconds":120,"repeats":true}}"#)
+        #expect(created.status == 201)
+        #expect(
+            try server.call(
+                "PUT", "/v1/requests/ping", body: #"{"trigger":{"type":"timeInterval","seconds":300,"repeats":true}}"#
+            ).status == 200, "replaced, though it waits for the first reading's clock")
+        let invalid = try server.call(
+            "PUT", "/v1/requests/bad", body: #"{"trigger":{"type":"region","center":{"lat":95,"lon":1},"radius":5}}"#)
+        #expect(invalid.status == 422)
+        #expect(invalid.body.contains(#""field":"trigger.center""#), "\(invalid.body)")
+        #expect(try server.call("DELETE", "/v1/requests/nothing").status == 404)
+
+        let lines = try String(
+            contentsOfFile: "\(Fixtures.packageRoot.path)/\(scenario)/readings.ndjson", encoding: .utf8
+        )
+        .split(separator: "\n")
+        let ndjson = "Content-Type: application/x-ndjson"
+        let first = lines[..<60].joined(separator: "\n") + "\n{\"device\":\"car\",\"time\":1,\"lat\":95,\"lon\":1}\n"
+        let answer = try server.call("POST", "/v1/readings", body: first, headers: [ndjson, "Idempotency-Key: one"])
+        #expect(answer.status == 200)
+        #expect(answer.body.contains(#""accepted":60"#))
+        #expect(answer.body.contains(#""errors":[{"line":61,"reason":"field \"lat\": "#), "\(answer.body)")
+        let again = try server.call("POST", "/v1/readings", body: first, headers: [ndjson, "Idempotency-Key: one"])
+        #expect(again.body == answer.body, "a repeated key answers as the first time and applies nothing")
+        #expect(
+            try server.call("POST", "/v1/readings", body: first, headers: ["Content-Type: image/png"]).status == 415)
+        let rest = lines[60...].joined(separator: "\n") + "\n"
+        #expect(try server.call("POST", "/v1/readings", body: rest, headers: [ndjson]).status == 200)
+        #expect(try server.call("DELETE", "/v1/requests/ping").status == 200)
+
+        // `fenceline run` over the export (with the start catalog) gives the event log, and more:
+        // the events of the instant still open in the service.
+        let export = try server.call("GET", "/v1/export")
+        #expect(export.status == 200)
+        let exported = server.directory.appendingPathComponent("export.ndjson").path
+        try export.body.write(toFile: exported, atomically: true, encoding: .utf8)
+        let replay = try CLI.run(["run", "--quiet", "--triggers", "\(scenario)/triggers.json", exported])
+        let log = try server.call("GET", "/v1/events?limit=10000")
+        let logged = try #require(try JSONSerialization.jsonObject(with: Data(log.body.utf8)) as? [String: Any])
+        let events = try #require(logged["events"] as? [[String: Any]])
+        let replayed = replay.stdout.split(separator: "\n")
+        #expect(events.count >= 6)
+        #expect(replayed.count >= events.count)
+        for (index, event) in events.enumerated() {
+            let line = try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys])
+            let expected = try JSONSerialization.jsonObject(with: Data(replayed[index].utf8))
+            let again = try JSONSerialization.data(withJSONObject: expected, options: [.sortedKeys])
+            #expect(line == again, "event \(index + 1)")
+        }
+        #expect(try server.call("GET", "/v1/nothing").status == 404)
+    }
+}
