@@ -2,6 +2,9 @@ public import Fenceline
 import Foundation
 import Hummingbird
 public import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
 
 /// `fenceline serve`: the engine as a durable HTTP service (SPEC §11).
 public enum FencelineServer {
@@ -42,7 +45,8 @@ public enum FencelineServer {
             store: store, catalog: options.catalog, catalogBytes: options.catalogBytes, settings: settings,
             logger: logger)
         let token = try options.token ?? storedToken(in: store, announce: announce)
-        let router = ServiceRoutes.router(engine: engine, store: store, token: token)
+        let stopping = StopFlag()
+        let router = ServiceRoutes.router(engine: engine, store: store, token: token, stopping: stopping)
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "fenceline"),
@@ -51,7 +55,13 @@ public enum FencelineServer {
                 announce("fenceline: serving on http://\(options.host):\(port)")
             },
             logger: logger)
-        try await app.runService()
+        // The stop flag is told first, so open event streams end and the server's graceful
+        // shutdown does not wait for them.
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: app), .init(service: StopWatcher(flag: stopping))],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
         try await engine.checkpoint()
     }
 
@@ -63,5 +73,22 @@ public enum FencelineServer {
         try store.setMeta("token", Array(token.utf8))
         announce("fenceline: a token was made for this store (kept in it): \(token)")
         return token
+    }
+}
+
+/// Set once a graceful shutdown begins; long-lived responses (event streams) watch it.
+final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+}
+
+/// A service that only waits for the graceful shutdown and sets the flag.
+private struct StopWatcher: Service {
+    let flag: StopFlag
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        flag.set()
     }
 }

@@ -12,7 +12,9 @@ enum ServiceRoutes {
     /// The largest body accepted.
     static let maximumBodyBytes = 16 << 20
 
-    static func router(engine: ServiceEngine, store: ServiceStore, token: String) -> Router<BasicRequestContext> {
+    static func router(engine: ServiceEngine, store: ServiceStore, token: String, stopping: StopFlag)
+        -> Router<BasicRequestContext>
+    {
         let router = Router()
         router.add(middleware: JSONErrors())
         router.add(middleware: BearerToken(token: Array(token.utf8)))
@@ -50,6 +52,17 @@ enum ServiceRoutes {
             body += Array(#"],"next":\#(events.last?.seq ?? after)}"#.utf8)
             return Self.response(body, type: "application/json")
         }
+        router.get("v1/events/stream") { request, _ in
+            let resume = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { Int($0) }
+            let after = resume ?? request.uri.queryParameters.get("after", as: Int.self) ?? 0
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+                body: ResponseBody { writer in
+                    try await streamEvents(after: after, from: store, stopping: stopping, into: &writer)
+                    try await writer.finish(nil)
+                })
+        }
         addRequestRoutes(to: router, engine: engine)
         router.get("v1/export") { _, _ in
             var body: [UInt8] = []
@@ -66,6 +79,42 @@ enum ServiceRoutes {
             return Self.response(body, type: "application/x-ndjson")
         }
         return router
+    }
+
+    /// Server-Sent Events from the log: every event after `seq`, then each as it is committed,
+    /// with `id: <seq>` so that `Last-Event-ID` resumes with no gap and no repeat, and a comment
+    /// every 15 s to keep proxies from closing a quiet stream. The log is polled (a fifth of a
+    /// second apart when quiet): readers never hold up ingest, and a reader that falls behind
+    /// catches up from the store.
+    static func streamEvents(
+        after seq: Int, from store: ServiceStore, stopping: StopFlag, into writer: inout any ResponseBodyWriter
+    )
+        async throws
+    {
+        var last = seq
+        var quiet = Duration.zero
+        try await writer.write(ByteBuffer(string: ": fenceline event stream\n\n"))
+        // A graceful shutdown (SIGTERM) ends the stream; the client resumes with Last-Event-ID.
+        while !Task.isCancelled && !stopping.isSet {
+            let events = try store.events(after: last, limit: 1000)
+            for event in events {
+                var frame = Array("id: \(event.seq)\nevent: \(event.kind)\ndata: ".utf8)
+                frame += event.json
+                frame += Array("\n\n".utf8)
+                try await writer.write(ByteBuffer(bytes: frame))
+                last = event.seq
+            }
+            guard events.isEmpty else {
+                quiet = .zero
+                continue
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            quiet += .milliseconds(200)
+            if quiet >= .seconds(15) {
+                try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                quiet = .zero
+            }
+        }
     }
 
     /// A pending request as `GET /v1/requests` lists it.

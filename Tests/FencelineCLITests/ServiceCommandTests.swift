@@ -120,5 +120,30 @@ import Testing
             #expect(line == again, "event \(index + 1)")
         }
         #expect(try server.call("GET", "/v1/nothing").status == 404)
+
+        // The event stream resumes after Last-Event-ID with no gap and no repeat.
+        let stream = try CLI.run(
+            [
+                "-s", "-N", "--max-time", "1", "-H", "Authorization: Bearer t0ken", "-H", "Last-Event-ID: 4",
+                "http://127.0.0.1:\(server.port)/v1/events/stream",
+            ], executable: URL(fileURLWithPath: "/usr/bin/curl"))
+        let ids = stream.stdout.split(separator: "\n").filter { $0.hasPrefix("id: ") }.map { Int($0.dropFirst(4)) }
+        #expect(ids == (5...events.count).map { $0 }, "\(stream.stdout.prefix(300))")
+        #expect(stream.stdout.contains("event: "))
+
+        // SIGTERM with a stream open: the stream ends, the service checkpoints and exits 0.
+        let open = Process()
+        open.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        open.arguments = [
+            "-s", "-N", "-H", "Authorization: Bearer t0ken", "http://127.0.0.1:\(server.port)/v1/events/stream",
+        ]
+        open.standardOutput = FileHandle.nullDevice
+        try open.run()
+        Thread.sleep(forTimeInterval: 0.3)
+        let started = Date()
+        server.stop()
+        #expect(server.process.terminationStatus == 0)
+        #expect(Date().timeIntervalSince(started) < 8)
+        open.waitUntilExit()
     }
 }
