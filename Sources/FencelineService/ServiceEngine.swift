@@ -105,6 +105,16 @@ actor ServiceEngine {
         if let key = idempotencyKey, let first = try store.answer(forKey: key) {
             return (try JSONDecoder().decode(IngestAnswer.self, from: Data(first)), true)
         }
+        // A line over the limit refuses the whole batch (413) before anything is applied.
+        var longLine: Int?
+        var counted = 0
+        body.withUnsafeBufferPointer { bytes in
+            bytes.forEachLine { start, end in
+                counted += 1
+                if longLine == nil && end - start > settings.maximumLineBytes { longLine = counted }
+            }
+        }
+        if let longLine { throw LineTooLong(line: longLine, limit: settings.maximumLineBytes) }
         var answer = IngestAnswer(accepted: 0, skipped: 0, stale: 0, errors: [])
         var applied: [[UInt8]] = []
         var events: [Event] = []
@@ -114,11 +124,6 @@ actor ServiceEngine {
             bytes.forEachLine { start, end in
                 number += 1
                 let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                guard line.count <= settings.maximumLineBytes else {
-                    answer.errors.append(
-                        .init(line: number, reason: "line longer than \(settings.maximumLineBytes) bytes"))
-                    return
-                }
                 do throws(LineError) {
                     guard let reading = try decoder.decode(line) else { return }
                     events += engine.process(reading)
@@ -199,11 +204,13 @@ actor ServiceEngine {
         return logged
     }
 
-    /// Keeps the engine's state with the journal position it covers.
+    /// Keeps the engine's state with the journal position it covers, and forgets idempotency
+    /// answers past their 24 hours.
     func checkpoint() throws {
         guard journalPosition > checkpointPosition else { return }
         try store.saveCheckpoint(engine.checkpoint(), journalPosition: journalPosition)
         checkpointPosition = journalPosition
+        try store.forgetAnswers(olderThan: 25 * 3600)
     }
 
     /// Rebuilds the engine from the store after a failed commit.
@@ -221,4 +228,10 @@ actor ServiceEngine {
 
     /// The last `seq` committed.
     var committedSeq: Int { lastSeq }
+}
+
+/// A batch holding a line over the limit (SPEC §11: 413).
+struct LineTooLong: Error {
+    var line: Int
+    var limit: Int
 }

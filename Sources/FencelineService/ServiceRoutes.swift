@@ -37,7 +37,15 @@ enum ServiceRoutes {
                     .contentTooLarge, code: "body_too_large", "the body is over \(maximumBodyBytes >> 20) MiB")
             }
             let key = request.headers[HTTPField.Name("Idempotency-Key")!]
-            let (answer, _) = try await engine.ingest(Array(buffer.readableBytesView), idempotencyKey: key)
+            let answer: ServiceEngine.IngestAnswer
+            do {
+                answer = try await engine.ingest(Array(buffer.readableBytesView), idempotencyKey: key).answer
+            } catch let error as LineTooLong {
+                throw ServiceError(
+                    .contentTooLarge, code: "line_too_long",
+                    "line \(error.line) is over \(error.limit >> 20) MiB; nothing of the batch was applied",
+                    line: error.line)
+            }
             return try Self.json(answer)
         }
         router.get("v1/events") { request, _ in

@@ -96,6 +96,12 @@ import Testing
         #expect(again.body == answer.body, "a repeated key answers as the first time and applies nothing")
         #expect(
             try server.call("POST", "/v1/readings", body: first, headers: ["Content-Type: image/png"]).status == 415)
+        let huge = server.directory.appendingPathComponent("huge.ndjson").path
+        try (lines[60] + "\n{\"device\":\"" + String(repeating: "x", count: 1_100_000) + "\"}\n").write(
+            toFile: huge, atomically: true, encoding: .utf8)
+        let refused = try server.call("POST", "/v1/readings", body: "@" + huge, headers: [ndjson])
+        #expect(refused.status == 413)
+        #expect(refused.body.contains(#""line":2"#), "\(refused.body)")
         let rest = lines[60...].joined(separator: "\n") + "\n"
         #expect(try server.call("POST", "/v1/readings", body: rest, headers: [ndjson]).status == 200)
         #expect(try server.call("DELETE", "/v1/requests/ping").status == 200)
