@@ -59,6 +59,18 @@ import Testing
         }
     }
 
+    /// FoundationXML leaks a little with each XML warning (found by fuzzing): a document of
+    /// thousands of them is refused after a thousand, the points before kept.
+    @Test func aFloodOfXMLWarningsIsStopped() {
+        let point = #"<trkpt lat="1" lon="2"><time>2026-01-01T00:00:01Z</time></trkpt>"#
+        let text =
+            #"<?xml version="1.0"?><gpx><trk><trkseg>"# + point + String(repeating: "<x:p/>", count: 1500)
+            + "</trkseg></trk></gpx>"
+        let items = GPXDecoder.decode(Array(text.utf8), fileDevice: "f", deviceOverride: nil)
+        #expect(items.first?.fix != nil)
+        #expect(items.last?.error?.message.contains("over 1000 XML warnings") == true, "\(items.last as Any)")
+    }
+
     @Test func anOverlongGPXAttributeSaysSo() {
         let text =
             #"<?xml version="1.0"?><gpx><trk><trkseg><trkpt lat=""# + String(repeating: "1", count: 12_000_000)

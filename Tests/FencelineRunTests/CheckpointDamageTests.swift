@@ -140,4 +140,15 @@ import Testing
         }
         #expect(refused > 300, "most alterations should be noticed")
     }
+
+    /// What `Tools/fuzz` found (Data/fuzz-regressions): each is refused, none traps.
+    @Test func fuzzFindingsAreRefused() throws {
+        let folder = Fixtures.dataDirectory.appendingPathComponent("fuzz-regressions")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".ckpt") }
+        #expect(files.count >= 3)
+        for file in files {
+            let bytes = Array(try Data(contentsOf: folder.appendingPathComponent(file)))
+            #expect(throws: CheckpointError.self, "\(file)") { try Engine(resuming: bytes) }
+        }
+    }
 }

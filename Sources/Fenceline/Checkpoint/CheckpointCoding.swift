@@ -194,7 +194,10 @@ struct CheckpointReader {
     @inline(__always)
     mutating func timeSpan() throws -> TimeSpan {
         let value = try int64()
-        guard abs(value) <= TimeSpan.longest.microseconds else { throw damaged("a span is out of range") }
+        // `magnitude`, not `abs`: abs(Int64.min) traps.
+        guard value.magnitude <= TimeSpan.longest.microseconds.magnitude else {
+            throw damaged("a span is out of range")
+        }
         return TimeSpan(microseconds: value)
     }
 

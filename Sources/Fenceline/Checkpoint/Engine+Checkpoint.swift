@@ -274,7 +274,9 @@ extension Engine {
 
     private func restore(from reader: inout CheckpointReader) throws {
         let clock = try reader.optional { try $0.timestamp() }
-        for _ in 0..<5 { _ = try reader.int() }  // the rest of the summary
+        // The rest of the summary, checked against the state at the end: a file whose summary
+        // says otherwise was not written by an engine.
+        let summaryCounts = try (0..<5).map { _ in try reader.int(in: 0...Int(Int32.max), "a count") }
         let largest = Int(CheckpointReader.largestCounter)
         let nextSequence = try reader.int(in: 1...largest, "the next seq")
 
@@ -284,9 +286,12 @@ extension Engine {
         let applySequence = try reader.counter()
         let nextToken = try reader.counter()
         let requestEpoch = try reader.counter()
-        for category in try reader.array(minimumSize: 12, { try $0.category() }) {
-            categories[category.id] = category
+        let restoredCategories = try reader.array(minimumSize: 12) { try $0.category() }
+        // Written sorted by id: anything else (a repeated id among them) was not written by an engine.
+        guard zip(restoredCategories, restoredCategories.dropFirst()).allSatisfy({ $0.id < $1.id }) else {
+            throw reader.damaged("the categories are not in order")
         }
+        for category in restoredCategories { categories[category.id] = category }
         defaultHysteresis = try reader.hysteresis()
         let catalog = try reader.array(minimumSize: 8) { try $0.request() }
         let untimed = try reader.array(minimumSize: 2) { try $0.controlRecord() }
@@ -299,6 +304,9 @@ extension Engine {
         }
         untimedControls = untimed
         let given = try reader.array(minimumSize: 12) { reader in (try reader.string(), try reader.uint64()) }
+        guard zip(given, given.dropFirst()).allSatisfy({ $0.0 < $1.0 }) else {
+            throw reader.damaged("the given requests are not in order")
+        }
         givenRequests = []
         givenDigests = Dictionary(given, uniquingKeysWith: { _, last in last })
 
@@ -446,6 +454,13 @@ extension Engine {
         self.applySequence = applySequence
         self.nextToken = nextToken
         self.requestEpoch = requestEpoch
+        let counts = [
+            pendingRequests.count, devices.count, timers.checkpointState.0.count, reorder.checkpointState.0.count,
+            delivered.checkpointState.count,
+        ]
+        guard counts == summaryCounts else {
+            throw reader.damaged("its summary counts \(summaryCounts), the state holds \(counts)")
+        }
     }
 
     /// Refuses a request the engine would not have accepted: a damaged file must not install one.

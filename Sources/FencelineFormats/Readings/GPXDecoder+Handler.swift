@@ -30,6 +30,8 @@ extension GPXDecoder {
         private var capture: (name: String, depth: Int)?
         private var text = ""
         private var textIsOverlong = false
+        /// Harmless XML errors (namespace warnings) seen so far.
+        private var harmlessErrors = 0
 
         /// An open `trk` or `rte` with the points read in it so far.
         private struct Container {
@@ -133,8 +135,17 @@ extension GPXDecoder {
 
         func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
             let code = (parseError as NSError).code
-            guard !stopped, !isHarmless(code) else { return }
-            stop(parser, describeXMLError(code))
+            guard !stopped else { return }
+            guard isHarmless(code) else { return stop(parser, describeXMLError(code)) }
+            // FoundationXML leaks a little memory with every error it reports, warnings included:
+            // a document made of warnings is stopped before that adds up.
+            harmlessErrors += 1
+            if harmlessErrors > maximumWarnings {
+                stop(
+                    parser,
+                    "over \(maximumWarnings) XML warnings (\(describeXMLError(code))); declare the namespaces the file uses"
+                )
+            }
         }
 
         /// Called once `parse()` returns: reports a failure no callback announced, and a document

@@ -54,6 +54,8 @@ public enum GPXDecoder {
     public static let expansionAllowance = 1 << 20
     /// The most bytes kept of a field's text (a time, a number, a track name).
     public static let maximumFieldBytes = 4096
+    /// The most harmless XML errors (namespace warnings) a document may raise before it is refused.
+    public static let maximumWarnings = 1000
     /// The deepest element nesting accepted; GPX itself needs six levels.
     public static let maximumDepth = 256
 
