@@ -23,6 +23,8 @@ public enum FencelineServer {
         public var configuration = Engine.Configuration()
         /// A checkpoint after this many journal lines.
         public var checkpointEvery = 50_000
+        /// `--clock wall`: the wall clock also moves the engine's clock, each second.
+        public var wallClock = false
 
         public init(dataDirectory: String, catalog: Catalog, catalogBytes: [UInt8]) {
             self.dataDirectory = dataDirectory
@@ -59,7 +61,8 @@ public enum FencelineServer {
         // shutdown does not wait for them.
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: app), .init(service: StopWatcher(flag: stopping))],
+                services: [.init(service: app), .init(service: StopWatcher(flag: stopping))]
+                    + (options.wallClock ? [.init(service: WallClock(engine: engine, logger: logger))] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         try await engine.checkpoint()
@@ -90,5 +93,24 @@ private struct StopWatcher: Service {
     func run() async throws {
         try? await gracefulShutdown()
         flag.set()
+    }
+}
+
+/// `--clock wall`: a journaled tick to the wall clock every second (SPEC §11, clock).
+private struct WallClock: Service {
+    let engine: ServiceEngine
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            // Whole milliseconds, as the journal line writes them.
+            let now = Timestamp(microseconds: Int64(Date().timeIntervalSince1970 * 1000) * 1000)
+            do {
+                try await engine.tick(now: now)
+            } catch {
+                logger.error("the wall-clock tick failed", metadata: ["error": "\(error)"])
+            }
+        }
     }
 }

@@ -162,6 +162,15 @@ actor ServiceEngine {
         try commit(lines: [line], events: events, idempotency: nil)
     }
 
+    /// `--clock wall`: moves the clock to `now` with a journaled `tick` record, as a reading
+    /// stamped `now` would, so a replay of the journal (or `fenceline run` over the export) makes
+    /// the same moves. Nothing happens before the first reading or when `now` is not later.
+    func tick(now: Timestamp) throws {
+        guard let clock = engine.clock, now > clock else { return }
+        let line = Array(#"{"time":"\#(now.rfc3339)","op":"tick"}"#.utf8)
+        try control(line)
+    }
+
     /// Whether `id` is a pending request, or one added before the first reading (which waits for
     /// the clock, as a start catalog does).
     func hasRequest(_ id: String) -> Bool {

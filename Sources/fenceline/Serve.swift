@@ -1,6 +1,7 @@
 import ArgumentParser
 import Fenceline
 import FencelineFormats
+import FencelineRun
 import FencelineService
 import Foundation
 import Logging
@@ -37,6 +38,11 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("A file holding the bearer token.", valueName: "file"))
     var tokenFile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "event: only readings move the clock; wall: the wall clock too, each second.", valueName: "event|wall"))
+    var clock = ClockMode.event
 
     @Option(
         parsing: .unconditional,
@@ -84,6 +90,7 @@ struct Serve: AsyncParsableCommand {
         options.configuration = Engine.Configuration(
             reorderWindow: TimeSpan(seconds: reorderWindow), deliveredLimit: deliveredLimit)
         options.checkpointEvery = checkpointEvery
+        options.wallClock = clock == .wall
         if let tokenFile {
             let text = try String(contentsOfFile: tokenFile, encoding: .utf8)
             options.token = text.trimmingCharacters(in: .whitespacesAndNewlines)
