@@ -72,7 +72,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // Served at /openapi.yaml from the binary itself, so the description always matches it.
+            resources: [.embedInCode("openapi.yaml")]
         ),
         // Pictures and explanations of a run.
         .target(name: "FencelineRender", dependencies: ["Fenceline", "FencelineFormats"]),

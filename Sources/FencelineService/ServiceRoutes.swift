@@ -71,6 +71,7 @@ enum ServiceRoutes {
                     try await writer.finish(nil)
                 })
         }
+        router.get("openapi.yaml") { _, _ in response(PackageResources.openapi_yaml, type: "application/yaml") }
         addRequestRoutes(to: router, engine: engine)
         router.get("v1/export") { _, _ in
             var body: [UInt8] = []
@@ -196,8 +197,9 @@ enum ServiceRoutes {
             return try json(["removed": [id]])
         }
         router.delete("v1/delivered") { _, _ in
+            let ids = Set(await engine.delivered(device: nil).map(\.requestID)).sorted()
             try await apply(Array(#"{"op":"removeAllDelivered"}"#.utf8), engine: engine)
-            return try json(["removed": "all"])
+            return try json(["removed": ids])
         }
     }
 

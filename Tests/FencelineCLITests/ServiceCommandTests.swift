@@ -152,4 +152,67 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 8)
         open.waitUntilExit()
     }
+
+    /// The paths and methods of `openapi.yaml` (a line scan: two-space paths, four-space methods).
+    static func documentedOperations() throws -> [(method: String, path: String, statuses: [Int])] {
+        let text = try String(
+            contentsOf: Fixtures.packageRoot.appendingPathComponent("Sources/FencelineService/openapi.yaml"),
+            encoding: .utf8)
+        var operations: [(method: String, path: String, statuses: [Int])] = []
+        var path: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  /"), line.hasSuffix(":") {
+                path = String(line.dropFirst(2).dropLast())
+            } else if line.hasPrefix("components:") {
+                path = nil
+            } else if let path, let match = line.wholeMatch(of: /\ {4}(get|put|post|delete):/) {
+                operations.append((String(match.1).uppercased(), path, []))
+            } else if path != nil, !operations.isEmpty, let match = line.firstMatch(of: /^        "(\d{3})":/) {
+                operations[operations.count - 1].statuses.append(Int(match.1)!)
+            }
+        }
+        return operations
+    }
+
+    /// Every operation `openapi.yaml` describes is served, answers one of its documented statuses,
+    /// and `/openapi.yaml` serves the file in the repository.
+    @Test func theServerMatchesItsOpenAPIDescription() throws {
+        let server = try Server(triggers: "Data/scenarios/real-drive-visnjan/triggers.json")
+        defer { server.stop() }
+        let operations = try Self.documentedOperations()
+        #expect(operations.count >= 14)
+        for operation in operations {
+            let path = operation.path.replacingOccurrences(of: "{id}", with: "home")
+            let body: String? =
+                switch (operation.method, operation.path) {
+                case ("POST", "/v1/readings"): #"{"device":"car","time":1,"lat":45.27,"lon":13.71}"#
+                case ("PUT", _): #"{"trigger":{"type":"timeInterval","seconds":120,"repeats":true}}"#
+                default: nil
+                }
+            let headers = operation.method == "POST" ? ["Content-Type: application/x-ndjson"] : []
+            let answer: (status: Int, body: String)
+            if operation.path == "/v1/events/stream" {
+                let result = try CLI.run(
+                    [
+                        "-s", "-N", "--max-time", "1", "-o", "/dev/null", "-w", "%{http_code}", "-H",
+                        "Authorization: Bearer t0ken",
+                        "http://127.0.0.1:\(server.port)\(path)",
+                    ], executable: URL(fileURLWithPath: "/usr/bin/curl"))
+                answer = (Int(result.stdout) ?? 0, "")
+            } else {
+                answer = try server.call(operation.method, path, body: body, headers: headers)
+            }
+            #expect(
+                operation.statuses.contains(answer.status),
+                "\(operation.method) \(operation.path) answered \(answer.status), documented \(operation.statuses)")
+            if answer.status >= 400 {
+                #expect(answer.body.contains(#""error":{"#), "\(operation.method) \(operation.path): \(answer.body)")
+            }
+        }
+        let served = try server.call("GET", "/openapi.yaml")
+        let file = try String(
+            contentsOf: Fixtures.packageRoot.appendingPathComponent("Sources/FencelineService/openapi.yaml"),
+            encoding: .utf8)
+        #expect(served.body.trimmingCharacters(in: .newlines) == file.trimmingCharacters(in: .newlines))
+    }
 }
