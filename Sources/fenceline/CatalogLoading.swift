@@ -27,12 +27,14 @@ func loadCatalog(path: String, decoder: CatalogDecoder, limit: CatalogLimit) thr
 }
 
 /// `--max-catalog-mb`: the most a catalog may hold, inflated, so `--triggers /dev/zero` or a
-/// compressed bomb is refused in bounded memory rather than read until memory runs out.
+/// compressed bomb is refused in bounded memory rather than read until memory runs out. The
+/// default keeps such a refusal under 1 GiB: a stream of unknown size is read into an array that
+/// doubles, so reading up to the cap holds about one and a half times it for a moment.
 struct CatalogLimit: ParsableArguments {
     @Option(
         name: .customLong("max-catalog-mb"), parsing: .unconditional,
         help: ArgumentHelp("The largest catalog read, in MiB (inflated, for .gz).", valueName: "MiB"))
-    var megabytes = 512
+    var megabytes = 256
 
     var bytes: Int { megabytes.multipliedReportingOverflow(by: 1 << 20).overflow ? .max : megabytes << 20 }
 

@@ -22,7 +22,7 @@ import Testing
         let result = try Self.limited("validate /dev/zero")
         #expect(
             result.stdout.contains(
-                "/dev/zero: larger than 512 MiB, the most read whole (--max-catalog-mb raises the limit)"))
+                "/dev/zero: larger than 256 MiB, the most read whole (--max-catalog-mb raises the limit)"))
         #expect(result.stdout.hasSuffix("exit 65\n"), "\(result.stdout)")
         let lower = try Self.limited("validate --max-catalog-mb 1 /dev/zero")
         #expect(lower.stdout.contains("larger than 1 MiB"))
