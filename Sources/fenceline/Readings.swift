@@ -68,6 +68,7 @@ struct Readings: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try OutputSafety.refuseOutputsOntoInputs([("-o", output)], inputs: files.isEmpty ? ["-"] : files)
         let destination = try output.map(OutputFile.init(path:)) ?? .standardOutput
         defer { destination.close() }
         let report = { (line: String) in OutputFile.report(line) }

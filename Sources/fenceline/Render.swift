@@ -58,6 +58,8 @@ struct Render: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try OutputSafety.refuseOutputsOntoInputs(
+            [("-o", output)], inputs: input.inputs + [input.triggers].compactMap { $0 })
         let decoder = CatalogDecoder()
         let catalog = try loadCatalog(path: try input.catalogPath, decoder: decoder, limit: input.catalogLimit).catalog
         var runOptions = input.pipelineOptions

@@ -132,18 +132,12 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // An output that is also an input would be truncated before it is read.
-        // (The checkpoint may replace the one resumed: that is read whole first, then replaced atomically.)
-        let inputs = input.inputs.filter { $0 != "-" } + [input.triggers].compactMap { $0 }
-        for (flag, path, reads) in [
-            ("-o", output, inputs + [resume].compactMap { $0 }),
-            ("--state-out", stateOut, inputs + [resume].compactMap { $0 }), ("--checkpoint", checkpoint, inputs),
-        ] {
-            guard let path, let same = reads.first(where: { Self.isSameFile($0, path) }) else { continue }
-            throw CommandFailure(
-                status: ExitStatus.usage,
-                message: "\(flag) \(path) is also the input \(same): writing it would destroy what is to be read")
-        }
+        // The checkpoint may replace the one resumed: that is read whole first, then replaced atomically.
+        let inputs = input.inputs + [input.triggers].compactMap { $0 }
+        try OutputSafety.refuseOutputsOntoInputs(
+            [("-o", output), ("--state-out", stateOut)], inputs: inputs + [resume].compactMap { $0 })
+        try OutputSafety.refuseOutputsOntoInputs([("--checkpoint", checkpoint)], inputs: inputs)
+        if let checkpoint { try OutputSafety.refuseNonRegularCheckpoint(checkpoint) }
         // A checkpoint that cannot be resumed is refused before anything is written.
         let state = try resume.map(CheckpointFile.read)
         if checkpoint != nil { StopSignals.install() }
@@ -230,14 +224,6 @@ struct Run: AsyncParsableCommand {
         if !quiet { report(summary.line) }
         if endsProcess { _ = Unmanaged.passRetained(pipeline) }
         return summary
-    }
-
-    /// Whether two paths name one existing file (the same device and inode).
-    static func isSameFile(_ a: String, _ b: String) -> Bool {
-        var first = stat()
-        var second = stat()
-        guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
-        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
     }
 
     /// The `--timings` line: the readings after the steady start, and the wall and CPU seconds
