@@ -454,9 +454,10 @@ extension Engine {
         self.applySequence = applySequence
         self.nextToken = nextToken
         self.requestEpoch = requestEpoch
+        // The delivered list as written: resuming with a smaller --delivered-limit trims it.
         let counts = [
             pendingRequests.count, devices.count, timers.checkpointState.0.count, reorder.checkpointState.0.count,
-            delivered.checkpointState.count,
+            ledger.count,
         ]
         guard counts == summaryCounts else {
             throw reader.damaged("its summary counts \(summaryCounts), the state holds \(counts)")
