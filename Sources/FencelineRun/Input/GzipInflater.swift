@@ -67,10 +67,17 @@ final class GzipInflater {
                 break
             }
             if memberEnded {
-                // What follows a member is another member, or padding and garbage that end the
-                // input quietly, as gzip itself treats them.
+                // What follows a member is another member, or zero padding (tape blocks), which
+                // ends the input quietly. Anything else (readings appended to a .gz file) would be
+                // lost without a word: it is reported, as `gzip -t` does.
                 guard input[inputStart] == 0x1F else {
                     finished = true
+                    if input[inputStart..<inputEnd].contains(where: { $0 != 0 }) {
+                        throw InflateError(
+                            message:
+                                "\(inputEnd - inputStart) bytes after the end of the gzip stream are not gzip data (appended lines?)"
+                        )
+                    }
                     break
                 }
                 // inflateReset returns Z_OK unless the stream state is broken.
