@@ -28,6 +28,27 @@ import Testing
         }
     }
 
+    /// One line is one record (hostile corpus): a part of another kind is not dropped silently.
+    @Test(arguments: [
+        (#"{"device":"d","time":1,"lat":52,"lon":4.8,"op":"tick"}"#, "op"),
+        (
+            #"{"device":"d","time":1,"lat":52,"lon":4.8,"beacon":{"uuid":"2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6","major":1,"minor":1,"rssi":-60}}"#,
+            "beacon"
+        ),
+        (
+            #"{"device":"d","time":1,"adv":"0201","beacon":{"uuid":"2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6","major":1,"minor":1,"rssi":-60}}"#,
+            "adv"
+        ),
+    ])
+    func aLineOfTwoKindsIsABadLine(line: String, field: String) {
+        do {
+            _ = try Self.decode(line)
+            Issue.record("accepted: \(line)")
+        } catch {
+            #expect(error.field == field)
+        }
+    }
+
     @Test func aCatalogMemberGivenTwiceIsRefusedEvenWhenEscaped() {
         for text in [
             #"{"requests":[{"id":"a","id":"b","trigger":{"type":"timeInterval","seconds":60}}]}"#,

@@ -239,6 +239,17 @@ public struct NDJSONReadingDecoder {
         }
         scanner.skipWhitespace()
         guard scanner.isAtEnd else { throw scanner.error("unexpected \(scanner.describeNext()) after the object") }
+        // One line is one record: a part of another kind would be dropped without a word.
+        let position = seen & Key.positionBits
+        if isControl && (position != 0 || isSighting) {
+            throw LineError(field: "op", message: "a control record carries no position or beacon fields")
+        }
+        if isSighting && position & (1 << Key.lat.rawValue | 1 << Key.lon.rawValue) != 0 {
+            throw LineError(field: "beacon", message: "a line is a fix or a beacon sighting, not both")
+        }
+        if seen & (1 << Key.beacon.rawValue) != 0 && seen & (1 << Key.adv.rawValue) != 0 {
+            throw LineError(field: "adv", message: "give the sighting as beacon or as adv, not both")
+        }
         if isControl { return deferringControls ? .control : .reading(try decodeControl(line)) }
         if isSighting { return .reading(try BeaconSightingDecoder.decode(line)) }
         return .reading(try fields.makeReading())
@@ -348,6 +359,9 @@ public struct NDJSONReadingDecoder {
 /// The member names the fast path knows, matched on raw bytes.
 private enum Key: Int {
     case device, time, lat, lon, accuracy, speed, heading, altitude, op, beacon, adv, other
+
+    /// The fields of a position (lat … altitude).
+    static let positionBits: UInt16 = 0b1111_1100
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         func equals(_ word: StaticString) -> Bool {
