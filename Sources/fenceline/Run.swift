@@ -126,6 +126,7 @@ struct Run: AsyncParsableCommand {
         }
         if threads > 1 && clock == .wall { throw ValidationError("--clock wall needs --threads 1") }
         if resume == nil { _ = try input.catalogPath }
+        if let stateOut, stateOut.isEmpty { throw ValidationError("--state-out needs a file name") }
         if let checkpoint, checkpoint.isEmpty || checkpoint == "-" {
             throw ValidationError("--checkpoint needs a file name")
         }
