@@ -6,6 +6,10 @@ enum BeaconSightingDecoder {
     /// other positive value is impossible (a receiver glitch) and makes the line bad input.
     static func checkRSSI(_ rssi: Double, field: String) throws(LineError) {
         guard rssi.isFinite else { throw LineError(field: field, message: "must be a finite number of dBm") }
+        // Below -200 dBm no receiver reports anything; such a value is a decoding error upstream.
+        guard rssi >= -200 else {
+            throw LineError(field: field, message: "\(rssi) dBm is below any receiver's floor; expected -200…0")
+        }
         guard rssi <= 0 || rssi == 127 else {
             throw LineError(
                 field: field,
@@ -64,6 +68,11 @@ enum BeaconSightingDecoder {
             throw LineError(field: "beacon.minor", message: "must be in 0…65535 (got \(minor))")
         }
         try checkRSSI(rssi, field: "beacon.rssi")
+        if let txPower, !(txPower.isFinite && txPower < 0 && txPower >= -200) {
+            throw LineError(
+                field: "beacon.txPower",
+                message: "\(txPower) dBm cannot be a beacon's measured power at 1 m; expected -200…0, exclusive of 0")
+        }
         return .sighting(
             BeaconSighting(
                 device: device, time: time, beacon: BeaconIdentity(uuid: normalized, major: major, minor: minor),
