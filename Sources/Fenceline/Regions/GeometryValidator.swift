@@ -16,6 +16,14 @@ public final class GeometryValidator {
         self.context = context
     }
 
+    /// Half the Earth's circumference (the haversine radius × π): a fence reaching further covers
+    /// the whole Earth, and distances past it are not defined.
+    static let largestReach = 20_015_086.0
+
+    static func reachMessage(_ name: String, _ value: Double) -> String {
+        "\(name) must be at most 20015086 m, half the Earth's circumference (got \(value))"
+    }
+
     /// Every problem in `geometry`, or an empty array when the engine can use it.
     public func problems(in geometry: RegionGeometry) -> [GeometryProblem] {
         switch geometry {
@@ -25,6 +33,8 @@ public final class GeometryValidator {
             if !(radius > 0) || !radius.isFinite {
                 problems.append(
                     GeometryProblem(path: "radius", message: "radius must be a number of metres > 0 (got \(radius))"))
+            } else if radius > Self.largestReach {
+                problems.append(GeometryProblem(path: "radius", message: Self.reachMessage("radius", radius)))
             }
             return problems
         case .corridor(let path, let width):
@@ -41,6 +51,8 @@ public final class GeometryValidator {
                 problems.append(
                     GeometryProblem(path: "corridor", message: "corridor must be a number of metres > 0 (got \(width))")
                 )
+            } else if width > Self.largestReach {
+                problems.append(GeometryProblem(path: "corridor", message: Self.reachMessage("corridor", width)))
             }
             return problems
         case .polygons(let polygons):
