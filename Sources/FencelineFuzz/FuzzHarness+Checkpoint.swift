@@ -58,16 +58,4 @@ extension FuzzHarness {
         append(state.withUnsafeBytes { CheckpointChecksum.of($0) })
         return file + state
     }
-
-    /// Whether `file` holds Int64.min anywhere. Known finding: `CheckpointReader.timeSpan()` traps
-    /// on it (`abs` overflows) instead of throwing. Known findings are set aside only with
-    /// FENCELINE_FUZZ_SKIP_KNOWN=1, so that a run can look past them; remove each once fixed.
-    static func holdsInt64Min(_ file: [UInt8]) -> Bool {
-        var zeros = 0
-        for byte in file {
-            if byte == 0x80 && zeros >= 7 { return true }
-            zeros = byte == 0 ? zeros + 1 : 0
-        }
-        return false
-    }
 }

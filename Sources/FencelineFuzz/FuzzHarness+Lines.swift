@@ -3,11 +3,16 @@ import FencelineFormats
 
 extension FuzzHarness {
     /// Every line through the full decoder, the canonical fast path, the deferring decoder the
-    /// parallel parser uses and `LineDecoder`: all must agree on what the line is.
+    /// parallel parser uses and `LineDecoder`: all must agree on what the line is. The decoders
+    /// live for the input, as for a file, so their per-minute date cache carries from line to
+    /// line; a decoder made for the line alone must read it the same.
     func fuzzNDJSON(_ input: UnsafeBufferPointer<UInt8>) {
-        var lines = LineDecoder(format: .ndjson, device: "", requests: ndjson.requests)
+        let ndjson = NDJSONReadingDecoder(requests: requests)
+        var lines = LineDecoder(format: .ndjson, device: "", requests: requests)
         forEachLine(in: input) { line, number in
             let full = Result { () throws(LineError) in try ndjson.decode(line) }
+            let alone = Result { () throws(LineError) in try NDJSONReadingDecoder(requests: requests).decode(line) }
+            require(alone == full, "line \(number): reads \(full) after the lines before it, \(alone) alone")
             // `decode` takes the canonical path itself; the full parse alone must agree with it.
             if let fix = ndjson.canonicalFix(line) {
                 let parsed = Result { () throws(LineError) in try ndjson.decodeNonCanonical(line) }

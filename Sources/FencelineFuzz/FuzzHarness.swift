@@ -6,17 +6,17 @@ import Foundation
 /// slow to do for every input.
 final class FuzzHarness {
     let catalogDecoder = CatalogDecoder()
-    /// Decodes `add` records too, against an empty catalog, as a run without categories does.
-    let ndjson: NDJSONReadingDecoder
-    /// Decodes the round-trip lines; without a request context, as the encoder writes no controls.
-    let plainNDJSON = NDJSONReadingDecoder()
+    /// What NDJSON decoders need to read `add` records: an empty catalog, as a run without
+    /// categories has. Decoders themselves are made for each input, so that an input that fails
+    /// fails alone too.
+    let requests: NDJSONReadingDecoder.RequestContext
 
     /// Whether findings already written down are stepped around (`FENCELINE_FUZZ_SKIP_KNOWN=1`,
     /// `Tools/fuzz --skip-known`), so that a long run can look for others before they are fixed.
     let skipsKnownFindings = ProcessInfo.processInfo.environment["FENCELINE_FUZZ_SKIP_KNOWN"] == "1"
 
     init() {
-        ndjson = NDJSONReadingDecoder(requests: .init(decoder: catalogDecoder, catalog: Catalog()))
+        requests = NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: Catalog())
     }
 
     /// Runs `target` on one input.

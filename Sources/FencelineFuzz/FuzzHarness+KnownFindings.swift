@@ -1,0 +1,51 @@
+/// Inputs that reach a finding already written down (issue 26's fuzzing), stepped around only with
+/// FENCELINE_FUZZ_SKIP_KNOWN=1 (`Tools/fuzz --skip-known`) so that a run can look past them. By
+/// default each still fails its target; remove its test here once it is fixed. (Two more sit with
+/// their invariants: a sighting's txPower and a checkpoint that rewrites differently.)
+extension FuzzHarness {
+    /// Whether `file` holds Int64.min anywhere: `CheckpointReader.timeSpan()` traps on it (`abs`
+    /// overflows) instead of throwing.
+    static func holdsInt64Min(_ file: [UInt8]) -> Bool {
+        var zeros = 0
+        for byte in file {
+            if byte == 0x80 && zeros >= 7 { return true }
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        return false
+    }
+
+    /// Whether `input` has an XML declaration that names an encoding but never ends with `?>`: the
+    /// GPX prescan cannot read it, and libxml2 dereferences null on `encoding="UTF-7"` there.
+    static func hasUnclosedDeclaration(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let declaration = find("<?xml", in: input), find("encoding", in: input, from: declaration) != nil else {
+            return false
+        }
+        return find("?>", in: input, from: declaration) == nil
+    }
+
+    /// Whether `input` has a processing instruction without data (`<?name?>`): libxml2 hands
+    /// FoundationXML's callback a null data pointer, which it reads with `strlen`.
+    static func hasInstructionWithoutData(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        while let open = find("<?", in: input, from: start) {
+            var index = open + 2
+            while index < input.count, ![0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "?")].contains(input[index]) {
+                index += 1
+            }
+            while index < input.count, [0x20, 0x09, 0x0A, 0x0D].contains(input[index]) { index += 1 }
+            if index + 1 < input.count, input[index] == UInt8(ascii: "?"), input[index + 1] == UInt8(ascii: ">") {
+                return true
+            }
+            start = open + 2
+        }
+        return false
+    }
+
+    private static func find(_ text: String, in input: UnsafeBufferPointer<UInt8>, from start: Int = 0) -> Int? {
+        let pattern = Array(text.utf8)
+        guard start <= input.count - pattern.count else { return nil }
+        return (start...(input.count - pattern.count)).first {
+            input[$0..<($0 + pattern.count)].elementsEqual(pattern)
+        }
+    }
+}
