@@ -185,38 +185,20 @@ extension Engine {
         }
     }
 
-    /// The payload of a checkpoint after its header is checked.
     /// The size of the whole checkpoint whose first bytes are `head` (at least its header, 45
     /// bytes), so a reader can refuse what is not a checkpoint, or is longer than one, before
     /// reading it whole.
     /// - Throws: ``CheckpointError`` when `head` is not the start of a checkpoint this build reads.
     public static func checkpointSize(fromHead head: [UInt8]) throws -> Int {
-        try head.withUnsafeBytes { raw in
-            let magic = checkpointMagic
-            guard raw.count >= magic.count, raw.prefix(magic.count).elementsEqual(magic) else {
-                throw CheckpointError(
-                    .notACheckpoint, "not a Fenceline checkpoint (it does not start with FENCELINE-CHECKPOINT)")
-            }
-            guard raw.count >= headerSize else {
-                throw CheckpointError(.damaged, "checkpoint is damaged: it ends inside its header (\(raw.count) bytes)")
-            }
-            var header = CheckpointReader(UnsafeRawBufferPointer(rebasing: raw[magic.count..<headerSize]))
-            let version = Int(try header.uint32())
-            guard version == checkpointVersion else {
-                throw CheckpointError(
-                    .unsupportedVersion,
-                    "checkpoint format version \(version) cannot be read by this build, which reads version \(checkpointVersion)"
-                )
-            }
-            let length = try header.uint64()
-            guard length <= UInt64(Int.max - headerSize) else {
-                throw CheckpointError(.damaged, "checkpoint is damaged: its header gives an impossible length")
-            }
-            return headerSize + Int(length)
+        let length = try head.withUnsafeBytes { try header(of: $0).length }
+        guard length <= UInt64(Int.max - headerSize) else {
+            throw CheckpointError(.damaged, "checkpoint is damaged: its header gives an impossible length")
         }
+        return headerSize + Int(length)
     }
 
-    private static func payload(of raw: UnsafeRawBufferPointer) throws -> CheckpointReader {
+    /// The state's length and checksum from a checkpoint's header, its magic and version checked.
+    private static func header(of raw: UnsafeRawBufferPointer) throws -> (length: UInt64, checksum: UInt64) {
         let magic = checkpointMagic
         guard raw.count >= magic.count, raw.prefix(magic.count).elementsEqual(magic) else {
             throw CheckpointError(
@@ -233,8 +215,12 @@ extension Engine {
                 "checkpoint format version \(version) cannot be read by this build, which reads version \(checkpointVersion)"
             )
         }
-        let length = try header.uint64()
-        let checksum = try header.uint64()
+        return (try header.uint64(), try header.uint64())
+    }
+
+    /// The payload of a checkpoint after its header, length and checksum are checked.
+    private static func payload(of raw: UnsafeRawBufferPointer) throws -> CheckpointReader {
+        let (length, checksum) = try header(of: raw)
         guard length == UInt64(raw.count - headerSize) else {
             throw CheckpointError(
                 .damaged,
