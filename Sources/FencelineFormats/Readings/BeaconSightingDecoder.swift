@@ -19,6 +19,15 @@ enum BeaconSightingDecoder {
         }
     }
 
+    /// A measured power at 1 m is negative dBm, as the catalog's `txPower` must be; whether it
+    /// came as a field or inside an advertisement frame.
+    static func checkTxPower(_ txPower: Double?, field: String) throws(LineError) {
+        guard let txPower, !(txPower.isFinite && txPower < 0 && txPower >= -200) else { return }
+        throw LineError(
+            field: field,
+            message: "\(txPower) dBm cannot be a beacon's measured power at 1 m; expected -200…0, exclusive of 0")
+    }
+
     static func decode(_ line: UnsafeBufferPointer<UInt8>) throws -> Reading {
         let tape = try JSONTape.parse(line)
         defer { withExtendedLifetime(tape) {} }  // refs do not keep their tape alive
@@ -41,6 +50,7 @@ enum BeaconSightingDecoder {
             }
             try checkRSSI(rssi, field: "rssi")
             let decoded = try AdvertisementDecoder.decode(hex: hex)
+            try checkTxPower(decoded.txPower, field: "adv")
             return .sighting(
                 BeaconSighting(
                     device: device, time: time, beacon: decoded.identity, rssi: rssi, txPower: decoded.txPower))
@@ -68,11 +78,7 @@ enum BeaconSightingDecoder {
             throw LineError(field: "beacon.minor", message: "must be in 0…65535 (got \(minor))")
         }
         try checkRSSI(rssi, field: "beacon.rssi")
-        if let txPower, !(txPower.isFinite && txPower < 0 && txPower >= -200) {
-            throw LineError(
-                field: "beacon.txPower",
-                message: "\(txPower) dBm cannot be a beacon's measured power at 1 m; expected -200…0, exclusive of 0")
-        }
+        try checkTxPower(txPower, field: "beacon.txPower")
         return .sighting(
             BeaconSighting(
                 device: device, time: time, beacon: BeaconIdentity(uuid: normalized, major: major, minor: minor),
