@@ -1,19 +1,8 @@
 /// Inputs that reach a finding already written down (issue 26's fuzzing), stepped around only with
 /// FENCELINE_FUZZ_SKIP_KNOWN=1 (`Tools/fuzz --skip-known`) so that a run can look past them. By
-/// default each still fails its target; remove its test here once it is fixed. (Two more sit with
-/// their invariants: a sighting's txPower and a checkpoint that rewrites differently.)
+/// default each still fails its target; remove its test here once it is fixed. (Two more sit
+/// with their invariants: a sighting's txPower, and a checkpoint that rewrites differently.)
 extension FuzzHarness {
-    /// Whether `file` holds Int64.min anywhere: `CheckpointReader.timeSpan()` traps on it (`abs`
-    /// overflows) instead of throwing.
-    static func holdsInt64Min(_ file: [UInt8]) -> Bool {
-        var zeros = 0
-        for byte in file {
-            if byte == 0x80 && zeros >= 7 { return true }
-            zeros = byte == 0 ? zeros + 1 : 0
-        }
-        return false
-    }
-
     /// Whether `input` has an XML declaration that names an encoding but never ends with `?>`: the
     /// GPX prescan cannot read it, and libxml2 dereferences null on `encoding="UTF-7"` there.
     static func hasUnclosedDeclaration(_ input: UnsafeBufferPointer<UInt8>) -> Bool {

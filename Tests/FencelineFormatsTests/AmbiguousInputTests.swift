@@ -92,6 +92,14 @@ import Testing
         #expect(items.last?.error?.message.contains("over 1000 XML warnings") == true, "\(items.last as Any)")
     }
 
+    /// Found by fuzzing: libxml2 crashed on an unclosed declaration naming an encoding.
+    @Test func anUnclosedXMLDeclarationIsRefused() {
+        let items = GPXDecoder.decode(
+            Array(#"<?xml version="1.0" encoding="UTF-7""#.utf8), fileDevice: "f", deviceOverride: nil)
+        #expect(items.count == 1)
+        #expect(items.first?.error?.message.contains("not closed") == true)
+    }
+
     @Test func anOverlongGPXAttributeSaysSo() {
         let text =
             #"<?xml version="1.0"?><gpx><trk><trkseg><trkpt lat=""# + String(repeating: "1", count: 12_000_000)

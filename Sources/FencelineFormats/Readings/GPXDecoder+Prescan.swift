@@ -79,6 +79,13 @@ extension GPXDecoder {
                 utf16 = false
             }
             let text = utf16.map { Self.units(of: bytes, littleEndian: $0, atStart: true) } ?? bytes
+            // An XML declaration that never closes cannot be read here, and libxml2 itself has
+            // crashed on one naming an encoding (found by fuzzing): refused.
+            var start = text[...]
+            if start.starts(with: [0xEF, 0xBB, 0xBF]) { start = start.dropFirst(3) }
+            if start.starts(with: Array("<?xml".utf8)), start.firstRange(of: Array("?>".utf8)) == nil {
+                return (1, "the XML declaration (<?xml …) is not closed with ?>")
+            }
             guard let encoding = GPXDecoder.declaredEncoding(text) else { return nil }
             let known =
                 utf16 != nil
