@@ -1,17 +1,8 @@
 /// Inputs that reach a finding already written down (issue 26's fuzzing), stepped around only with
 /// FENCELINE_FUZZ_SKIP_KNOWN=1 (`Tools/fuzz --skip-known`) so that a run can look past them. By
-/// default each still fails its target; remove its test here once it is fixed. (Two more sit
-/// with their invariants: a sighting's txPower, and a checkpoint that rewrites differently.)
+/// default each still fails its target; remove its test here once it is fixed. (One more sits
+/// with its invariant: a checkpoint that rewrites differently.)
 extension FuzzHarness {
-    /// Whether `input` has an XML declaration that names an encoding but never ends with `?>`: the
-    /// GPX prescan cannot read it, and libxml2 dereferences null on `encoding="UTF-7"` there.
-    static func hasUnclosedDeclaration(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let declaration = find("<?xml", in: input), find("encoding", in: input, from: declaration) != nil else {
-            return false
-        }
-        return find("?>", in: input, from: declaration) == nil
-    }
-
     /// Whether `input` has a processing instruction without data (`<?name?>`): libxml2 hands
     /// FoundationXML's callback a null data pointer, which it reads with `strlen`.
     static func hasInstructionWithoutData(_ input: UnsafeBufferPointer<UInt8>) -> Bool {

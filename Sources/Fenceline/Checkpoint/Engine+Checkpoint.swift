@@ -433,6 +433,10 @@ extension Engine {
         let held = try reader.array(minimumSize: 20) { reader in
             (time: try reader.timestamp(), arrival: try reader.counter(), reading: try reader.reading())
         }
+        // Written in release order (time, then arrival): anything else was not written by an engine.
+        guard zip(held, held.dropFirst()).allSatisfy({ ($0.time, $0.arrival) < ($1.time, $1.arrival) }) else {
+            throw reader.damaged("the held readings are not in order")
+        }
         reorder = ReorderBuffer(
             window: configuration.reorderWindow, restoring: held, arrivals: arrivals, newestSeen: newestSeen)
 

@@ -83,6 +83,7 @@ public enum AdvertisementDecoder {
         let major = Int(payload[20]) << 8 | Int(payload[21])
         let minor = Int(payload[22]) << 8 | Int(payload[23])
         let tx = Double(Int8(bitPattern: payload[24]))
+        try BeaconSightingDecoder.checkTxPower(tx, field: "adv")
         return Decoded(identity: BeaconIdentity(uuid: uuid, major: major, minor: minor), txPower: tx, kind: "ibeacon")
     }
 
@@ -103,6 +104,7 @@ public enum AdvertisementDecoder {
         let uuid = uuidString(Array(namespace[0..<4]) + [0, 0, 0, 0, 0, 0] + Array(namespace[4..<10]))
         let major = Int(instance[2]) << 8 | Int(instance[3])
         let minor = Int(instance[4]) << 8 | Int(instance[5])
+        try BeaconSightingDecoder.checkTxPower(ranging - 41, field: "adv")
         return Decoded(
             identity: BeaconIdentity(uuid: uuid, major: major, minor: minor), txPower: ranging - 41,
             kind: "eddystone-uid")

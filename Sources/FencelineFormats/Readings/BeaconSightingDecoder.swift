@@ -50,7 +50,6 @@ enum BeaconSightingDecoder {
             }
             try checkRSSI(rssi, field: "rssi")
             let decoded = try AdvertisementDecoder.decode(hex: hex)
-            try checkTxPower(decoded.txPower, field: "adv")
             return .sighting(
                 BeaconSighting(
                     device: device, time: time, beacon: decoded.identity, rssi: rssi, txPower: decoded.txPower))
