@@ -100,6 +100,15 @@ import Testing
         #expect(items.first?.error?.message.contains("not closed") == true)
     }
 
+    /// Found by fuzzing: FoundationXML crashes on a processing instruction without data.
+    @Test func anEmptyProcessingInstructionIsRefused() {
+        let text = "<?xml version=\"1.0\"?>\n<?pi?>\n<gpx><trk><trkseg></trkseg></trk></gpx>"
+        let items = GPXDecoder.decode(Array(text.utf8), fileDevice: "f", deviceOverride: nil)
+        #expect(items.count == 1)
+        #expect(items.first?.line == 2)
+        #expect(items.first?.error?.message.contains("processing instruction without data") == true)
+    }
+
     @Test func anOverlongGPXAttributeSaysSo() {
         let text =
             #"<?xml version="1.0"?><gpx><trk><trkseg><trkpt lat=""# + String(repeating: "1", count: 12_000_000)

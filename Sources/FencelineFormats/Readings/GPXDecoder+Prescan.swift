@@ -49,6 +49,12 @@ extension GPXDecoder {
             let scanned = tail + text
             for index in scanned.indices {
                 if index >= tail.count && scanned[index] == 0x0A { line += 1 }
+                if scanned[index] == 0x3C, Self.isEmptyInstruction(scanned[index...]) {
+                    return (
+                        line,
+                        "a processing instruction without data (<?name?>) is refused: the XML parser crashes on it; GPX needs none"
+                    )
+                }
                 if scanned[index] == 0x3C, scanned[index...].starts(with: entity) {
                     return (
                         line,
@@ -100,6 +106,23 @@ extension GPXDecoder {
                 )
             }
             return nil
+        }
+
+        /// Whether `text` starts with `<?name?>`: FoundationXML passes libxml2's null data for
+        /// it to `strlen` (found by fuzzing).
+        private static func isEmptyInstruction(_ text: ArraySlice<UInt8>) -> Bool {
+            guard text.count >= 5, text[text.startIndex + 1] == UInt8(ascii: "?") else { return false }
+            var index = text.startIndex + 2
+            while index < text.endIndex, index - text.startIndex < 200 {
+                let byte = text[index]
+                let isNameByte =
+                    (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                    || byte == 0x5F || byte == 0x3A || byte == 0x2D || byte == 0x2E || byte >= 0x80
+                guard isNameByte else { break }
+                index += 1
+            }
+            guard index > text.startIndex + 2, index + 1 < text.endIndex else { return false }
+            return text[index] == UInt8(ascii: "?") && text[index + 1] == UInt8(ascii: ">")
         }
 
         /// UTF-16 code units as one byte each: ASCII as is, anything else 0x80 (a BOM at the
