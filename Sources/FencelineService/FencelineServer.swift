@@ -12,8 +12,7 @@ public enum FencelineServer {
     public struct Options: Sendable {
         /// The store's directory (`--data`).
         public var dataDirectory: String
-        /// The catalog a new store starts from, and its bytes.
-        public var catalog: Catalog
+        /// The catalog a new store starts from, as its file's bytes.
         public var catalogBytes: [UInt8]
         /// Where to listen (`--listen`); port 0 picks a free one, which is printed.
         public var host = "127.0.0.1"
@@ -26,9 +25,8 @@ public enum FencelineServer {
         /// `--clock wall`: the wall clock also moves the engine's clock, each second.
         public var wallClock = false
 
-        public init(dataDirectory: String, catalog: Catalog, catalogBytes: [UInt8]) {
+        public init(dataDirectory: String, catalogBytes: [UInt8]) {
             self.dataDirectory = dataDirectory
-            self.catalog = catalog
             self.catalogBytes = catalogBytes
         }
     }
@@ -44,7 +42,7 @@ public enum FencelineServer {
         settings.configuration = options.configuration
         settings.checkpointEvery = options.checkpointEvery
         let engine = try ServiceEngine(
-            store: store, catalog: options.catalog, catalogBytes: options.catalogBytes, settings: settings,
+            store: store, catalogBytes: options.catalogBytes, settings: settings,
             logger: logger)
         let token = try options.token ?? storedToken(in: store, announce: announce)
         let stopping = StopFlag()

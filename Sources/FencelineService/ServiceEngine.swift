@@ -45,13 +45,12 @@ actor ServiceEngine {
     /// The journal position the engine's state covers, and where the last checkpoint was taken.
     private var journalPosition = 0
     private var checkpointPosition = 0
-    private var lastSeq = 0
     /// Requests added through the API before the clock was set.
     private var queuedAdds: Set<String> = []
 
-    /// Opens the engine over `store`: from its newest checkpoint and journal, or from `catalog`
-    /// on a new store (which then keeps the catalog, so a replay starts where this run did).
-    init(store: ServiceStore, catalog: Catalog, catalogBytes: [UInt8], settings: Settings, logger: Logger) throws {
+    /// Opens the engine over `store`: from its newest checkpoint and journal, or from the catalog
+    /// `catalogBytes` on a new store (which keeps them, so a replay starts where this run did).
+    init(store: ServiceStore, catalogBytes: [UInt8], settings: Settings, logger: Logger) throws {
         self.store = store
         self.settings = settings
         self.logger = logger
@@ -73,7 +72,6 @@ actor ServiceEngine {
         } else {
             engine = try Engine(catalog: start, configuration: settings.configuration, logger: logger)
         }
-        lastSeq = try store.lastSeq()
         journalPosition = try Self.replayJournal(
             into: engine, after: journalPosition, store: store, decoder: decoder, logger: logger)
     }
@@ -208,7 +206,6 @@ actor ServiceEngine {
             try reload()
             throw error
         }
-        if let last = logged.last { lastSeq = last.seq }
         if journalPosition - checkpointPosition >= settings.checkpointEvery { try checkpoint() }
         return logged
     }
@@ -235,8 +232,6 @@ actor ServiceEngine {
             into: engine, after: journalPosition, store: store, decoder: decoder, logger: logger)
     }
 
-    /// The last `seq` committed.
-    var committedSeq: Int { lastSeq }
 }
 
 /// A batch holding a line over the limit (SPEC §11: 413).

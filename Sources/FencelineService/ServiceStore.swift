@@ -141,11 +141,6 @@ final class ServiceStore: Sendable {
         }
     }
 
-    /// The last `seq` in the log (0 when empty).
-    func lastSeq() throws -> Int {
-        try pool.read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM events") ?? 0 }
-    }
-
     /// A setting, or `nil`.
     func meta(_ key: String) throws -> [UInt8]? {
         try pool.read { db in

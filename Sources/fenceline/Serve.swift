@@ -78,13 +78,13 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var catalog = Catalog()
         var catalogBytes = Array(#"{"requests":[]}"#.utf8)
         if let triggers {
-            catalog = try loadCatalog(path: triggers, decoder: CatalogDecoder(), limit: catalogLimit).catalog
+            // Checked (with its located errors) before the service keeps its bytes.
+            _ = try loadCatalog(path: triggers, decoder: CatalogDecoder(), limit: catalogLimit)
             catalogBytes = Array(try Data(contentsOf: URL(fileURLWithPath: triggers)))
         }
-        var options = FencelineServer.Options(dataDirectory: data, catalog: catalog, catalogBytes: catalogBytes)
+        var options = FencelineServer.Options(dataDirectory: data, catalogBytes: catalogBytes)
         options.host = address!.host
         options.port = address!.port
         options.configuration = Engine.Configuration(
