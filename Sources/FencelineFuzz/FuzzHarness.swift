@@ -1,6 +1,5 @@
 import Fenceline
 import FencelineFormats
-import Foundation
 
 /// What the targets keep between inputs: building a catalog decoder makes a GEOS context, too
 /// slow to do for every input.
@@ -10,10 +9,6 @@ final class FuzzHarness {
     /// categories has. Decoders themselves are made for each input, so that an input that fails
     /// fails alone too.
     let requests: NDJSONReadingDecoder.RequestContext
-
-    /// Whether findings already written down are stepped around (`FENCELINE_FUZZ_SKIP_KNOWN=1`,
-    /// `Tools/fuzz --skip-known`), so that a long run can look for others before they are fixed.
-    let skipsKnownFindings = ProcessInfo.processInfo.environment["FENCELINE_FUZZ_SKIP_KNOWN"] == "1"
 
     init() {
         requests = NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: Catalog())

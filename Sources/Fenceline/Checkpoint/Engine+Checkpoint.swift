@@ -413,6 +413,11 @@ extension Engine {
             return EngineTimer(
                 due: due, setAt: setAt, order: order, kind: kind, slot: slot, device: device, token: token)
         }
+        // Written in (due, order) order: anything else was not written by an engine, and would
+        // load into the same queue but write itself differently.
+        guard zip(timerList, timerList.dropFirst()).allSatisfy({ $0 < $1 }) else {
+            throw reader.damaged("timers are out of order")
+        }
         timers = TimerQueue(restoring: timerList, nextOrder: nextOrder)
         let produced = try reader.int(in: 0...largest, "a count")
         let pending = try reader.array(minimumSize: 40) { reader in
