@@ -41,12 +41,14 @@ public enum FencelineServer {
         var settings = ServiceEngine.Settings()
         settings.configuration = options.configuration
         settings.checkpointEvery = options.checkpointEvery
+        let metrics = ServiceMetrics()
         let engine = try ServiceEngine(
-            store: store, catalogBytes: options.catalogBytes, settings: settings,
-            logger: logger)
+            store: store, catalogBytes: options.catalogBytes, settings: settings, metrics: metrics, logger: logger)
+        try await engine.addChangedRequests(catalogBytes: options.catalogBytes)
         let token = try options.token ?? storedToken(in: store, announce: announce)
         let stopping = StopFlag()
-        let router = ServiceRoutes.router(engine: engine, store: store, token: token, stopping: stopping)
+        let router = ServiceRoutes.router(
+            engine: engine, store: store, metrics: metrics, token: token, stopping: stopping)
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "fenceline"),
@@ -59,7 +61,10 @@ public enum FencelineServer {
         // shutdown does not wait for them.
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: app), .init(service: StopWatcher(flag: stopping))]
+                services: [
+                    .init(service: WebhookDelivery(store: store, metrics: metrics, logger: logger)),
+                    .init(service: app), .init(service: StopWatcher(flag: stopping)),
+                ]
                     + (options.wallClock ? [.init(service: WallClock(engine: engine, logger: logger))] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Fenceline
 import FencelineFormats
 import FencelineRun
@@ -37,6 +38,9 @@ actor ServiceEngine {
 
     private let store: ServiceStore
     private let settings: Settings
+    private let metrics: ServiceMetrics
+    /// The webhooks, kept here so that each batch's deliveries are chosen in its own commit.
+    private var webhooks: [ServiceStore.Webhook]
     private let logger: Logger
     private let catalog: Catalog
     private var engine: Engine
@@ -45,21 +49,30 @@ actor ServiceEngine {
     /// The journal position the engine's state covers, and where the last checkpoint was taken.
     private var journalPosition = 0
     private var checkpointPosition = 0
+    /// Whether the store had a catalog before this start (then `--triggers` adds what changed).
+    private var startedOnExistingStore = false
     /// Requests added through the API before the clock was set.
     private var queuedAdds: Set<String> = []
 
     /// Opens the engine over `store`: from its newest checkpoint and journal, or from the catalog
     /// `catalogBytes` on a new store (which keeps them, so a replay starts where this run did).
-    init(store: ServiceStore, catalogBytes: [UInt8], settings: Settings, logger: Logger) throws {
+    init(store: ServiceStore, catalogBytes: [UInt8], settings: Settings, metrics: ServiceMetrics, logger: Logger)
+        throws
+    {
         self.store = store
         self.settings = settings
+        self.metrics = metrics
         self.logger = logger
+        webhooks = try store.webhooks()
         let startBytes: [UInt8]
+        let isNew: Bool
         if let stored = try store.meta("startCatalog") {
             startBytes = stored
+            isNew = false
         } else {
             try store.setMeta("startCatalog", catalogBytes)
             startBytes = catalogBytes
+            isNew = true
         }
         let start = try CatalogDecoder().decode(startBytes).catalog
         self.catalog = start
@@ -73,13 +86,41 @@ actor ServiceEngine {
             engine = try Engine(catalog: start, configuration: settings.configuration, logger: logger)
         }
         journalPosition = try Self.replayJournal(
-            into: engine, after: journalPosition, store: store, decoder: decoder, logger: logger)
+            into: engine, after: journalPosition, store: store, decoder: decoder, queuedAdds: &queuedAdds,
+            logger: logger)
+        startedOnExistingStore = !isNew
+    }
+
+    /// `--triggers` on a store that has a catalog already: its requests are added (replacing by
+    /// id) as journaled `add` records, but only those the engine does not have as they are, so
+    /// that restarting with the same file changes nothing. (Categories and defaults stay those of
+    /// the store's first catalog.)
+    func addChangedRequests(catalogBytes: [UInt8]) throws {
+        guard startedOnExistingStore else { return }
+        let catalog = try CatalogDecoder().decode(catalogBytes).catalog
+        guard let root = try? JSONSerialization.jsonObject(with: Data(catalogBytes)) as? [String: Any],
+            let objects = root["requests"] as? [Any], objects.count == catalog.requests.count
+        else { return }
+        var added = 0
+        for (request, object) in zip(catalog.requests, objects) where !engine.hasRequest(identicalTo: request) {
+            // A request added before the first reading waits for the clock: it is not pending yet.
+            if engine.clock == nil && queuedAdds.contains(request.id) { continue }
+            let record: [String: Any] = ["op": "add", "request": object]
+            do {
+                try control(Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])))
+            } catch let error as LineError {
+                throw TriggersRefused(request: request.id, reason: error.message)
+            }
+            added += 1
+        }
+        if added > 0 { logger.info("added requests from --triggers", metadata: ["requests": "\(added)"]) }
     }
 
     /// Applies the journal after `position` to `engine` and returns the position reached; the
     /// events it gives are in the log already.
     private static func replayJournal(
-        into engine: Engine, after position: Int, store: ServiceStore, decoder: NDJSONReadingDecoder, logger: Logger
+        into engine: Engine, after position: Int, store: ServiceStore, decoder: NDJSONReadingDecoder,
+        queuedAdds: inout Set<String>, logger: Logger
     ) throws -> Int {
         var position = position
         var replayed = 0
@@ -88,7 +129,9 @@ actor ServiceEngine {
             guard let last = entries.last else { break }
             for entry in entries {
                 let reading = try entry.line.withUnsafeBufferPointer { try decoder.decode($0) }
-                if let reading { _ = engine.process(reading) }
+                guard let reading else { continue }
+                if engine.clock == nil { Self.noteQueuedAdd(reading, in: &queuedAdds) }
+                _ = engine.process(reading)
             }
             position = last.position
             replayed += entries.count
@@ -135,6 +178,9 @@ actor ServiceEngine {
         }
         answer.skipped = answer.errors.count
         answer.stale = engine.statistics.stale - staleBefore
+        metrics.readings.increment(by: answer.accepted)
+        metrics.skipped.increment(by: answer.skipped)
+        metrics.stale.increment(by: answer.stale)
         answer.firstSeq = events.first?.sequence
         answer.lastSeq = events.last?.sequence
         let answerBytes = Array(try JSONEncoder().encode(answer))
@@ -148,16 +194,20 @@ actor ServiceEngine {
     func control(_ line: [UInt8]) throws {
         let reading = try line.withUnsafeBufferPointer { bytes throws(LineError) in try decoder.decode(bytes) }
         guard let reading else { return }
-        if engine.clock == nil, case .control(let control) = reading {
-            switch control.operation {
-            case .add(let request): queuedAdds.insert(request.id)
-            case .removePending(let ids): queuedAdds.subtract(ids)
-            case .removeAllPending: queuedAdds.removeAll()
-            default: break
-            }
-        }
+        if engine.clock == nil { Self.noteQueuedAdd(reading, in: &queuedAdds) }
         let events = engine.process(reading)
         try commit(lines: [line], events: events, idempotency: nil)
+    }
+
+    /// Keeps `queuedAdds` up to date with a control record applied before the first reading.
+    private static func noteQueuedAdd(_ reading: Reading, in queuedAdds: inout Set<String>) {
+        guard case .control(let control) = reading else { return }
+        switch control.operation {
+        case .add(let request): queuedAdds.insert(request.id)
+        case .removePending(let ids): queuedAdds.subtract(ids)
+        case .removeAllPending: queuedAdds.removeAll()
+        default: break
+        }
     }
 
     /// `--clock wall`: moves the clock to `now` with a journaled `tick` record, as a reading
@@ -180,6 +230,30 @@ actor ServiceEngine {
         engine.pendingRequests.map { ($0, engine.nextTriggerDate(forRequest: $0.id)) }
     }
 
+    /// What the engine knows of a device, with the time of the last event of each of its standings.
+    func status(ofDevice device: String) -> DeviceStatus? {
+        engine.status(ofDevice: device)
+    }
+
+    /// Registers a webhook: the events of every batch committed from now on that match it.
+    func addWebhook(_ webhook: ServiceStore.Webhook) throws {
+        try store.addWebhook(webhook)
+        webhooks.append(webhook)
+    }
+
+    /// Removes a webhook and its undelivered events; `false` when there was none.
+    func removeWebhook(id: String) throws -> Bool {
+        let removed = try store.removeWebhook(id: id)
+        webhooks.removeAll { $0.id == id }
+        return removed
+    }
+
+    /// Sets the gauges a scrape of `/metrics` reads: devices known and requests pending.
+    func updateGauges() {
+        metrics.devices.record(engine.deviceCount)
+        metrics.requests.record(engine.pendingRequests.count)
+    }
+
     /// The delivered notifications, newest first, of one device or all.
     func delivered(device: String?) -> [Event] {
         engine.deliveredNotifications.filter { device == nil || $0.device == device }
@@ -198,13 +272,25 @@ actor ServiceEngine {
                 seq: event.sequence, kind: event.kind.rawValue, device: event.device, request: event.requestID,
                 json: json)
         }
+        var deliveries: [ServiceStore.Delivery] = []
+        if !webhooks.isEmpty {
+            for event in logged {
+                for webhook in webhooks where webhook.matches(kind: event.kind, request: event.request) {
+                    deliveries.append(.init(webhook: webhook.id, seq: event.seq, device: event.device))
+                }
+            }
+        }
         do {
-            journalPosition = try store.commit(lines: lines, events: logged, idempotency: idempotency)
+            journalPosition = try store.commit(
+                lines: lines, events: logged, deliveries: deliveries, idempotency: idempotency)
         } catch {
             // The engine went ahead of the store: take it back to what the store holds.
             logger.error("commit failed; reloading the engine from the store", metadata: ["error": "\(error)"])
             try reload()
             throw error
+        }
+        for (kind, count) in Dictionary(logged.map { ($0.kind, 1) }, uniquingKeysWith: +) {
+            metrics.countEvents(kind: kind, count)
         }
         if journalPosition - checkpointPosition >= settings.checkpointEvery { try checkpoint() }
         return logged
@@ -228,10 +314,18 @@ actor ServiceEngine {
             engine = try Engine(catalog: catalog, configuration: settings.configuration, logger: logger)
             journalPosition = 0
         }
+        queuedAdds = []
         journalPosition = try Self.replayJournal(
-            into: engine, after: journalPosition, store: store, decoder: decoder, logger: logger)
+            into: engine, after: journalPosition, store: store, decoder: decoder, queuedAdds: &queuedAdds,
+            logger: logger)
     }
+}
 
+/// A `--triggers` request the store's engine refused at a restart.
+struct TriggersRefused: Error, CustomStringConvertible {
+    var request: String
+    var reason: String
+    var description: String { "--triggers: request \"\(request)\": \(reason)" }
 }
 
 /// A batch holding a line over the limit (SPEC §11: 413).

@@ -1,10 +1,13 @@
+import CoreMetrics
 import Fenceline
 import FencelineFormats
 import FencelineRun
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdAuth
 import Logging
+import Metrics
 import NIOCore
 
 /// The HTTP face of the service (SPEC §11): routes, bearer-token auth and JSON errors.
@@ -12,14 +15,34 @@ enum ServiceRoutes {
     /// The largest body accepted.
     static let maximumBodyBytes = 16 << 20
 
-    static func router(engine: ServiceEngine, store: ServiceStore, token: String, stopping: StopFlag)
-        -> Router<BasicRequestContext>
-    {
-        let router = Router()
+    static func router(
+        engine: ServiceEngine, store: ServiceStore, metrics: ServiceMetrics, token: String, stopping: StopFlag
+    ) -> Router<ServiceContext> {
+        let router = Router(context: ServiceContext.self)
         router.add(middleware: JSONErrors())
-        router.add(middleware: BearerToken(token: Array(token.utf8)))
         router.get("healthz") { _, _ in try Self.json(["status": "ok"]) }
         router.get("readyz") { _, _ in try Self.json(["status": "ready"]) }
+        // Every other route needs the token (SPEC §11, auth).
+        let api = router.group()
+            .add(middleware: TokenAuthenticator(token: token))
+            .add(middleware: IsAuthenticatedMiddleware())
+        addReadingRoutes(to: api, engine: engine, store: store, metrics: metrics, stopping: stopping)
+        addRequestRoutes(to: api, engine: engine)
+        addWebhookRoutes(to: api, engine: engine, store: store)
+        addDeviceRoutes(to: api, engine: engine, store: store)
+        api.get("metrics") { _, _ in
+            await engine.updateGauges()
+            return response(metrics.exposition(), type: "text/plain; version=0.0.4; charset=utf-8")
+        }
+        api.get("openapi.yaml") { _, _ in response(PackageResources.openapi_yaml, type: "application/yaml") }
+        return router
+    }
+
+    /// Readings in, the event log out (as pages, as a stream) and the export.
+    static func addReadingRoutes(
+        to router: RouterGroup<ServiceContext>, engine: ServiceEngine, store: ServiceStore, metrics: ServiceMetrics,
+        stopping: StopFlag
+    ) {
         router.post("v1/readings") { request, _ in
             let type = request.headers[.contentType]?.split(separator: ";").first.map {
                 $0.trimmingCharacters(in: .whitespaces).lowercased()
@@ -38,8 +61,10 @@ enum ServiceRoutes {
             }
             let key = request.headers[HTTPField.Name("Idempotency-Key")!]
             let answer: ServiceEngine.IngestAnswer
+            let started = ContinuousClock.now
             do {
                 answer = try await engine.ingest(Array(buffer.readableBytesView), idempotencyKey: key).answer
+                metrics.ingestLatency.record(duration: ContinuousClock.now - started)
             } catch let error as LineTooLong {
                 throw ServiceError(
                     .contentTooLarge, code: "line_too_long",
@@ -71,8 +96,6 @@ enum ServiceRoutes {
                     try await writer.finish(nil)
                 })
         }
-        router.get("openapi.yaml") { _, _ in response(PackageResources.openapi_yaml, type: "application/yaml") }
-        addRequestRoutes(to: router, engine: engine)
         router.get("v1/export") { _, _ in
             var body: [UInt8] = []
             var position = 0
@@ -87,7 +110,6 @@ enum ServiceRoutes {
             }
             return Self.response(body, type: "application/x-ndjson")
         }
-        return router
     }
 
     /// Server-Sent Events from the log: every event after `seq`, then each as it is committed,
@@ -136,7 +158,7 @@ enum ServiceRoutes {
 
     /// Requests and delivered notifications, managed live; every change is a control record
     /// applied at the clock and journaled, so the export replays it where it happened.
-    static func addRequestRoutes(to router: Router<BasicRequestContext>, engine: ServiceEngine) {
+    static func addRequestRoutes(to router: RouterGroup<ServiceContext>, engine: ServiceEngine) {
         router.get("v1/requests") { _, _ in
             let pending = await engine.pendingRequests()
             return try json(["requests": pending.map { summary($0.request, next: $0.next) }])
@@ -238,84 +260,5 @@ enum ServiceRoutes {
         Response(
             status: status, headers: [.contentType: type],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-}
-
-/// An error answered as SPEC §11's JSON: `{"error": {"code", "message", "line"?, "field"?}}`.
-struct ServiceError: Error {
-    var status: HTTPResponse.Status
-    var code: String
-    var message: String
-    var line: Int?
-    var field: String?
-
-    init(_ status: HTTPResponse.Status, code: String, _ message: String, line: Int? = nil, field: String? = nil) {
-        self.status = status
-        self.code = code
-        self.message = message
-        self.line = line
-        self.field = field
-    }
-
-    var response: Response {
-        struct Body: Encodable {
-            struct Detail: Encodable {
-                var code: String
-                var message: String
-                var line: Int?
-                var field: String?
-            }
-            var error: Detail
-        }
-        let body = Body(error: .init(code: code, message: message, line: line, field: field))
-        let bytes = (try? JSONEncoder().encode(body)).map(Array.init) ?? []
-        return ServiceRoutes.response(bytes, type: "application/json", status: status)
-    }
-}
-
-/// Turns every error into a JSON answer: the service's own, Hummingbird's (404 for an unknown
-/// route, 405…) and anything else as a 500 whose detail goes to the log, not the client.
-struct JSONErrors<Context: RequestContext>: RouterMiddleware {
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let error as ServiceError {
-            return error.response
-        } catch let error as HTTPError {
-            let code = error.status == .notFound ? "not_found" : "http_\(error.status.code)"
-            return ServiceError(error.status, code: code, error.body ?? error.status.reasonPhrase).response
-        } catch {
-            context.logger.error("request failed", metadata: ["error": "\(error)"])
-            return ServiceError(.internalServerError, code: "internal", "the request failed; see the service's log")
-                .response
-        }
-    }
-}
-
-/// `Authorization: Bearer <token>` on every path but the health checks, compared in constant time.
-struct BearerToken<Context: RequestContext>: RouterMiddleware {
-    let token: [UInt8]
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        let path = request.uri.path
-        if path == "/healthz" || path == "/readyz" { return try await next(request, context) }
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            Self.constantTimeEqual(Array(header.utf8.dropFirst(7)), token)
-        else {
-            throw ServiceError(.unauthorized, code: "unauthorized", "send Authorization: Bearer <token>")
-        }
-        return try await next(request, context)
-    }
-
-    /// Equal bytes, in a time that depends only on the lengths.
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
     }
 }

@@ -6,7 +6,7 @@ import GRDB
 /// the event log, the engine checkpoints (each with the journal position it covers), idempotency
 /// answers and settings. Its schema is created and upgraded by numbered migrations.
 final class ServiceStore: Sendable {
-    private let pool: DatabasePool
+    let pool: DatabasePool
 
     /// Opens (creating and migrating as needed) the store in `directory`.
     init(directory: String) throws {
@@ -49,6 +49,33 @@ final class ServiceStore: Sendable {
                 table.column("created", .double).notNull()
             }
         }
+        // Webhooks and their outbox: each matching event gets a row in the batch's own commit,
+        // so a restart resumes delivery with nothing lost.
+        migrator.registerMigration("2-webhooks-outbox") { db in
+            try db.create(table: "webhooks") { table in
+                table.primaryKey("id", .text)
+                table.column("url", .text).notNull()
+                table.column("secret", .text).notNull()
+                table.column("requests", .blob)
+                table.column("events", .blob)
+                table.column("created", .double).notNull()
+                table.column("delivered", .integer).notNull().defaults(to: 0)
+                table.column("failed", .integer).notNull().defaults(to: 0)
+                table.column("givenUp", .integer).notNull().defaults(to: 0)
+            }
+            try db.create(table: "outbox") { table in
+                table.column("webhook", .text).notNull()
+                table.column("seq", .integer).notNull()
+                table.column("device", .text).notNull()
+                table.column("attempts", .integer).notNull().defaults(to: 0)
+                table.column("nextAttempt", .double).notNull()
+                table.column("created", .double).notNull()
+                table.primaryKey(["webhook", "seq"])
+            }
+            try db.create(index: "outboxByDevice", on: "outbox", columns: ["webhook", "device", "seq"])
+            // `GET /v1/devices/{id}` reads a device's last enter or exit per request.
+            try db.create(index: "eventsByDevice", on: "events", columns: ["device", "request", "seq"])
+        }
         return migrator
     }
 
@@ -61,16 +88,33 @@ final class ServiceStore: Sendable {
         var json: [UInt8]
     }
 
-    /// Commits a batch at once: the lines applied, the events they released and, under an
-    /// idempotency key, the answer given. Returns the journal position of the batch's last line.
+    /// An event one webhook is to be sent.
+    struct Delivery: Sendable {
+        var webhook: String
+        var seq: Int
+        var device: String?
+    }
+
+    /// Commits a batch at once: the lines applied, the events they released, their webhook
+    /// deliveries and, under an idempotency key, the answer given. Returns the journal position
+    /// of the batch's last line.
     @discardableResult
-    func commit(lines: [[UInt8]], events: [LoggedEvent], idempotency: (key: String, answer: [UInt8])?) throws -> Int {
+    func commit(
+        lines: [[UInt8]], events: [LoggedEvent], deliveries: [Delivery] = [],
+        idempotency: (key: String, answer: [UInt8])?
+    ) throws -> Int {
         try pool.write { db in
             for line in lines { try db.execute(sql: "INSERT INTO journal (line) VALUES (?)", arguments: [Data(line)]) }
             for event in events {
                 try db.execute(
                     sql: "INSERT INTO events (seq, kind, device, request, json) VALUES (?, ?, ?, ?, ?)",
                     arguments: [event.seq, event.kind, event.device, event.request, Data(event.json)])
+            }
+            let now = Date().timeIntervalSince1970
+            for delivery in deliveries {
+                try db.execute(
+                    sql: "INSERT INTO outbox (webhook, seq, device, nextAttempt, created) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [delivery.webhook, delivery.seq, delivery.device ?? "", now, now])
             }
             if let idempotency {
                 try db.execute(
@@ -133,6 +177,26 @@ final class ServiceStore: Sendable {
             try Row.fetchAll(
                 db, sql: "SELECT seq, kind, device, request, json FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
                 arguments: [seq, limit]
+            ).map {
+                LoggedEvent(
+                    seq: $0["seq"], kind: $0["kind"], device: $0["device"], request: $0["request"],
+                    json: Array($0["json"] as Data))
+            }
+        }
+    }
+
+    /// The newest enter or exit event of `device` for each request, as logged.
+    func lastCrossings(device: String) throws -> [LoggedEvent] {
+        try pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT seq, kind, device, request, json FROM events
+                    WHERE seq IN (SELECT MAX(seq) FROM events WHERE device = ? AND kind IN ('enter', 'exit')
+                                  GROUP BY request)
+                    ORDER BY seq
+                    """,
+                arguments: [device]
             ).map {
                 LoggedEvent(
                     seq: $0["seq"], kind: $0["kind"], device: $0["device"], request: $0["request"],

@@ -42,6 +42,9 @@ struct BeaconStateMachine {
     /// Whether the machine holds nothing beyond "outside".
     var isIdle: Bool { !isInside && enterStreak == nil }
 
+    /// When the open streak towards the other side began, if one is open.
+    var changingSince: Timestamp? { isInside ? exitStreak?.since : enterStreak?.since }
+
     /// A sighting of a beacon of the region that counts (`counts`) or not.
     mutating func sighting(counts: Bool, at time: Timestamp, rules: Rules, token: UInt64) -> Action {
         if counts { lastCounting = time }

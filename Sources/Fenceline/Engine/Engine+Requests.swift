@@ -35,6 +35,15 @@ extension Engine {
         return givenDigests[request.id] == Self.digest(of: request)
     }
 
+    /// Whether the engine has `request` as it is: given by a catalog before, or added and not
+    /// removed since (finished or not). The service adds a restart's `--triggers` requests only
+    /// when it does not, so that restarting with the same file changes nothing.
+    package func hasRequest(identicalTo request: NotificationRequest) -> Bool {
+        if wasGiven(request) { return true }
+        guard let slot = slotsByID[request.id] else { return false }
+        return states[Int(slot)].isAlive && requests[Int(slot)].request == request
+    }
+
     /// A request's digest as a checkpoint keeps it: the checksum of its encoding.
     static func digest(of request: NotificationRequest) -> UInt64 {
         var writer = CheckpointWriter()

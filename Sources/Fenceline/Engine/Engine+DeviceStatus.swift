@@ -1,0 +1,54 @@
+/// What the engine knows of one device: its last reading and where it stands for each request
+/// (the service's `GET /v1/devices/{id}`).
+public struct DeviceStatus: Hashable, Sendable {
+    /// Where the device stands for one region or beacon request.
+    public struct Standing: Hashable, Sendable {
+        /// The request's identifier.
+        public var requestID: String
+        /// Whether the device is inside (after hysteresis, as its last event said).
+        public var isInside: Bool
+        /// When an open streak towards the other side began (its first fix or sighting), if one is open.
+        public var changingSince: Timestamp?
+    }
+
+    /// The device's name.
+    public var device: String
+    /// The time of its last applied reading.
+    public var lastReadingTime: Timestamp?
+    /// The position of its newest fix a request accepted.
+    public var lastPosition: Coordinate?
+    /// The requests where the device is inside or on its way to a change, in request order; it
+    /// is outside every other request it is tracked for.
+    public var standings: [Standing]
+}
+
+extension Engine {
+    /// How many devices the engine knows.
+    public var deviceCount: Int { devices.count }
+
+    /// What the engine knows of `device`, or `nil` for a device it has never read.
+    public func status(ofDevice device: String) -> DeviceStatus? {
+        guard let id = devices.id(of: device) else { return nil }
+        let newest = devices.thresholds.indices.map { devices.acceptedFix(device: id, bucket: $0) }
+            .max { $0.sequence < $1.sequence }
+        var standings: [(slot: Int32, standing: DeviceStatus.Standing)] = []
+        for record in devices.records[Int(id)] where states[Int(record.slot)].isAlive {
+            guard record.machine.isInside || record.machine.pendingStreak != nil else { continue }
+            let standing = DeviceStatus.Standing(
+                requestID: requests[Int(record.slot)].request.id, isInside: record.machine.isInside,
+                changingSince: record.machine.pendingStreak?.since)
+            standings.append((record.slot, standing))
+        }
+        for record in devices.beaconRecords[Int(id)] where states[Int(record.slot)].isAlive {
+            guard !record.machine.isIdle else { continue }
+            let standing = DeviceStatus.Standing(
+                requestID: requests[Int(record.slot)].request.id, isInside: record.machine.isInside,
+                changingSince: record.machine.changingSince)
+            standings.append((record.slot, standing))
+        }
+        return DeviceStatus(
+            device: device, lastReadingTime: devices.fixStates[Int(id)].lastTime,
+            lastPosition: newest.flatMap { $0.sequence > 0 ? $0.coordinate : nil },
+            standings: standings.sorted { $0.slot < $1.slot }.map(\.standing))
+    }
+}

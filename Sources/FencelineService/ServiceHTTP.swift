@@ -1,0 +1,85 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdAuth
+import Logging
+import NIOCore
+
+/// An error answered as SPEC §11's JSON: `{"error": {"code", "message", "line"?, "field"?}}`.
+struct ServiceError: Error {
+    var status: HTTPResponse.Status
+    var code: String
+    var message: String
+    var line: Int?
+    var field: String?
+
+    init(_ status: HTTPResponse.Status, code: String, _ message: String, line: Int? = nil, field: String? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.line = line
+        self.field = field
+    }
+
+    var response: Response {
+        struct Body: Encodable {
+            struct Detail: Encodable {
+                var code: String
+                var message: String
+                var line: Int?
+                var field: String?
+            }
+            var error: Detail
+        }
+        let body = Body(error: .init(code: code, message: message, line: line, field: field))
+        let bytes = (try? JSONEncoder().encode(body)).map(Array.init) ?? []
+        return ServiceRoutes.response(bytes, type: "application/json", status: status)
+    }
+}
+
+/// Turns every error into a JSON answer: the service's own, Hummingbird's (404 for an unknown
+/// route, 405…) and anything else as a 500 whose detail goes to the log, not the client.
+struct JSONErrors<Context: RequestContext>: RouterMiddleware {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as ServiceError {
+            return error.response
+        } catch let error as HTTPError where error.status == .unauthorized {
+            return ServiceError(.unauthorized, code: "unauthorized", "send Authorization: Bearer <token>").response
+        } catch let error as HTTPError {
+            let code = error.status == .notFound ? "not_found" : "http_\(error.status.code)"
+            return ServiceError(error.status, code: code, error.body ?? error.status.reasonPhrase).response
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(error)"])
+            return ServiceError(.internalServerError, code: "internal", "the request failed; see the service's log")
+                .response
+        }
+    }
+}
+
+/// Who a request comes from: a holder of the service's token (there is one kind of client).
+struct ServiceClient: Sendable {}
+
+/// The request context of every route: Hummingbird's, with the authenticated client.
+typealias ServiceContext = BasicAuthRequestContext<ServiceClient>
+
+/// `Authorization: Bearer <token>` (hummingbird-auth reads the header). The token is compared
+/// through SHA-256 digests, whose equality swift-crypto checks in constant time, so neither the
+/// token's bytes nor its length show in the answer's timing; it is never logged.
+struct TokenAuthenticator: AuthenticatorMiddleware {
+    typealias Context = ServiceContext
+    let digest: [UInt8]
+
+    init(token: String) {
+        digest = Array(SHA256.hash(data: Array(token.utf8)))
+    }
+
+    func authenticate(request: Request, context: Context) async throws -> ServiceClient? {
+        guard let bearer = request.headers.bearer else { return nil }
+        return SHA256.hash(data: Array(bearer.token.utf8)) == digest ? ServiceClient() : nil
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import GRDB
+
+extension ServiceStore {
+    /// A webhook as stored: where events go, the secret that signs them, its filters and counts.
+    struct Webhook: Codable, Sendable, Equatable {
+        var id: String
+        var url: String
+        var secret: String
+        /// Only events of these requests, or every request.
+        var requests: [String]?
+        /// Only events of these kinds, or every kind.
+        var events: [String]?
+        var created: Double
+        var delivered = 0
+        var failed = 0
+        var givenUp = 0
+        /// Events waiting for delivery.
+        var backlog = 0
+
+        /// Whether an event of `kind` from request `request` goes to this webhook.
+        func matches(kind: String, request: String) -> Bool {
+            (requests?.contains(request) ?? true) && (events?.contains(kind) ?? true)
+        }
+    }
+
+    func addWebhook(_ webhook: Webhook) throws {
+        try pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO webhooks (id, url, secret, requests, events, created) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    webhook.id, webhook.url, webhook.secret, try webhook.requests.map { try JSONEncoder().encode($0) },
+                    try webhook.events.map { try JSONEncoder().encode($0) }, webhook.created,
+                ])
+        }
+    }
+
+    /// Removes a webhook and its undelivered events; `false` when there was none.
+    func removeWebhook(id: String) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE webhook = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM webhooks WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Every webhook, oldest first, with its counts and backlog.
+    func webhooks() throws -> [Webhook] {
+        try pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT w.*, (SELECT COUNT(*) FROM outbox o WHERE o.webhook = w.id) AS backlog
+                    FROM webhooks w ORDER BY created, id
+                    """
+            ).map { row in
+                let decoder = JSONDecoder()
+                return Webhook(
+                    id: row["id"], url: row["url"], secret: row["secret"],
+                    requests: try (row["requests"] as Data?).map { try decoder.decode([String].self, from: $0) },
+                    events: try (row["events"] as Data?).map { try decoder.decode([String].self, from: $0) },
+                    created: row["created"], delivered: row["delivered"], failed: row["failed"],
+                    givenUp: row["givenUp"], backlog: row["backlog"])
+            }
+        }
+    }
+
+    /// One event due for a webhook: the first undelivered one of its device, so that deliveries
+    /// to a webhook keep `seq` order per device.
+    struct DueDelivery: Sendable, Hashable {
+        var webhook: String
+        var url: String
+        var secret: String
+        var seq: Int
+        var device: String
+        var attempts: Int
+        var created: Double
+        var json: [UInt8]
+    }
+
+    /// Up to `limit` deliveries due at `now`, one per (webhook, device), oldest first.
+    func dueDeliveries(now: Double, limit: Int) throws -> [DueDelivery] {
+        try pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT o.webhook, w.url, w.secret, o.seq, o.device, o.attempts, o.created, e.json
+                    FROM (SELECT webhook, device, MIN(seq) AS seq FROM outbox GROUP BY webhook, device) AS head
+                    JOIN outbox o ON o.webhook = head.webhook AND o.seq = head.seq
+                    JOIN webhooks w ON w.id = o.webhook
+                    JOIN events e ON e.seq = o.seq
+                    WHERE o.nextAttempt <= ?
+                    ORDER BY o.seq LIMIT ?
+                    """,
+                arguments: [now, limit]
+            ).map { row in
+                DueDelivery(
+                    webhook: row["webhook"], url: row["url"], secret: row["secret"], seq: row["seq"],
+                    device: row["device"], attempts: row["attempts"], created: row["created"],
+                    json: Array(row["json"] as Data))
+            }
+        }
+    }
+
+    /// What became of one try.
+    enum DeliveryOutcome: Sendable {
+        /// A 2xx answer: the event is delivered.
+        case delivered
+        /// Tried again at `next`.
+        case retry(next: Double)
+        /// Past its 24 hours of retries.
+        case givenUp
+    }
+
+    /// Records a try's outcome: a delivered or given-up event leaves the outbox.
+    func record(_ outcome: DeliveryOutcome, of delivery: DueDelivery) throws {
+        try pool.write { db in
+            let key: StatementArguments = [delivery.webhook, delivery.seq]
+            switch outcome {
+            case .delivered:
+                try db.execute(sql: "DELETE FROM outbox WHERE webhook = ? AND seq = ?", arguments: key)
+                try db.execute(
+                    sql: "UPDATE webhooks SET delivered = delivered + 1 WHERE id = ?", arguments: [delivery.webhook])
+            case .retry(let next):
+                try db.execute(
+                    sql: "UPDATE outbox SET attempts = attempts + 1, nextAttempt = ? WHERE webhook = ? AND seq = ?",
+                    arguments: [next] + key)
+                try db.execute(
+                    sql: "UPDATE webhooks SET failed = failed + 1 WHERE id = ?", arguments: [delivery.webhook])
+            case .givenUp:
+                try db.execute(sql: "DELETE FROM outbox WHERE webhook = ? AND seq = ?", arguments: key)
+                try db.execute(
+                    sql: "UPDATE webhooks SET failed = failed + 1, givenUp = givenUp + 1 WHERE id = ?",
+                    arguments: [delivery.webhook])
+            }
+        }
+    }
+
+    /// Events waiting for delivery, over every webhook.
+    func outboxCount() throws -> Int {
+        try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") ?? 0 }
+    }
+}
