@@ -173,6 +173,10 @@ extension CheckpointReader {
             let zone = try reader.string()
             let windows = try reader.array { reader in
                 let days = try reader.array { try $0.int(in: 1...7, "a schedule day") }
+                // Written sorted, each once: anything else would load and write itself differently.
+                guard zip(days, days.dropFirst()).allSatisfy({ $0 < $1 }) else {
+                    throw reader.damaged("a schedule's days are out of order")
+                }
                 return Schedule.Window(
                     days: Set(days), start: try reader.int(in: 0...1440, "a window start"),
                     end: try reader.int(in: 0...1440, "a window end"))
