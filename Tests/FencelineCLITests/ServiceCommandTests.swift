@@ -12,11 +12,11 @@ import Testing
         let port: Int
         let directory: URL
 
-        init(triggers: String) throws {
-            directory = try CLI.temporaryDirectory()
+        init(triggers: String, directory: URL? = nil) throws {
+            self.directory = try directory ?? CLI.temporaryDirectory()
             process.executableURL = CLI.binary
             process.arguments = [
-                "serve", "--data", directory.appendingPathComponent("store").path, "--triggers", triggers,
+                "serve", "--data", self.directory.appendingPathComponent("store").path, "--triggers", triggers,
                 "--listen", "127.0.0.1:0",
             ]
             process.environment = ProcessInfo.processInfo.environment.merging(["FENCELINE_TOKEN": "t0ken"]) { $1 }
@@ -153,6 +153,121 @@ import Testing
         open.waitUntilExit()
     }
 
+    /// Webhooks: registered with checked fields, every event delivered signed (checked by the
+    /// receiver with the secret), listed without the secret, counted in /metrics; and a device's
+    /// standing from GET /v1/devices/{id}.
+    @Test func webhooksMetricsAndDevices() throws {
+        let scenario = "Data/scenarios/real-drive-visnjan"
+        let server = try Server(triggers: "\(scenario)/triggers.json")
+        defer { server.stop() }
+        let log = server.directory.appendingPathComponent("received.ndjson")
+        let portFile = server.directory.appendingPathComponent("receiver-port")
+        let receiver = Process()
+        receiver.executableURL = Fixtures.packageRoot.appendingPathComponent("Tools/webhook-receiver")
+        receiver.arguments = ["--secret", "s3cret", "--log", log.path, "--port-file", portFile.path]
+        // Not this process's pipes: `swift test` waits for every holder of its output to close it.
+        receiver.standardOutput = FileHandle.nullDevice
+        receiver.standardError = FileHandle.nullDevice
+        try receiver.run()
+        defer {
+            receiver.terminate()
+            receiver.waitUntilExit()
+        }
+        var receiverPort = ""
+        for _ in 0..<100 where receiverPort.isEmpty {
+            Thread.sleep(forTimeInterval: 0.05)
+            receiverPort = (try? String(contentsOf: portFile, encoding: .utf8)) ?? ""
+        }
+        let json = "Content-Type: application/json"
+        let bad = try server.call("POST", "/v1/webhooks", body: #"{"url":"ftp://x","secret":"s"}"#, headers: [json])
+        #expect(bad.status == 422 && bad.body.contains(#""field":"url""#), "\(bad.body)")
+        let noSecret = try server.call("POST", "/v1/webhooks", body: #"{"url":"http://127.0.0.1:1/"}"#, headers: [json])
+        #expect(noSecret.status == 422 && noSecret.body.contains(#""field":"secret""#))
+        let kinds = try server.call(
+            "POST", "/v1/webhooks", body: #"{"url":"http://127.0.0.1:1/","secret":"s","events":["arrive"]}"#,
+            headers: [json])
+        #expect(kinds.status == 422 && kinds.body.contains(#""field":"events""#))
+        let created = try server.call(
+            "POST", "/v1/webhooks", body: #"{"url":"http://127.0.0.1:\#(receiverPort)/hook","secret":"s3cret"}"#,
+            headers: [json])
+        #expect(created.status == 201, "\(created.body)")
+        #expect(!created.body.contains("s3cret"), "the secret is never shown")
+
+        let readings = try String(
+            contentsOfFile: "\(Fixtures.packageRoot.path)/\(scenario)/readings.ndjson", encoding: .utf8)
+        #expect(
+            try server.call("POST", "/v1/readings", body: readings, headers: ["Content-Type: application/x-ndjson"])
+                .status == 200)
+        let page = try server.call("GET", "/v1/events?limit=10000")
+        let events = try #require(
+            (try JSONSerialization.jsonObject(with: Data(page.body.utf8)) as? [String: Any])?["events"]
+                as? [[String: Any]])
+        #expect(events.count >= 6)
+        var backlog = -1
+        for _ in 0..<100 where backlog != 0 {
+            Thread.sleep(forTimeInterval: 0.1)
+            let list = try server.call("GET", "/v1/webhooks")
+            backlog = (list.body.firstMatch(of: /"backlog":(\d+)/).map { Int($0.1)! }) ?? -1
+        }
+        #expect(backlog == 0)
+        let tries = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(tries.allSatisfy { $0["valid"] as? Bool == true }, "every signature checks out")
+        #expect(tries.compactMap { $0["seq"] as? Int } == events.compactMap { $0["seq"] as? Int })
+        let listed = try server.call("GET", "/v1/webhooks")
+        #expect(listed.body.contains(#""delivered":\#(events.count)"#) && !listed.body.contains("s3cret"))
+
+        let metrics = try server.call("GET", "/metrics")
+        #expect(metrics.status == 200)
+        #expect(metrics.body.contains("fenceline_readings_total 104"), "\(metrics.body.prefix(400))")
+        #expect(metrics.body.contains("fenceline_webhook_deliveries_total \(events.count)"))
+        #expect(metrics.body.contains("fenceline_events_total{kind=\"enter\"}"))
+        #expect(metrics.body.contains("fenceline_ingest_duration_seconds_count 1"))
+        #expect(try server.call("GET", "/metrics", token: nil).status == 401)
+
+        let device = try server.call("GET", "/v1/devices/car")
+        #expect(device.status == 200)
+        #expect(device.body.contains(#""lastReading":{"#) && device.body.contains(#""device":"car""#), "\(device.body)")
+        #expect(try server.call("GET", "/v1/devices/nobody").status == 404)
+
+        let id = try #require(created.body.firstMatch(of: /"id":"(wh_[0-9a-f]+)"/)).1
+        #expect(try server.call("DELETE", "/v1/webhooks/\(id)").status == 200)
+        #expect(try server.call("DELETE", "/v1/webhooks/\(id)").status == 404)
+    }
+
+    /// `--triggers` on a restart adds (journaled, so the export replays it) only the requests
+    /// the store does not have as they are: the same file again changes nothing.
+    @Test func triggersOnARestartAddOnlyWhatChanged() throws {
+        let directory = try CLI.temporaryDirectory()
+        func catalog(_ seconds: Int, _ name: String) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            try """
+            {"requests":[{"id":"ping","trigger":{"type":"timeInterval","seconds":\(seconds),"repeats":true}},
+                         {"id":"same","trigger":{"type":"timeInterval","seconds":600,"repeats":true}}]}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let first = try catalog(60, "first.json")
+        let second = try catalog(120, "second.json")
+        var server = try Server(triggers: first, directory: directory)
+        let reading = #"{"device":"d","time":"2026-03-02T08:00:00Z","lat":1,"lon":1}"#
+        #expect(
+            try server.call("POST", "/v1/readings", body: reading, headers: ["Content-Type: application/x-ndjson"])
+                .status == 200)
+        server.stop()
+        server = try Server(triggers: second, directory: directory)
+        let ping = try server.call("GET", "/v1/requests/ping")
+        #expect(ping.body.contains(#""nextTriggerDate":"2026-03-02T08:02:00Z""#), "\(ping.body)")
+        let export = try server.call("GET", "/v1/export").body
+        #expect(
+            export.components(separatedBy: #""op":"add""#).count == 2, "one add, for the changed request: \(export)")
+        server.stop()
+        server = try Server(triggers: second, directory: directory)
+        defer { server.stop() }
+        #expect(try server.call("GET", "/v1/export").body == export, "the same file again adds nothing")
+    }
+
     /// The paths and methods of `openapi.yaml` (a line scan: two-space paths, four-space methods).
     static func documentedOperations() throws -> [(method: String, path: String, statuses: [Int])] {
         let text = try String(
@@ -180,13 +295,14 @@ import Testing
         let server = try Server(triggers: "Data/scenarios/real-drive-visnjan/triggers.json")
         defer { server.stop() }
         let operations = try Self.documentedOperations()
-        #expect(operations.count >= 14)
+        #expect(operations.count >= 19)
         for operation in operations {
             let path = operation.path.replacingOccurrences(of: "{id}", with: "home")
             let body: String? =
                 switch (operation.method, operation.path) {
                 case ("POST", "/v1/readings"): #"{"device":"car","time":1,"lat":45.27,"lon":13.71}"#
                 case ("PUT", _): #"{"trigger":{"type":"timeInterval","seconds":120,"repeats":true}}"#
+                case ("POST", "/v1/webhooks"): #"{"url":"http://127.0.0.1:9/hook","secret":"s"}"#
                 default: nil
                 }
             let headers = operation.method == "POST" ? ["Content-Type: application/x-ndjson"] : []
