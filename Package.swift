@@ -85,8 +85,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // Served at /openapi.yaml from the binary itself, so the description always matches it.
-            resources: [.embedInCode("openapi.yaml")]
+            // Served from the binary itself (/openapi.yaml, the live map at /), so they always match it.
+            resources: [.embedInCode("openapi.yaml"), .embedInCode("map.html")]
         ),
         // Pictures and explanations of a run.
         .target(name: "FencelineRender", dependencies: ["Fenceline", "FencelineFormats"]),

@@ -235,6 +235,20 @@ actor ServiceEngine {
         engine.status(ofDevice: device)
     }
 
+    /// The first `limit` devices (in the order first read) with what the engine knows of each.
+    func devices(limit: Int) -> (devices: [DeviceStatus], total: Int) {
+        let names = engine.deviceNames
+        return (names.prefix(limit).compactMap { engine.status(ofDevice: $0) }, names.count)
+    }
+
+    /// The fences of the pending region requests, for the live map.
+    func fences() -> [(id: String, geometry: RegionGeometry)] {
+        engine.pendingRequests.compactMap { request in
+            guard case .region(let region) = request.trigger else { return nil }
+            return (request.id, region.geometry)
+        }
+    }
+
     /// Registers a webhook: the events of every batch committed from now on that match it.
     func addWebhook(_ webhook: ServiceStore.Webhook) throws {
         try store.addWebhook(webhook)

@@ -30,6 +30,7 @@ enum ServiceRoutes {
         addRequestRoutes(to: api, engine: engine)
         addWebhookRoutes(to: api, engine: engine, store: store)
         addDeviceRoutes(to: api, engine: engine, store: store)
+        addMapRoutes(page: router, api: api, engine: engine)
         api.get("metrics") { _, _ in
             await engine.updateGauges()
             return response(metrics.exposition(), type: "text/plain; version=0.0.4; charset=utf-8")

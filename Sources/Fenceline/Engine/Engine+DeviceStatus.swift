@@ -26,6 +26,9 @@ extension Engine {
     /// How many devices the engine knows.
     public var deviceCount: Int { devices.count }
 
+    /// The names of the devices the engine knows, in the order it first read them.
+    public var deviceNames: [String] { devices.names }
+
     /// What the engine knows of `device`, or `nil` for a device it has never read.
     public func status(ofDevice device: String) -> DeviceStatus? {
         guard let id = devices.id(of: device) else { return nil }
