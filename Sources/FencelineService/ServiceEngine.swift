@@ -51,8 +51,6 @@ actor ServiceEngine {
     private var checkpointPosition = 0
     /// Whether the store had a catalog before this start (then `--triggers` adds what changed).
     private var startedOnExistingStore = false
-    /// Requests added through the API before the clock was set.
-    private var queuedAdds: Set<String> = []
 
     /// Opens the engine over `store`: from its newest checkpoint and journal, or from the catalog
     /// `catalogBytes` on a new store (which keeps them, so a replay starts where this run did).
@@ -86,8 +84,7 @@ actor ServiceEngine {
             engine = try Engine(catalog: start, configuration: settings.configuration, logger: logger)
         }
         journalPosition = try Self.replayJournal(
-            into: engine, after: journalPosition, store: store, decoder: decoder, queuedAdds: &queuedAdds,
-            logger: logger)
+            into: engine, after: journalPosition, store: store, decoder: decoder, logger: logger)
         startedOnExistingStore = !isNew
     }
 
@@ -102,9 +99,9 @@ actor ServiceEngine {
             let objects = root["requests"] as? [Any], objects.count == catalog.requests.count
         else { return }
         var added = 0
-        for (request, object) in zip(catalog.requests, objects) where !engine.hasRequest(identicalTo: request) {
-            // A request added before the first reading waits for the clock: it is not pending yet.
-            if engine.clock == nil && queuedAdds.contains(request.id) { continue }
+        let pending = engine.pendingRequests
+        for (request, object) in zip(catalog.requests, objects)
+        where !engine.hasRequest(identicalTo: request) && !pending.contains(request) {
             let record: [String: Any] = ["op": "add", "request": object]
             do {
                 try control(Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])))
@@ -119,8 +116,7 @@ actor ServiceEngine {
     /// Applies the journal after `position` to `engine` and returns the position reached; the
     /// events it gives are in the log already.
     private static func replayJournal(
-        into engine: Engine, after position: Int, store: ServiceStore, decoder: NDJSONReadingDecoder,
-        queuedAdds: inout Set<String>, logger: Logger
+        into engine: Engine, after position: Int, store: ServiceStore, decoder: NDJSONReadingDecoder, logger: Logger
     ) throws -> Int {
         var position = position
         var replayed = 0
@@ -129,9 +125,7 @@ actor ServiceEngine {
             guard let last = entries.last else { break }
             for entry in entries {
                 let reading = try entry.line.withUnsafeBufferPointer { try decoder.decode($0) }
-                guard let reading else { continue }
-                if engine.clock == nil { Self.noteQueuedAdd(reading, in: &queuedAdds) }
-                _ = engine.process(reading)
+                if let reading { _ = engine.process(reading) }
             }
             position = last.position
             replayed += entries.count
@@ -194,20 +188,8 @@ actor ServiceEngine {
     func control(_ line: [UInt8]) throws {
         let reading = try line.withUnsafeBufferPointer { bytes throws(LineError) in try decoder.decode(bytes) }
         guard let reading else { return }
-        if engine.clock == nil { Self.noteQueuedAdd(reading, in: &queuedAdds) }
         let events = engine.process(reading)
         try commit(lines: [line], events: events, idempotency: nil)
-    }
-
-    /// Keeps `queuedAdds` up to date with a control record applied before the first reading.
-    private static func noteQueuedAdd(_ reading: Reading, in queuedAdds: inout Set<String>) {
-        guard case .control(let control) = reading else { return }
-        switch control.operation {
-        case .add(let request): queuedAdds.insert(request.id)
-        case .removePending(let ids): queuedAdds.subtract(ids)
-        case .removeAllPending: queuedAdds.removeAll()
-        default: break
-        }
     }
 
     /// `--clock wall`: moves the clock to `now` with a journaled `tick` record, as a reading
@@ -219,10 +201,9 @@ actor ServiceEngine {
         try control(line)
     }
 
-    /// Whether `id` is a pending request, or one added before the first reading (which waits for
-    /// the clock, as a start catalog does).
+    /// Whether `id` is a pending request (one added before the first reading included).
     func hasRequest(_ id: String) -> Bool {
-        engine.pendingRequests.contains { $0.id == id } || (engine.clock == nil && queuedAdds.contains(id))
+        engine.pendingRequests.contains { $0.id == id }
     }
 
     /// The pending requests, as `GET /v1/requests` lists them.
@@ -328,10 +309,8 @@ actor ServiceEngine {
             engine = try Engine(catalog: catalog, configuration: settings.configuration, logger: logger)
             journalPosition = 0
         }
-        queuedAdds = []
         journalPosition = try Self.replayJournal(
-            into: engine, after: journalPosition, store: store, decoder: decoder, queuedAdds: &queuedAdds,
-            logger: logger)
+            into: engine, after: journalPosition, store: store, decoder: decoder, logger: logger)
     }
 }
 

@@ -83,3 +83,38 @@ struct TokenAuthenticator: AuthenticatorMiddleware {
         return SHA256.hash(data: Array(bearer.token.utf8)) == digest ? ServiceClient() : nil
     }
 }
+
+/// A 405 with `Allow` for a path that exists with other methods (Hummingbird answers 404 there),
+/// so a client learns which methods a path takes.
+struct MethodNotAllowed<Context: RequestContext>: RouterMiddleware {
+    /// Each route's path components (`{name}`, as Hummingbird describes a capture, matches any
+    /// one component) and methods.
+    let routes: [(components: [Substring], methods: [String])]
+
+    init(routes: [(path: String, method: String)]) {
+        var table: [String: [String]] = [:]
+        for route in routes { table[route.path, default: []].append(route.method) }
+        self.routes = table.keys.sorted().map { ($0.split(separator: "/"), table[$0]!.sorted()) }
+    }
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            let components = request.uri.path.split(separator: "/")
+            let methods = routes.filter { route in
+                route.components.count == components.count
+                    && zip(route.components, components).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
+            }.flatMap(\.methods)
+            guard !methods.isEmpty, !methods.contains(request.method.rawValue) else { throw error }
+            var answer = ServiceError(
+                .methodNotAllowed, code: "method_not_allowed",
+                "\(request.method.rawValue) is not allowed here; use \(methods.joined(separator: ", "))"
+            ).response
+            answer.headers[.allow] = methods.joined(separator: ", ")
+            return answer
+        }
+    }
+}

@@ -44,7 +44,7 @@ extension ServiceRoutes {
                 type: "application/geo+json")
         }
         api.get("v1/devices") { request, _ in
-            let limit = min(max(request.uri.queryParameters.get("limit", as: Int.self) ?? 10_000, 1), 100_000)
+            let limit = try integer(request, "limit", default: 10_000, in: 1...100_000)
             let (devices, total) = await engine.devices(limit: limit)
             struct Listed: Encodable {
                 var device: String

@@ -36,6 +36,9 @@ enum ServiceRoutes {
             return response(metrics.exposition(), type: "text/plain; version=0.0.4; charset=utf-8")
         }
         api.get("openapi.yaml") { _, _ in response(PackageResources.openapi_yaml, type: "application/yaml") }
+        // Router middleware wraps every route, whenever it is added: this one needs them all.
+        router.add(
+            middleware: MethodNotAllowed(routes: router.routes.map { ("\($0.path)", $0.method.rawValue) }))
         return router
     }
 
@@ -75,8 +78,8 @@ enum ServiceRoutes {
             return try Self.json(answer)
         }
         router.get("v1/events") { request, _ in
-            let after = request.uri.queryParameters.get("after", as: Int.self) ?? 0
-            let limit = min(max(request.uri.queryParameters.get("limit", as: Int.self) ?? 1000, 1), 10_000)
+            let after = try integer(request, "after", default: 0, in: 0...Int.max)
+            let limit = try integer(request, "limit", default: 1000, in: 1...10_000)
             let events = try store.events(after: after, limit: limit)
             var body = Array(#"{"events":["#.utf8)
             for (index, event) in events.enumerated() {
@@ -87,13 +90,21 @@ enum ServiceRoutes {
             return Self.response(body, type: "application/json")
         }
         router.get("v1/events/stream") { request, _ in
-            let resume = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { Int($0) }
-            let after = resume ?? request.uri.queryParameters.get("after", as: Int.self) ?? 0
+            var after = try integer(request, "after", default: 0, in: 0...Int.max)
+            if let resume = request.headers[HTTPField.Name("Last-Event-ID")!] {
+                guard let seq = Int(resume), seq >= 0 else {
+                    throw ServiceError(
+                        .badRequest, code: "invalid_parameter", "Last-Event-ID must be an event's seq",
+                        field: "Last-Event-ID")
+                }
+                after = seq
+            }
+            let start = after
             return Response(
                 status: .ok,
                 headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
                 body: ResponseBody { writer in
-                    try await streamEvents(after: after, from: store, stopping: stopping, into: &writer)
+                    try await streamEvents(after: start, from: store, stopping: stopping, into: &writer)
                     try await writer.finish(nil)
                 })
         }
@@ -111,6 +122,21 @@ enum ServiceRoutes {
             }
             return Self.response(body, type: "application/x-ndjson")
         }
+    }
+
+    /// An integer query parameter, `fallback` when absent; anything else but an integer in
+    /// `range` is a 400 naming it.
+    static func integer(_ request: Request, _ name: String, default fallback: Int, in range: ClosedRange<Int>) throws
+        -> Int
+    {
+        guard let text = request.uri.queryParameters.get(name) else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            let bounds =
+                range.upperBound == Int.max ? "≥ \(range.lowerBound)" : "in \(range.lowerBound)…\(range.upperBound)"
+            throw ServiceError(
+                .badRequest, code: "invalid_parameter", "\(name) must be an integer \(bounds)", field: name)
+        }
+        return value
     }
 
     /// Server-Sent Events from the log: every event after `seq`, then each as it is committed,

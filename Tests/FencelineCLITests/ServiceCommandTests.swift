@@ -236,6 +236,30 @@ import Testing
         #expect(try server.call("DELETE", "/v1/webhooks/\(id)").status == 404)
     }
 
+    /// Schemathesis's findings, kept: a path's other methods answer 405 with `Allow`, a bad query
+    /// parameter or Last-Event-ID is a 400 naming it, and a request removed before the first
+    /// reading is gone at once (its removal waits for the clock, as the add would).
+    @Test func methodsParametersAndRemovalsBeforeTheClock() throws {
+        let server = try Server(triggers: "Data/scenarios/real-drive-visnjan/triggers.json")
+        defer { server.stop() }
+        let patch = try server.call("PATCH", "/v1/requests")
+        #expect(patch.status == 405 && patch.body.contains("method_not_allowed"), "\(patch.body)")
+        #expect(try server.call("TRACE", "/v1/webhooks/x").status == 405)
+        #expect(try server.call("GET", "/v1/nothing").status == 404)
+        let limit = try server.call("GET", "/v1/events?limit=10001")
+        #expect(limit.status == 400 && limit.body.contains(#""field":"limit""#), "\(limit.body)")
+        #expect(try server.call("GET", "/v1/events?after=x").status == 400)
+        #expect(try server.call("GET", "/v1/devices?limit=0").status == 400)
+        #expect(try server.call("GET", "/v1/events/stream", headers: ["Last-Event-ID: abc"]).status == 400)
+
+        #expect(try server.call("GET", "/v1/requests/home").status == 200)
+        #expect(try server.call("DELETE", "/v1/requests/home").status == 200)
+        #expect(try server.call("GET", "/v1/requests/home").status == 404, "removed, though the clock is not set yet")
+        #expect(try server.call("DELETE", "/v1/requests/home").status == 404)
+        let all = try server.call("GET", "/v1/requests")
+        #expect(!all.body.contains(#""id":"home""#))
+    }
+
     /// `--triggers` on a restart adds (journaled, so the export replays it) only the requests
     /// the store does not have as they are: the same file again changes nothing.
     @Test func triggersOnARestartAddOnlyWhatChanged() throws {

@@ -68,15 +68,28 @@ extension Engine {
 
     // MARK: Pending and delivered (UserNotifications-style management)
 
-    /// The requests that can still fire, in the order they were added.
+    /// The requests that can still fire, in the order they were added. Before the first reading,
+    /// control records wait for the clock (SPEC §7); what they will do is shown here already.
     public var pendingRequests: [NotificationRequest] {
-        requests.filter { entry in
-            let state = states[Int(entry.slot)]
-            guard state.isAlive, !state.isFinished else { return false }
-            if let scope = entry.scopeNames, state.finishedDevices >= scope.count { return false }
-            if entry.timing != nil, clock != nil, state.nextFire == nil { return false }
-            return true
-        }.map(\.request) + startCatalog
+        var pending =
+            requests.filter { entry in
+                let state = states[Int(entry.slot)]
+                guard state.isAlive, !state.isFinished else { return false }
+                if let scope = entry.scopeNames, state.finishedDevices >= scope.count { return false }
+                if entry.timing != nil, clock != nil, state.nextFire == nil { return false }
+                return true
+            }.map(\.request) + startCatalog
+        for control in untimedControls {
+            switch control.operation {
+            case .add(let request):
+                pending.removeAll { $0.id == request.id }
+                pending.append(request)
+            case .removePending(let ids): pending.removeAll { ids.contains($0.id) }
+            case .removeAllPending: pending.removeAll()
+            case .removeDelivered, .removeAllDelivered, .tick: break
+            }
+        }
+        return pending
     }
 
     /// The next time a pending time-interval or calendar request fires (`nil` for other triggers,
