@@ -24,6 +24,8 @@ public enum FencelineServer {
         public var checkpointEvery = 50_000
         /// `--clock wall`: the wall clock also moves the engine's clock, each second.
         public var wallClock = false
+        /// Seconds a connection may send nothing (`--idle-timeout`), mid-body or between requests.
+        public var idleTimeout = 30.0
 
         public init(dataDirectory: String, catalogBytes: [UInt8]) {
             self.dataDirectory = dataDirectory
@@ -51,6 +53,9 @@ public enum FencelineServer {
             engine: engine, store: store, metrics: metrics, token: token, stopping: stopping)
         let app = Application(
             router: router,
+            // A connection that sends nothing for a while (idle between requests, or a body that
+            // stalls) is closed, so slow and idle clients cannot pile up; streams being answered stay.
+            server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)))),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "fenceline"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port

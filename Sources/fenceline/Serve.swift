@@ -57,6 +57,13 @@ struct Serve: AsyncParsableCommand {
         help: ArgumentHelp("Checkpoint the engine after this many journal lines.", valueName: "lines"))
     var checkpointEvery = 50_000
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Close a connection that sends nothing for this many seconds (mid-body or between requests).",
+            valueName: "seconds"))
+    var idleTimeout = 30.0
+
     @OptionGroup var catalogLimit: CatalogLimit
 
     func validate() throws {
@@ -66,6 +73,9 @@ struct Serve: AsyncParsableCommand {
         }
         guard deliveredLimit >= 1 else { throw ValidationError("--delivered-limit must be ≥ 1") }
         guard checkpointEvery >= 1 else { throw ValidationError("--checkpoint-every must be ≥ 1") }
+        guard idleTimeout >= 0.1, idleTimeout <= 86_400 else {
+            throw ValidationError("--idle-timeout must be a number of seconds from 0.1 to 86400")
+        }
     }
 
     /// `--listen` as host and port.
@@ -91,6 +101,7 @@ struct Serve: AsyncParsableCommand {
             reorderWindow: TimeSpan(seconds: reorderWindow), deliveredLimit: deliveredLimit)
         options.checkpointEvery = checkpointEvery
         options.wallClock = clock == .wall
+        options.idleTimeout = idleTimeout
         if let tokenFile {
             let text = try String(contentsOfFile: tokenFile, encoding: .utf8)
             options.token = text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -12,13 +13,14 @@ import Testing
         let port: Int
         let directory: URL
 
-        init(triggers: String, directory: URL? = nil) throws {
+        init(triggers: String, directory: URL? = nil, arguments: [String] = []) throws {
             self.directory = try directory ?? CLI.temporaryDirectory()
             process.executableURL = CLI.binary
-            process.arguments = [
-                "serve", "--data", self.directory.appendingPathComponent("store").path, "--triggers", triggers,
-                "--listen", "127.0.0.1:0",
-            ]
+            process.arguments =
+                [
+                    "serve", "--data", self.directory.appendingPathComponent("store").path, "--triggers", triggers,
+                    "--listen", "127.0.0.1:0",
+                ] + arguments
             process.environment = ProcessInfo.processInfo.environment.merging(["FENCELINE_TOKEN": "t0ken"]) { $1 }
             process.currentDirectoryURL = Fixtures.packageRoot
             let errors = Pipe()
@@ -258,6 +260,66 @@ import Testing
         #expect(try server.call("DELETE", "/v1/requests/home").status == 404)
         let all = try server.call("GET", "/v1/requests")
         #expect(!all.body.contains(#""id":"home""#))
+    }
+
+    /// A client whose body stalls is cut off after --idle-timeout, and holds nothing meanwhile:
+    /// another client's batch is answered at once.
+    @Test func aStalledBodyIsCutOff() throws {
+        let server = try Server(
+            triggers: "Data/scenarios/real-drive-visnjan/triggers.json", arguments: ["--idle-timeout", "1"])
+        defer { server.stop() }
+        let socket = try Socket(port: server.port)
+        try socket.send(
+            "POST /v1/readings HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t0ken\r\n"
+                + "Content-Type: application/x-ndjson\r\nContent-Length: 1000\r\n\r\n{\"device\":")
+        let started = Date()
+        let other = try server.call(
+            "POST", "/v1/readings", body: #"{"device":"car","time":1,"lat":45.27,"lon":13.71}"#,
+            headers: ["Content-Type: application/x-ndjson"])
+        #expect(other.status == 200)
+        #expect(Date().timeIntervalSince(started) < 1, "the stalled client holds nothing")
+        #expect(socket.waitForClose(seconds: 5), "the stalled connection is closed")
+        #expect(Date().timeIntervalSince(started) >= 0.9)
+    }
+
+    /// A raw TCP client on loopback, for what curl will not do (stall mid-body).
+    final class Socket {
+        let descriptor: Int32
+
+        init(port: Int) throws {
+            descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard connected == 0 else { throw CLIFailure(message: "connect failed: \(errno)") }
+        }
+
+        deinit { close(descriptor) }
+
+        func send(_ text: String) throws {
+            let bytes = Array(text.utf8)
+            guard Glibc.send(descriptor, bytes, bytes.count, 0) == bytes.count else {
+                throw CLIFailure(message: "send failed")
+            }
+        }
+
+        /// Whether the peer closes the connection within `seconds` (read gives 0 or an error).
+        func waitForClose(seconds: Double) -> Bool {
+            var poll = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let deadline = Date().addingTimeInterval(seconds)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while Date() < deadline {
+                guard Glibc.poll(&poll, 1, 100) > 0 else { continue }
+                if recv(descriptor, &buffer, buffer.count, 0) <= 0 { return true }
+            }
+            return false
+        }
     }
 
     /// `--triggers` on a restart adds (journaled, so the export replays it) only the requests
