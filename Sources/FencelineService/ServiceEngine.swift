@@ -36,6 +36,10 @@ actor ServiceEngine {
         var maximumLineBytes = 1 << 20
     }
 
+    /// The most events one batch may release: a batch past it (a `tick` years ahead of a
+    /// repeating timer, say) is refused whole rather than held in memory and committed at once.
+    static let maximumBatchEvents = 100_000
+
     private let store: ServiceStore
     private let settings: Settings
     private let metrics: ServiceMetrics
@@ -155,13 +159,30 @@ actor ServiceEngine {
         var events: [Event] = []
         let staleBefore = engine.statistics.stale
         var number = 0
+        // A clock jump hands its events out as it goes (the engine's spill), so that one far
+        // `tick` cannot fill memory before the batch is refused.
+        let spilled = SpilledEvents()
+        engine.spill = { chunk in
+            spilled.events += chunk
+            return spilled.events.count <= Self.maximumBatchEvents
+        }
+        defer { engine.spill = nil }
+        var overflowLine: Int?
         body.withUnsafeBufferPointer { bytes in
             bytes.forEachLine { start, end in
                 number += 1
+                guard overflowLine == nil else { return }
                 let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 do throws(LineError) {
                     guard let reading = try decoder.decode(line) else { return }
-                    events += engine.process(reading)
+                    let released = engine.process(reading)
+                    events += spilled.events
+                    spilled.events = []
+                    events += released
+                    if engine.stoppedInJump || events.count > Self.maximumBatchEvents {
+                        overflowLine = number
+                        return
+                    }
                     applied.append(Array(line))
                     answer.accepted += 1
                 } catch {
@@ -169,6 +190,11 @@ actor ServiceEngine {
                     answer.errors.append(.init(line: number, reason: field + error.message))
                 }
             }
+        }
+        if let overflowLine {
+            // Nothing of the batch is kept: the engine goes back to what the store holds.
+            try reload()
+            throw TooManyEvents(line: overflowLine, limit: Self.maximumBatchEvents)
         }
         answer.skipped = answer.errors.count
         answer.stale = engine.statistics.stale - staleBefore
@@ -319,6 +345,17 @@ struct TriggersRefused: Error, CustomStringConvertible {
     var request: String
     var reason: String
     var description: String { "--triggers: request \"\(request)\": \(reason)" }
+}
+
+/// A batch whose events would pass ``ServiceEngine/maximumBatchEvents`` (422, nothing applied).
+struct TooManyEvents: Error {
+    var line: Int
+    var limit: Int
+}
+
+/// Where the engine's spill puts a clock jump's events while a line is applied.
+private final class SpilledEvents {
+    var events: [Event] = []
 }
 
 /// A batch holding a line over the limit (SPEC §11: 413).

@@ -69,6 +69,12 @@ enum ServiceRoutes {
             do {
                 answer = try await engine.ingest(Array(buffer.readableBytesView), idempotencyKey: key).answer
                 metrics.ingestLatency.record(duration: ContinuousClock.now - started)
+            } catch let error as TooManyEvents {
+                throw ServiceError(
+                    .unprocessableContent, code: "too_many_events",
+                    "line \(error.line) takes the batch past \(error.limit) events (a clock jump?); nothing of the "
+                        + "batch was applied: send it in smaller batches, or move the clock in smaller steps",
+                    line: error.line)
             } catch let error as LineTooLong {
                 throw ServiceError(
                     .contentTooLarge, code: "line_too_long",

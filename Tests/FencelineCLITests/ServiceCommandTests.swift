@@ -282,6 +282,31 @@ import Testing
         #expect(Date().timeIntervalSince(started) >= 0.9)
     }
 
+    /// A tick years ahead of a repeating timer would release billions of events: the batch is
+    /// refused whole (422, nothing applied) in bounded time and memory, and the service goes on.
+    @Test func aClockJumpTooBigForOneBatchIsRefused() throws {
+        let directory = try CLI.temporaryDirectory()
+        let catalog = directory.appendingPathComponent("ping.json").path
+        try #"{"requests":[{"id":"ping","trigger":{"type":"timeInterval","seconds":60,"repeats":true}}]}"#.write(
+            toFile: catalog, atomically: true, encoding: .utf8)
+        let server = try Server(triggers: catalog, directory: directory)
+        defer { server.stop() }
+        let ndjson = "Content-Type: application/x-ndjson"
+        let first = #"{"device":"d","time":"2026-03-02T08:00:00Z","lat":1,"lon":1}"#
+        #expect(try server.call("POST", "/v1/readings", body: first, headers: [ndjson]).status == 200)
+        let started = Date()
+        let jump = try server.call(
+            "POST", "/v1/readings", body: first + "\n" + #"{"op":"tick","time":"9999-12-31T23:59:59Z"}"#,
+            headers: [ndjson])
+        #expect(jump.status == 422, "\(jump.body)")
+        #expect(jump.body.contains(#""code":"too_many_events""#) && jump.body.contains(#""line":2"#))
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(try server.call("GET", "/v1/events").body == #"{"events":[],"next":0}"#, "nothing applied")
+        let next = #"{"device":"d","time":"2026-03-02T08:02:30Z","lat":1,"lon":1}"#
+        let answer = try server.call("POST", "/v1/readings", body: next, headers: [ndjson])
+        #expect(answer.status == 200 && answer.body.contains(#""lastSeq":2"#), "\(answer.body)")
+    }
+
     /// A raw TCP client on loopback, for what curl will not do (stall mid-body).
     final class Socket {
         let descriptor: Int32
