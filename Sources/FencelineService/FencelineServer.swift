@@ -62,12 +62,14 @@ public enum FencelineServer {
                 announce("fenceline: serving on http://\(options.host):\(port)")
             },
             logger: logger)
-        // The stop flag is told first, so open event streams end and the server's graceful
-        // shutdown does not wait for them.
+        // Services stop in reverse order (SPEC §11, shutdown): the wall clock; the stop flag, so
+        // open event streams end and the server's graceful shutdown does not wait for them; the
+        // server, finishing the batches in flight; the checkpoint; then the webhooks' drain.
         let group = ServiceGroup(
             configuration: .init(
                 services: [
                     .init(service: WebhookDelivery(store: store, metrics: metrics, logger: logger)),
+                    .init(service: CheckpointAtShutdown(engine: engine)),
                     .init(service: app), .init(service: StopWatcher(flag: stopping)),
                 ]
                     + (options.wallClock ? [.init(service: WallClock(engine: engine, logger: logger))] : []),
@@ -101,6 +103,16 @@ private struct StopWatcher: Service {
     func run() async throws {
         try? await gracefulShutdown()
         flag.set()
+    }
+}
+
+/// Checkpoints the engine once the server has stopped, before the webhooks drain.
+private struct CheckpointAtShutdown: Service {
+    let engine: ServiceEngine
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await engine.checkpoint()
     }
 }
 

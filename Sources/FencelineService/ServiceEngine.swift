@@ -208,6 +208,30 @@ actor ServiceEngine {
         return (answer, false)
     }
 
+    /// What a control record found, read in the same actor call that applied it, so that an
+    /// answer ("201 new", "removed: …") cannot be told wrong by a request between the two.
+    struct Before: Sendable {
+        var pending: [String]
+        var delivered: [String]
+    }
+
+    /// Applies one control record made by the API and returns what it found.
+    @discardableResult
+    func control(reporting line: [UInt8]) throws -> Before {
+        let before = Before(
+            pending: engine.pendingRequests.map(\.id),
+            delivered: Set(engine.deliveredNotifications.map(\.requestID)).sorted())
+        try control(line)
+        return before
+    }
+
+    /// Applies `line` only when `id` is a pending request; `false` (nothing applied) when not.
+    func controlIfPending(_ id: String, _ line: [UInt8]) throws -> Bool {
+        guard hasRequest(id) else { return false }
+        try control(line)
+        return true
+    }
+
     /// Applies one control record made by the API (a request added, removed…), journaled like a
     /// line of readings so that the export and a replay see it where it happened.
     /// - Throws: ``LineError`` when the record is invalid (nothing is applied then).

@@ -1,9 +1,27 @@
+import Crypto
 import Fenceline
 import Foundation
 import Hummingbird
 import HummingbirdAuth
 
 extension ServiceRoutes {
+    /// The live map's Content-Security-Policy: everything the page needs is in it, so only its
+    /// own inline script and style run (by their SHA-256), it talks only to this service, and
+    /// it may not be framed.
+    static let mapPolicy: String = {
+        func hash(between open: String, and close: String) -> String {
+            let page = String(decoding: PackageResources.map_html, as: UTF8.self)
+            guard let start = page.range(of: open)?.upperBound,
+                let end = page.range(of: close, range: start..<page.endIndex)
+            else { return "'none'" }
+            return "'sha256-" + Data(SHA256.hash(data: Array(page[start..<end.lowerBound].utf8))).base64EncodedString()
+                + "'"
+        }
+        return "default-src 'none'; script-src \(hash(between: "<script>", and: "</script>")); "
+            + "style-src \(hash(between: "<style>", and: "</style>")); connect-src 'self'; base-uri 'none'; "
+            + "form-action 'none'; frame-ancestors 'none'"
+    }()
+
     /// The live map (`GET /`, no token: the page asks for it and sends it in headers only) and
     /// what it reads: the fences (`GET /v1/fences`) and every device's last position
     /// (`GET /v1/devices`); events come from the event stream.
@@ -12,10 +30,7 @@ extension ServiceRoutes {
     ) {
         router.get("/") { _, _ in
             var answer = response(PackageResources.map_html, type: "text/html; charset=utf-8")
-            // Everything the page needs is in it: nothing else may load, nor may it be framed.
-            answer.headers[.init("Content-Security-Policy")!] =
-                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
-                + "img-src 'self' data:; frame-ancestors 'none'"
+            answer.headers[.init("Content-Security-Policy")!] = mapPolicy
             answer.headers[.init("Referrer-Policy")!] = "no-referrer"
             return answer
         }

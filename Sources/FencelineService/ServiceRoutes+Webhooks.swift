@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdAuth
+import NIOCore
 
 extension ServiceRoutes {
     /// A webhook as the API shows it: never its secret.
@@ -87,9 +88,22 @@ extension ServiceRoutes {
             delivered: webhook.delivered, failed: webhook.failed, givenUp: webhook.givenUp, backlog: webhook.backlog)
     }
 
-    /// A request's body as a JSON object, or a 400 saying what was expected.
+    /// A request's body as a JSON object: 415 for another content type (none is taken as JSON),
+    /// 413 over 16 MiB, 400 for anything but a JSON object, each saying what was expected.
     static func jsonObject(_ request: Request, what: String) async throws -> [String: Any] {
-        let body = try await request.body.collect(upTo: maximumBodyBytes)
+        if let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+            .lowercased(), type != "application/json", !type.hasSuffix("+json")
+        {
+            throw ServiceError(
+                .unsupportedMediaType, code: "unsupported_media_type", "send \(what) as application/json (got \(type))")
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: maximumBodyBytes)
+        } catch {
+            throw ServiceError(
+                .contentTooLarge, code: "body_too_large", "the body is over \(maximumBodyBytes >> 20) MiB")
+        }
         guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
         else {
             throw ServiceError(.badRequest, code: "malformed", "the body must be a JSON object: \(what)")

@@ -33,6 +33,7 @@ enum ServiceRoutes {
         addMapRoutes(page: router, api: api, engine: engine)
         api.get("metrics") { _, _ in
             await engine.updateGauges()
+            metrics.webhookBacklog.record(try store.outboxCount())
             return response(metrics.exposition(), type: "text/plain; version=0.0.4; charset=utf-8")
         }
         api.get("openapi.yaml") { _, _ in response(PackageResources.openapi_yaml, type: "application/yaml") }
@@ -205,12 +206,7 @@ enum ServiceRoutes {
         }
         router.put("v1/requests/:id") { request, context in
             let id = try context.parameters.require("id")
-            let body = try await request.body.collect(upTo: maximumBodyBytes)
-            guard var object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
-            else {
-                throw ServiceError(
-                    .badRequest, code: "malformed", "the body must be a JSON object: a request (SPEC §2)")
-            }
+            var object = try await jsonObject(request, what: "a request (SPEC §2)")
             if let given = object["id"], given as? String != id {
                 throw ServiceError(
                     .unprocessableContent, code: "invalid_request", "the body's id differs from the path's \"\(id)\"",
@@ -219,8 +215,7 @@ enum ServiceRoutes {
             object["id"] = id
             let record: [String: Any] = ["op": "add", "request": object]
             let line = Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]))
-            let existed = await engine.hasRequest(id)
-            try await apply(line, engine: engine)
+            let existed = try await apply(line, engine: engine).pending.contains(id)
             // Before the first reading the request waits for the clock, as a start catalog does.
             let added = await engine.pendingRequests().first { $0.request.id == id }
             let status: HTTPResponse.Status = existed ? .ok : .created
@@ -229,16 +224,15 @@ enum ServiceRoutes {
         }
         router.delete("v1/requests/:id") { _, context in
             let id = try context.parameters.require("id")
-            guard await engine.hasRequest(id) else {
+            let line = try record(op: "removePending", ids: [id])
+            guard try await engine.controlIfPending(id, line) else {
                 throw ServiceError(.notFound, code: "not_found", "no pending request \"\(id)\"")
             }
-            try await apply(record(op: "removePending", ids: [id]), engine: engine)
             return try json(["removed": [id]])
         }
         router.delete("v1/requests") { _, _ in
-            let ids = await engine.pendingRequests().map(\.request.id)
-            try await apply(Array(#"{"op":"removeAllPending"}"#.utf8), engine: engine)
-            return try json(["removed": ids])
+            let before = try await apply(Array(#"{"op":"removeAllPending"}"#.utf8), engine: engine)
+            return try json(["removed": before.pending])
         }
         router.get("v1/delivered") { request, _ in
             let device = request.uri.queryParameters.get("device")
@@ -252,9 +246,8 @@ enum ServiceRoutes {
             return try json(["removed": [id]])
         }
         router.delete("v1/delivered") { _, _ in
-            let ids = Set(await engine.delivered(device: nil).map(\.requestID)).sorted()
-            try await apply(Array(#"{"op":"removeAllDelivered"}"#.utf8), engine: engine)
-            return try json(["removed": ids])
+            let before = try await apply(Array(#"{"op":"removeAllDelivered"}"#.utf8), engine: engine)
+            return try json(["removed": before.delivered])
         }
     }
 
@@ -268,10 +261,12 @@ enum ServiceRoutes {
         Array(try JSONSerialization.data(withJSONObject: ["op": op, "ids": ids], options: [.sortedKeys]))
     }
 
-    /// Applies an API control record; an invalid one is a 422 naming the field.
-    static func apply(_ line: [UInt8], engine: ServiceEngine) async throws {
+    /// Applies an API control record and returns what it found; an invalid one is a 422 naming
+    /// the field.
+    @discardableResult
+    static func apply(_ line: [UInt8], engine: ServiceEngine) async throws -> ServiceEngine.Before {
         do {
-            try await engine.control(line)
+            return try await engine.control(reporting: line)
         } catch let error as LineError {
             throw ServiceError(
                 .unprocessableContent, code: "invalid_request", error.message,

@@ -2,6 +2,13 @@ import Foundation
 import GRDB
 
 extension ServiceStore {
+    /// The due time of an outbox row behind its device's oldest one: it becomes due when that
+    /// one leaves (``record(_:of:)``).
+    static let notDue = 1e18
+
+    /// How long an event is retried before it is given up (SPEC §11: 24 h).
+    static let retryPeriod = 24 * 3600.0
+
     /// A webhook as stored: where events go, the secret that signs them, its filters and counts.
     struct Webhook: Codable, Sendable, Equatable {
         var id: String
@@ -78,27 +85,31 @@ extension ServiceStore {
         var json: [UInt8]
     }
 
-    /// Up to `limit` deliveries due at `now`, one per (webhook, device), oldest first.
-    func dueDeliveries(now: Double, limit: Int) throws -> [DueDelivery] {
+    /// Up to `limit` deliveries due at `now` for each webhook, longest due first: only each
+    /// (webhook, device)'s oldest row is ever due, and a webhook with a long backlog cannot hide
+    /// the others' due rows.
+    func dueDeliveries(now: Double, limitPerWebhook limit: Int) throws -> [DueDelivery] {
         try pool.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT o.webhook, w.url, w.secret, o.seq, o.device, o.attempts, o.created, e.json
-                    FROM (SELECT webhook, device, MIN(seq) AS seq FROM outbox GROUP BY webhook, device) AS head
-                    JOIN outbox o ON o.webhook = head.webhook AND o.seq = head.seq
-                    JOIN webhooks w ON w.id = o.webhook
-                    JOIN events e ON e.seq = o.seq
-                    WHERE o.nextAttempt <= ?
-                    ORDER BY o.seq LIMIT ?
-                    """,
-                arguments: [now, limit]
-            ).map { row in
-                DueDelivery(
-                    webhook: row["webhook"], url: row["url"], secret: row["secret"], seq: row["seq"],
-                    device: row["device"], attempts: row["attempts"], created: row["created"],
-                    json: Array(row["json"] as Data))
+            var due: [DueDelivery] = []
+            for webhook in try Row.fetchAll(db, sql: "SELECT id, url, secret FROM webhooks ORDER BY created, id") {
+                let id: String = webhook["id"]
+                due += try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT o.seq, o.device, o.attempts, o.created, e.json
+                        FROM outbox o JOIN events e ON e.seq = o.seq
+                        WHERE o.webhook = ? AND o.nextAttempt <= ?
+                        ORDER BY o.nextAttempt, o.seq LIMIT ?
+                        """,
+                    arguments: [id, now, limit]
+                ).map { row in
+                    DueDelivery(
+                        webhook: id, url: webhook["url"], secret: webhook["secret"], seq: row["seq"],
+                        device: row["device"], attempts: row["attempts"], created: row["created"],
+                        json: Array(row["json"] as Data))
+                }
             }
+            return due
         }
     }
 
@@ -112,7 +123,8 @@ extension ServiceStore {
         case givenUp
     }
 
-    /// Records a try's outcome: a delivered or given-up event leaves the outbox.
+    /// Records a try's outcome: a delivered or given-up event leaves the outbox, and its
+    /// device's next one becomes due.
     func record(_ outcome: DeliveryOutcome, of delivery: DueDelivery) throws {
         try pool.write { db in
             let key: StatementArguments = [delivery.webhook, delivery.seq]
@@ -133,6 +145,48 @@ extension ServiceStore {
                     sql: "UPDATE webhooks SET failed = failed + 1, givenUp = givenUp + 1 WHERE id = ?",
                     arguments: [delivery.webhook])
             }
+            if case .retry = outcome { return }
+            try Self.makeNextDue(webhook: delivery.webhook, device: delivery.device, db: db)
+        }
+    }
+
+    /// Makes the oldest row of (webhook, device), if any, due now.
+    private static func makeNextDue(webhook: String, device: String, db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE outbox SET nextAttempt = ?
+                WHERE webhook = ? AND seq = (SELECT MIN(seq) FROM outbox WHERE webhook = ? AND device = ?)
+                """,
+            arguments: [Date().timeIntervalSince1970, webhook, webhook, device])
+    }
+
+    /// Gives up every event committed more than 24 h before `now`, whatever its place in its
+    /// device's queue (behind a receiver that never answers they would otherwise wait their turn
+    /// for ever), counting them per webhook; returns how many.
+    func expireDeliveries(now: Double) throws -> Int {
+        try pool.write { db in
+            let cutoff = now - Self.retryPeriod
+            let expired = try Row.fetchAll(
+                db, sql: "SELECT webhook, device, COUNT(*) AS n FROM outbox WHERE created < ? GROUP BY webhook, device",
+                arguments: [cutoff])
+            guard !expired.isEmpty else { return 0 }
+            try db.execute(sql: "DELETE FROM outbox WHERE created < ?", arguments: [cutoff])
+            var total = 0
+            for row in expired {
+                let count: Int = row["n"]
+                total += count
+                try db.execute(
+                    sql: "UPDATE webhooks SET failed = failed + ?, givenUp = givenUp + ? WHERE id = ?",
+                    arguments: [count, count, row["webhook"] as String])
+                // The device's queue lost its head: the oldest row left is due now.
+                let head = try Double.fetchOne(
+                    db, sql: "SELECT MIN(nextAttempt) FROM outbox WHERE webhook = ? AND device = ?",
+                    arguments: [row["webhook"] as String, row["device"] as String])
+                if let head, head >= Self.notDue {
+                    try Self.makeNextDue(webhook: row["webhook"], device: row["device"], db: db)
+                }
+            }
+            return total
         }
     }
 

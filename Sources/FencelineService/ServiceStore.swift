@@ -73,6 +73,9 @@ final class ServiceStore: Sendable {
                 table.primaryKey(["webhook", "seq"])
             }
             try db.create(index: "outboxByDevice", on: "outbox", columns: ["webhook", "device", "seq"])
+            // Only each device's oldest row has a real due time (the rest wait at `notDue`), so
+            // finding what is due reads this index, not the whole outbox.
+            try db.create(index: "outboxByDue", on: "outbox", columns: ["webhook", "nextAttempt", "seq"])
             // `GET /v1/devices/{id}` reads a device's last enter or exit per request.
             try db.create(index: "eventsByDevice", on: "events", columns: ["device", "request", "seq"])
         }
@@ -112,9 +115,14 @@ final class ServiceStore: Sendable {
             }
             let now = Date().timeIntervalSince1970
             for delivery in deliveries {
+                let device = delivery.device ?? ""
+                let queued =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS (SELECT 1 FROM outbox WHERE webhook = ? AND device = ?)",
+                        arguments: [delivery.webhook, device]) ?? false
                 try db.execute(
                     sql: "INSERT INTO outbox (webhook, seq, device, nextAttempt, created) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [delivery.webhook, delivery.seq, delivery.device ?? "", now, now])
+                    arguments: [delivery.webhook, delivery.seq, device, queued ? Self.notDue : now, now])
             }
             if let idempotency {
                 try db.execute(

@@ -19,37 +19,54 @@ struct WebhookDelivery: Service {
     let logger: Logger
 
     static let answerTimeout = TimeAmount.seconds(10)
-    static let retryPeriod = 24 * 3600.0
     static let longestBackoff = 300.0
     static let drainPeriod = Duration.seconds(10)
-    /// Deliveries tried at once.
+    /// Deliveries tried at once, over every webhook and to one: a receiver that stalls holds at
+    /// most its own share, and never waits for a connection beyond the pool's per-host limit.
     static let concurrency = 32
+    static let concurrencyPerWebhook = 8
 
     func run() async throws {
         let client = HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: .init(
                 redirectConfiguration: .disallow,
-                timeout: .init(connect: Self.answerTimeout, read: Self.answerTimeout)))
-        // Each (webhook, device) has at most one try in flight; a slow receiver holds only its own.
+                timeout: .init(connect: Self.answerTimeout, read: Self.answerTimeout),
+                connectionPool: .init(
+                    idleTimeout: .seconds(60),
+                    concurrentHTTP1ConnectionsPerHostSoftLimit: Self.concurrencyPerWebhook)))
+        // Each (webhook, device) has at most one try in flight, so its events go in seq order.
         await withTaskGroup(of: DeviceKey?.self) { group in
             var inFlight: Set<DeviceKey> = []
+            var perWebhook: [String: Int] = [:]
             var drainEnd: ContinuousClock.Instant?
             var sleeping = false
+            var lastExpiry = ContinuousClock.now - .seconds(3600)
             while !Task.isCancelled {
                 if drainEnd == nil && Task.isShuttingDownGracefully { drainEnd = .now + Self.drainPeriod }
                 if let drainEnd, ContinuousClock.now >= drainEnd { break }
+                let now = Date().timeIntervalSince1970
                 var due: [ServiceStore.DueDelivery] = []
                 do {
-                    due = try store.dueDeliveries(
-                        now: Date().timeIntervalSince1970, limit: Self.concurrency + inFlight.count)
-                    metrics.webhookBacklog.record(try store.outboxCount())
+                    if ContinuousClock.now - lastExpiry >= .seconds(60) {
+                        lastExpiry = .now
+                        let expired = try store.expireDeliveries(now: now)
+                        if expired > 0 {
+                            metrics.webhookFailures.increment(by: expired)
+                            metrics.webhookGivenUp.increment(by: expired)
+                            logger.warning("gave up webhook deliveries after 24 h", metadata: ["events": "\(expired)"])
+                        }
+                    }
+                    due = try store.dueDeliveries(now: now, limitPerWebhook: Self.concurrencyPerWebhook * 2)
                 } catch {
                     logger.error("reading the webhook outbox failed", metadata: ["error": "\(error)"])
                 }
                 for delivery in due where inFlight.count < Self.concurrency {
                     let key = DeviceKey(webhook: delivery.webhook, device: delivery.device)
-                    guard inFlight.insert(key).inserted else { continue }
+                    guard perWebhook[delivery.webhook, default: 0] < Self.concurrencyPerWebhook,
+                        inFlight.insert(key).inserted
+                    else { continue }
+                    perWebhook[delivery.webhook, default: 0] += 1
                     group.addTask {
                         await deliver(delivery, with: client)
                         return key
@@ -67,7 +84,9 @@ struct WebhookDelivery: Service {
                     }
                 }
                 switch await group.next() {
-                case .some(.some(let finished)): inFlight.remove(finished)
+                case .some(.some(let finished)):
+                    inFlight.remove(finished)
+                    perWebhook[finished.webhook, default: 1] -= 1
                 case .some(.none): sleeping = false
                 case .none: break
                 }
@@ -105,7 +124,7 @@ struct WebhookDelivery: Service {
         let outcome: ServiceStore.DeliveryOutcome =
             if answered {
                 .delivered
-            } else if now - delivery.created >= Self.retryPeriod {
+            } else if now - delivery.created >= ServiceStore.retryPeriod {
                 .givenUp
             } else {
                 .retry(next: now + Self.backoff(afterAttempts: delivery.attempts))

@@ -48,6 +48,10 @@ import Testing
             var arguments = ["-s", "-o", "-", "-w", "\n%{http_code}", "-X", method]
             if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
             for header in headers { arguments += ["-H", header] }
+            // curl would call a body a form; the service's JSON endpoints answer that with 415.
+            if body != nil, !headers.contains(where: { $0.lowercased().hasPrefix("content-type:") }) {
+                arguments += ["-H", "Content-Type: application/json"]
+            }
             if let body { arguments += ["--data-binary", body] }
             arguments.append("http://127.0.0.1:\(port)\(path)")
             let result = try CLI.run(arguments, executable: URL(fileURLWithPath: "/usr/bin/curl"))
@@ -83,6 +87,10 @@ import Testing
         #expect(invalid.status == 422)
         #expect(invalid.body.contains(#""field":"trigger.center""#), "\(invalid.body)")
         #expect(try server.call("DELETE", "/v1/requests/nothing").status == 404)
+        let form = try server.call(
+            "PUT", "/v1/requests/ping", body: #"{"trigger":{"type":"timeInterval","seconds":60}}"#,
+            headers: ["Content-Type: application/x-www-form-urlencoded"])
+        #expect(form.status == 415 && form.body.contains("unsupported_media_type"), "\(form.body)")
 
         let lines = try String(
             contentsOfFile: "\(Fixtures.packageRoot.path)/\(scenario)/readings.ndjson", encoding: .utf8
@@ -416,7 +424,7 @@ import Testing
                 case ("POST", "/v1/webhooks"): #"{"url":"http://127.0.0.1:9/hook","secret":"s"}"#
                 default: nil
                 }
-            let headers = operation.method == "POST" ? ["Content-Type: application/x-ndjson"] : []
+            let headers = operation.path == "/v1/readings" ? ["Content-Type: application/x-ndjson"] : []
             let answer: (status: Int, body: String)
             if operation.path == "/v1/events/stream" {
                 let result = try CLI.run(
