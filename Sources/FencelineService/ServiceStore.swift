@@ -185,11 +185,7 @@ final class ServiceStore: Sendable {
             try Row.fetchAll(
                 db, sql: "SELECT seq, kind, device, request, json FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
                 arguments: [seq, limit]
-            ).map {
-                LoggedEvent(
-                    seq: $0["seq"], kind: $0["kind"], device: $0["device"], request: $0["request"],
-                    json: Array($0["json"] as Data))
-            }
+            ).map(LoggedEvent.init(row:))
         }
     }
 
@@ -205,11 +201,7 @@ final class ServiceStore: Sendable {
                     ORDER BY seq
                     """,
                 arguments: [device]
-            ).map {
-                LoggedEvent(
-                    seq: $0["seq"], kind: $0["kind"], device: $0["device"], request: $0["request"],
-                    json: Array($0["json"] as Data))
-            }
+            ).map(LoggedEvent.init(row:))
         }
     }
 
@@ -225,5 +217,14 @@ final class ServiceStore: Sendable {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, Data(value)])
         }
+    }
+}
+
+extension ServiceStore.LoggedEvent {
+    /// An event from a row of `events` (seq, kind, device, request, json).
+    init(row: Row) {
+        self.init(
+            seq: row["seq"], kind: row["kind"], device: row["device"], request: row["request"],
+            json: Array(row["json"] as Data))
     }
 }
