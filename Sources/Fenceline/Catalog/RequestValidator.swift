@@ -54,17 +54,18 @@ public final class RequestValidator {
                 add(
                     "trigger.seconds",
                     "a repeating time interval must be at least 60 seconds (got \(interval.interval.seconds))")
+            } else if let start = interval.start, !start.isRepresentable {
+                add("trigger.start", "start must lie within 0000-01-01T00:00:00Z…9999-12-31T23:59:59Z")
+            } else if let start = interval.start,
+                interval.interval > .longest || !start.advanced(by: interval.interval).isRepresentable
+            {
+                add(
+                    "trigger.seconds",
+                    "start + seconds falls after 9999-12-31T23:59:59Z, the last representable instant: it would never fire"
+                )
             } else if interval.interval > .longest {
-                add("trigger.seconds", "seconds must be at most \(Int64(TimeSpan.longest.seconds))")
-            } else if let start = interval.start {
-                if !start.isRepresentable {
-                    add("trigger.start", "start must lie within 0000-01-01T00:00:00Z…9999-12-31T23:59:59Z")
-                } else if !start.advanced(by: interval.interval).isRepresentable {
-                    add(
-                        "trigger.seconds",
-                        "start + seconds falls after 9999-12-31T23:59:59Z, the last representable instant: it would never fire"
-                    )
-                }
+                // The longest span is a microsecond short of 10,000 years.
+                add("trigger.seconds", "seconds must be less than \(Int64(TimeSpan.longest.seconds.rounded(.up)))")
             }
         case .calendar(let calendar): calendarProblems(calendar, add: add)
         }

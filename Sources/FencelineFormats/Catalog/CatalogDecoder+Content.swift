@@ -103,6 +103,11 @@ extension CatalogDecoder {
             sink.add(fields.at("windows"), "a schedule needs \"windows\", an array of {\"days\", \"start\", \"end\"}")
             return nil
         }
+        guard items.count > 0 else {
+            sink.add(
+                fields.at("windows"), "a schedule needs at least one window: with none the request could never notify")
+            return nil
+        }
         let dayNames = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
         for (index, item) in items.enumerated() {
             guard let window = FieldReader(item, path: "\(fields.at("windows"))[\(index)]", sink: sink) else {

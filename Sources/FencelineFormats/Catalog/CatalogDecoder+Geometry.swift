@@ -8,6 +8,14 @@ extension CatalogDecoder {
             sink.add(fields.path, "give either center + radius or geometry, not both")
             return nil
         }
+        // `corridor` widens a LineString only: elsewhere it would be ignored, so say so.
+        if fields.has("corridor"),
+            hasCircle
+                || fields["geometry"].flatMap({ FieldReader($0, path: "", sink: IssueSink()) })?.string("type")
+                    != "LineString"
+        {
+            sink.warn(fields.at("corridor"), "\"corridor\" applies to a LineString geometry only and is ignored here")
+        }
         if hasCircle {
             guard let center = FieldReader(fields["center"], path: fields.at("center"), sink: sink) else {
                 return nil
