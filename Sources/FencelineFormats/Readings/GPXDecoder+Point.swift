@@ -15,19 +15,28 @@ extension GPXDecoder {
         var fix: String?
         /// The first field whose text passed ``GPXDecoder/maximumFieldBytes``.
         var overlong: String?
+        /// The first field given twice with different texts: which one is right cannot be told.
+        var conflicting: String?
 
         /// The child elements whose text ``set(_:to:overlong:)`` keeps.
         static let capturedFields: Set<String> = ["time", "ele", "speed", "course", "fix"]
 
-        /// Stores the text of child element `name`, keeping the first of repeated ones.
+        /// Stores the text of child element `name`; a repeat with another text is noted.
         mutating func set(_ name: String, to text: String, overlong isOverlong: Bool) {
             if isOverlong && overlong == nil { overlong = name }
+            func keep(_ field: inout String?) {
+                if let kept = field, kept.trimmingXMLSpace != text.trimmingXMLSpace {
+                    if conflicting == nil { conflicting = name }
+                } else {
+                    field = field ?? text
+                }
+            }
             switch name {
-            case "time": time = time ?? text
-            case "ele": ele = ele ?? text
-            case "speed": speed = speed ?? text
-            case "course": course = course ?? text
-            case "fix": fix = fix ?? text
+            case "time": keep(&time)
+            case "ele": keep(&ele)
+            case "speed": keep(&speed)
+            case "course": keep(&course)
+            case "fix": keep(&fix)
             default: break
             }
         }
@@ -39,6 +48,11 @@ extension GPXDecoder {
                     field: overlong,
                     message:
                         "the <\(overlong)> of this <\(element)> is longer than \(maximumFieldBytes) bytes; shorten it")
+            }
+            if let conflicting {
+                throw LineError(
+                    field: conflicting,
+                    message: "the <\(element)> has two different <\(conflicting)> elements; keep the right one")
             }
             if fix?.trimmingXMLSpace == "none" {
                 throw LineError(
