@@ -198,14 +198,26 @@ public struct NDJSONReadingDecoder {
                 guard scanner.peek() == UInt8(ascii: "\"") else {
                     throw scanner.error("expected a member name in quotes, found \(scanner.describeNext())")
                 }
+                let keyStart = scanner.position
                 let keyRange = try scanner.skipString()
+                // A name written with escapes (`"\u0064evice"`) is decoded, so it is the member it names.
+                var escapedName: String?
+                if keyRange == nil {
+                    scanner.position = keyStart
+                    escapedName = try scanner.parseString()
+                }
                 try scanner.expect(UInt8(ascii: ":"), "':' after member name")
                 scanner.skipWhitespace()
-                let key = keyRange.map { Key(UnsafeBufferPointer(rebasing: line[$0])) } ?? .other
+                let key =
+                    if let keyRange {
+                        Key(UnsafeBufferPointer(rebasing: line[keyRange]))
+                    } else {
+                        escapedName!.utf8.withContiguousStorageIfAvailable { Key($0) } ?? .other
+                    }
                 if key != .other {
                     // `"lat":95,"lat":52.37` must not pass as either value.
                     guard seen & (1 << key.rawValue) == 0 else {
-                        let name = String(decoding: line[keyRange!], as: UTF8.self)
+                        let name = escapedName ?? String(decoding: line[keyRange!], as: UTF8.self)
                         throw LineError(field: name, message: "appears twice in the object; give each field once")
                     }
                     seen |= 1 << key.rawValue
