@@ -324,12 +324,23 @@ struct JSONScanner {
     mutating func skipString() throws(JSONSyntaxError) -> Range<Int>? {
         let start = position
         position += 1
+        var ascii = true
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
+                // A skipped string is checked as a read one is: a line is valid UTF-8 or refused,
+                // whichever member the invalid bytes sit in.
+                if !ascii,
+                    String(
+                        validating: UnsafeBufferPointer(rebasing: bytes[(start + 1)..<(position - 1)]), as: UTF8.self)
+                        == nil
+                {
+                    throw error("string is not valid UTF-8", at: start + 1)
+                }
                 return (start + 1)..<(position - 1)
             }
+            ascii = ascii && byte < 0x80
             if byte == UInt8(ascii: "\\") {
                 position = start
                 _ = try parseString()
