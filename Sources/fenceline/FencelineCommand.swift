@@ -43,6 +43,10 @@ struct FencelineCommand: AsyncParsableCommand {
                 ?? .warning
             return handler
         }
+        if let message = invalidArgumentMessage() {
+            OutputFile.report(message)
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -57,6 +61,28 @@ struct FencelineCommand: AsyncParsableCommand {
         } catch {
             exit(withError: error)
         }
+    }
+}
+
+extension FencelineCommand {
+    /// The complaint about the first argument that is not valid UTF-8, or `nil`. Swift repairs such
+    /// bytes to U+FFFD before the parser sees them, which would make two different device names
+    /// (or paths) one, so they are refused while the raw bytes can still be read.
+    static func invalidArgumentMessage() -> String? {
+        var arguments: [[UInt8]] = []
+        for index in 0..<Int(CommandLine.argc) {
+            guard let pointer = CommandLine.unsafeArgv[index] else { break }
+            arguments.append(
+                pointer.withMemoryRebound(to: UInt8.self, capacity: strlen(pointer) + 1) { bytes in
+                    Array(UnsafeBufferPointer(start: bytes, count: strlen(pointer)))
+                })
+        }
+        for index in arguments.indices.dropFirst() where String(validating: arguments[index], as: UTF8.self) == nil {
+            let previous: String = index > 1 ? String(decoding: arguments[index - 1], as: UTF8.self) : ""
+            let what = previous.hasPrefix("-") ? "the value of \(previous)" : "argument \(index)"
+            return "fenceline: \(what) is not valid UTF-8; names are compared byte for byte, so it cannot be repaired"
+        }
+        return nil
     }
 }
 
