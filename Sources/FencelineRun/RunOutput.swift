@@ -22,6 +22,8 @@ final class RunOutput {
     @exclusivity(unchecked) private var buffer: [UInt8]
     /// Whether to read on: false once `--strict` meets a bad line or the run is interrupted.
     @exclusivity(unchecked) var keepsReading = true
+    /// The most events to write; past it the run stops as if interrupted.
+    @exclusivity(unchecked) var eventLimit: Int?
     /// Whether ``shouldStop`` stopped the run.
     @exclusivity(unchecked) private(set) var interrupted = false
     /// The current input's name (for bad-line reports), whether it is live (its events are written
@@ -63,6 +65,10 @@ final class RunOutput {
             return
         }
         summary.events += events.count
+        if let eventLimit, summary.events > eventLimit, !summary.reachedEventLimit {
+            summary.reachedEventLimit = true
+            interrupt()
+        }
         if let background {
             if !events.isEmpty { background.submit(events) }
             for part in flush ? background.finish() : background.take() { buffer.append(contentsOf: part) }

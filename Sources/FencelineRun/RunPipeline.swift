@@ -72,6 +72,8 @@ public final class RunPipeline {
         public var events = 0
         /// Under `--strict`, the bad line that stopped the run.
         public var strictFailure: InputError?
+        /// Whether the run stopped at ``RunPipeline/maximumEvents``.
+        public var reachedEventLimit = false
 
         /// The one-line summary for stderr.
         public var line: String {
@@ -101,6 +103,9 @@ public final class RunPipeline {
     /// Called with each reading applied, in order, before the engine sees it (`fenceline render`
     /// keeps the fixes it draws).
     public var observer: ((Reading) -> Void)?
+    /// The most events the run writes before it stops (``Summary/reachedEventLimit``), for drivers
+    /// that keep them all in memory (`render`, `explain`); `nil`: no limit.
+    public var maximumEvents: Int?
     /// The engine of the last run, for reading its notification state afterwards (one engine only).
     public private(set) var lastEngine: Engine?
     /// The session of the last run, kept as long as the pipeline: a process that ends right after
@@ -196,6 +201,7 @@ public final class RunPipeline {
             meter: progress.map { ProgressMeter(readers: readers, report: $0) },
             badLines: BadLineCounter(maximumReported: options.maximumReported, strict: options.strict),
             shouldStop: shouldStop, encodesInBackground: session is ShardedSession)
+        output.eventLimit = maximumEvents
         // One engine writes the events of a clock jump as it makes them (a sharded run holds a
         // batch's events to merge them).
         lastEngine?.spill = { [unowned output] events in output.spill(events) }

@@ -67,10 +67,12 @@ struct Explain: AsyncParsableCommand {
             logger: Logger(label: "fenceline"))
         let tracer = RegionTracer(device: device, request: request)
         pipeline.tracer = tracer
+        pipeline.maximumEvents = RunPipeline.inMemoryEventLimit
         do {
-            _ = try pipeline.run(
+            let summary = try pipeline.run(
                 inputs: input.inputs, write: { _ in },
                 report: { OutputFile.report($0) })
+            if summary.reachedEventLimit { throw CommandFailure.eventLimit(command: "explain") }
         } catch let error as InputError {
             throw CommandFailure(error)
         }

@@ -72,6 +72,7 @@ struct Render: AsyncParsableCommand {
         pipeline.observer = { reading in
             if case .fix(let fix) = reading { fixes.append(fix) }
         }
+        pipeline.maximumEvents = RunPipeline.inMemoryEventLimit
         let summary: RunPipeline.Summary
         do {
             summary = try pipeline.run(
@@ -79,6 +80,7 @@ struct Render: AsyncParsableCommand {
         } catch let error as InputError {
             throw CommandFailure(error)
         }
+        if summary.reachedEventLimit { throw CommandFailure.eventLimit(command: "render") }
         let events = collector.events
         var options = TraceRenderer.Options()
         if let width { options.width = Double(width) }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FencelineFormats
+import FencelineRun
 import Foundation
 import Synchronization
 
@@ -72,6 +73,23 @@ extension OutputFile {
     static func report(_ text: String) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0).terminalSafe }
         standardError.write(lines.joined(separator: "\n") + "\n")
+    }
+}
+
+extension RunPipeline {
+    /// The most events `render` and `explain` keep in memory: past it the picture or the
+    /// explanation says nothing a person could read, and memory would run out first.
+    static let inMemoryEventLimit = 250_000
+}
+
+extension CommandFailure {
+    /// A run stopped at ``RunPipeline/inMemoryEventLimit``.
+    static func eventLimit(command: String) -> CommandFailure {
+        CommandFailure(
+            status: ExitStatus.badInput,
+            message:
+                "fenceline: \(command) stopped after \(RunPipeline.inMemoryEventLimit) events (a far --until or a jump of the "
+                + "clock past a repeating timer?); it keeps every event in memory: give a nearer --until, or use run")
     }
 }
 
