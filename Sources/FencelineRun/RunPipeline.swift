@@ -224,7 +224,11 @@ public final class RunPipeline {
         // A run stopped early (strict, or interrupted) ends at the clock of the last line it read.
         // (A signal may also end the input while a read waits, before any line notices it.)
         let interrupted = output.interrupted || shouldStop?() == true
-        let until = output.badLines.strictFailure == nil && !interrupted ? options.until : nil
+        var until = output.badLines.strictFailure == nil && !interrupted ? options.until : nil
+        if let sharded = session as? ShardedSession, let target = until {
+            walk(sharded, to: target, output: output)
+            if !output.keepsReading || shouldStop?() == true { until = nil }
+        }
         let stoppedInInput = lastEngine?.stoppedInJump == true
         let last = session.finish(until: until, keepingHeldReadings: checkpointing)
         if checkpointing { lastCheckpoint = try session.checkpoint() }
@@ -237,6 +241,28 @@ public final class RunPipeline {
         let summary = output.finish(last, stale: session.staleReadings)
         steadyStart = output.steadyStart
         return summary
+    }
+
+    /// Moves a sharded session's clock to `target` in steps, writing each step's events: it merges
+    /// a batch's events in memory, so one far `--until` would hold every event of the jump. The
+    /// step doubles while steps give few events and halves when they give many; the events are
+    /// the same as one move's.
+    private func walk(_ session: ShardedSession, to target: Timestamp, output: RunOutput) {
+        guard var clock = session.clock, clock < target else { return }
+        var step: Int64 = 3_600_000_000
+        while clock < target && output.keepsReading && shouldStop?() != true {
+            let next =
+                target.microseconds - clock.microseconds <= step
+                ? target : Timestamp(microseconds: clock.microseconds + step)
+            let events = session.advance(to: next)
+            output.emit(events, flush: false)
+            if events.count > 100_000 {
+                step = max(step / 2, 1)
+            } else if events.count < 10_000 {
+                step = min(step * 2, 1 << 50)
+            }
+            clock = next
+        }
     }
 
     /// Reads one input into the session, by the source its kind needs.

@@ -140,7 +140,7 @@ final class ShardedRun {
     let threads: Int
     @exclusivity(unchecked) private var clockLines: [Int] = []  // the line at which the global clock took each value
     @exclusivity(unchecked) private var clockValues: [Timestamp] = []
-    @exclusivity(unchecked) private var clock: Timestamp?
+    @exclusivity(unchecked) private(set) var clock: Timestamp?
     @exclusivity(unchecked) private var line = 0
     @exclusivity(unchecked) private var started = false
     @exclusivity(unchecked) private var untimed: [Reading] = []

@@ -80,6 +80,9 @@ public final class ShardedSession: RunSession, DrivenSession {
 
     public var staleReadings: Int { coordinator.stale }
 
+    /// The global clock: the latest time applied.
+    public var clock: Timestamp? { coordinator.clock }
+
     /// Routes a reading through the reorder window, if any.
     private func route(_ reading: Reading) {
         routed += 1

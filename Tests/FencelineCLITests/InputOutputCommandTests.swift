@@ -169,6 +169,20 @@ import Testing
         #expect(bad.stderr.contains("field \"time\""))
     }
 
+    /// A far --until with two threads is walked in steps, each merged and written: the same
+    /// events, byte for byte, as one engine's (hundreds of thousands of them, from repeating timers).
+    @Test func aFarUntilWithThreadsGivesOneEnginesEvents() throws {
+        let arguments = [
+            "run", "--quiet", "--triggers", "Data/hostile/inputs/catalog.json", "Data/hostile/inputs/readings.ndjson",
+            "--until", "2026-10-01T00:00:00Z",
+        ]
+        let one = try CLI.run(arguments)
+        let two = try CLI.run(arguments + ["--threads", "2"])
+        #expect(one.status == 0 && two.status == 0)
+        #expect(one.stdout.count > 5_000_000)
+        #expect(two.stdout == one.stdout)
+    }
+
     /// NMEA: told by content (a gpsd log's `#` header, then `$` sentences), one fix per epoch,
     /// gzip looked through, bad checksums reported with their line.
     @Test func nmeaCapturesReadAsFixes() throws {
