@@ -143,6 +143,9 @@ public final class LineReader {
     /// may reach another thread than this one, leaving a plain read blocked.
     private func waitsForInput() -> Bool {
         guard let endsOnInterruption, size == nil else { return true }
+        // Asked before each read too: a source that is always ready (/dev/zero, a fast pipe)
+        // never lets the poll below wait.
+        if endsOnInterruption() { return false }
         var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         while poll(&ready, 1, 100) <= 0 {
             if endsOnInterruption() { return false }
