@@ -88,6 +88,16 @@ extension ServiceRoutes {
             delivered: webhook.delivered, failed: webhook.failed, givenUp: webhook.givenUp, backlog: webhook.backlog)
     }
 
+    /// A request's whole body, or a 413 past ``maximumBodyBytes``.
+    static func collectBody(_ request: Request) async throws -> ByteBuffer {
+        do {
+            return try await request.body.collect(upTo: maximumBodyBytes)
+        } catch {
+            throw ServiceError(
+                .contentTooLarge, code: "body_too_large", "the body is over \(maximumBodyBytes >> 20) MiB")
+        }
+    }
+
     /// A request's body as a JSON object: 415 for another content type (none is taken as JSON),
     /// 413 over 16 MiB, 400 for anything but a JSON object, each saying what was expected.
     static func jsonObject(_ request: Request, what: String) async throws -> [String: Any] {
@@ -97,13 +107,7 @@ extension ServiceRoutes {
             throw ServiceError(
                 .unsupportedMediaType, code: "unsupported_media_type", "send \(what) as application/json (got \(type))")
         }
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: maximumBodyBytes)
-        } catch {
-            throw ServiceError(
-                .contentTooLarge, code: "body_too_large", "the body is over \(maximumBodyBytes >> 20) MiB")
-        }
+        let body = try await collectBody(request)
         guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
         else {
             throw ServiceError(.badRequest, code: "malformed", "the body must be a JSON object: \(what)")

@@ -57,13 +57,7 @@ enum ServiceRoutes {
                     .unsupportedMediaType, code: "unsupported_media_type",
                     "send readings as application/x-ndjson (got \(type ?? "no content type"))")
             }
-            let buffer: ByteBuffer
-            do {
-                buffer = try await request.body.collect(upTo: maximumBodyBytes)
-            } catch {
-                throw ServiceError(
-                    .contentTooLarge, code: "body_too_large", "the body is over \(maximumBodyBytes >> 20) MiB")
-            }
+            let buffer = try await collectBody(request)
             let key = request.headers[HTTPField.Name("Idempotency-Key")!]
             let answer: ServiceEngine.IngestAnswer
             let started = ContinuousClock.now
