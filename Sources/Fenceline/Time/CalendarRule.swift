@@ -53,15 +53,21 @@ struct CalendarRule {
     }
 
     /// The first firing strictly after `time`, or `nil` when the rule never matches again
-    /// (searched over 400 years, one Gregorian cycle).
+    /// (searched over 400 years, one Gregorian cycle, from `time` or the rule's year).
     func nextFiring(after time: Timestamp) -> Timestamp? {
         let afterSecond = time.microseconds.floorDividedBy(1_000_000).quotient
         // Start a few hours before the local time of `time`: no gap or overlap shifts more.
         let startLocal = clock.local(atSecond: afterSecond) - 3 * 3600
         var days = Int(startLocal.floorDividedBy(86_400).quotient)
         let startSecondOfDay = startLocal.floorDividedBy(86_400).remainder
-        let lastDay = days + 146_097
         var first = true
+        // A rule for a later year starts its search there (from the day before, for the zone's
+        // offset), so a date centuries ahead is found as a near one is.
+        if let year = components.year, CivilDate(daysSinceEpoch: days).year < year {
+            days = max(days, CivilDate(year: year, month: 1, day: 1).daysSinceEpoch - 1)
+            first = false
+        }
+        let lastDay = days + 146_097
         while days <= lastDay {
             defer {
                 days += 1
