@@ -245,8 +245,11 @@ public final class RunPipeline {
 
     /// Moves a sharded session's clock to `target` in steps, writing each step's events: it merges
     /// a batch's events in memory, so one far `--until` would hold every event of the jump. The
-    /// step doubles while steps give few events and halves when they give many; the events are
-    /// the same as one move's.
+    /// step doubles while steps give few events and halves when they give many, and is at most
+    /// 30 days, so a quiet stretch cannot grow it past what a burst after it would fit in (timers
+    /// repeat at most once a minute); the events are the same as one move's.
+    private static let longestWalkStep: Int64 = 30 * 86_400_000_000
+
     private func walk(_ session: ShardedSession, to target: Timestamp, output: RunOutput) {
         guard var clock = session.clock, clock < target else { return }
         var step: Int64 = 3_600_000_000
@@ -259,7 +262,7 @@ public final class RunPipeline {
             if events.count > 100_000 {
                 step = max(step / 2, 1)
             } else if events.count < 10_000 {
-                step = min(step * 2, 1 << 50)
+                step = min(step * 2, Self.longestWalkStep)
             }
             clock = next
         }
