@@ -134,6 +134,9 @@ let package = Package(
             name: "FencelineRenderTests",
             dependencies: ["FencelineRender", "FencelineRun", "FencelineFormats", "TestSupport"]
         ),
+        .testTarget(
+            name: "FencelineServiceTests",
+            dependencies: ["FencelineService", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "FencelineCLITests", dependencies: ["TestSupport"]),
     ]
 )

@@ -64,11 +64,16 @@ final class RunOutput {
             deferredEvents.append(contentsOf: events)
             return
         }
-        summary.events += events.count
-        if let eventLimit, summary.events > eventLimit, !summary.reachedEventLimit {
-            summary.reachedEventLimit = true
-            interrupt()
+        var events = events
+        if let eventLimit, summary.events + events.count > eventLimit {
+            // Exactly the limit's events are written, wherever a batch or a spill ends.
+            events.removeLast(min(events.count, summary.events + events.count - eventLimit))
+            if !summary.reachedEventLimit {
+                summary.reachedEventLimit = true
+                interrupt()
+            }
         }
+        summary.events += events.count
         if let background {
             if !events.isEmpty { background.submit(events) }
             for part in flush ? background.finish() : background.take() { buffer.append(contentsOf: part) }

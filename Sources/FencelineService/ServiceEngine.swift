@@ -208,21 +208,13 @@ actor ServiceEngine {
         return (answer, false)
     }
 
-    /// What a control record found, read in the same actor call that applied it, so that an
-    /// answer ("201 new", "removed: …") cannot be told wrong by a request between the two.
-    struct Before: Sendable {
-        var pending: [String]
-        var delivered: [String]
-    }
-
-    /// Applies one control record made by the API and returns what it found.
-    @discardableResult
-    func control(reporting line: [UInt8]) throws -> Before {
-        let before = Before(
-            pending: engine.pendingRequests.map(\.id),
-            delivered: Set(engine.deliveredNotifications.map(\.requestID)).sorted())
+    /// Applies one control record made by the API and returns what `look` found in the engine
+    /// just before, read in the same actor call, so that an answer ("201 new", "removed: …")
+    /// cannot be told wrong by a request between the two.
+    func control<Found: Sendable>(_ line: [UInt8], lookingFirst look: @Sendable (Engine) -> Found) throws -> Found {
+        let found = look(engine)
         try control(line)
-        return before
+        return found
     }
 
     /// Applies `line` only when `id` is a pending request; `false` (nothing applied) when not.
@@ -253,7 +245,15 @@ actor ServiceEngine {
 
     /// Whether `id` is a pending request (one added before the first reading included).
     func hasRequest(_ id: String) -> Bool {
-        engine.pendingRequests.contains { $0.id == id }
+        engine.isPending(id)
+    }
+
+    /// The pending request `id` and its next trigger date, or `nil`.
+    func pendingRequest(_ id: String) -> (request: NotificationRequest, next: Timestamp?)? {
+        guard engine.isPending(id), let request = engine.pendingRequests.last(where: { $0.id == id }) else {
+            return nil
+        }
+        return (request, engine.nextTriggerDate(forRequest: id))
     }
 
     /// The pending requests, as `GET /v1/requests` lists them.

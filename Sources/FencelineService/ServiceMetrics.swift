@@ -1,4 +1,5 @@
 import CoreMetrics
+import Fenceline
 import Foundation
 import Metrics
 import Prometheus
@@ -18,7 +19,8 @@ final class ServiceMetrics: Sendable {
     let webhookBacklog: CoreMetrics.Gauge
     let devices: CoreMetrics.Gauge
     let requests: CoreMetrics.Gauge
-    private let factory: PrometheusMetricsFactory
+    /// One counter per event kind, made once: the factory looks a label up under a lock.
+    private let events: [String: CoreMetrics.Counter]
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -28,7 +30,12 @@ final class ServiceMetrics: Sendable {
             .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
             .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
         ]
-        self.factory = factory
+        events = Dictionary(
+            uniqueKeysWithValues: EventKind.allCases.map { kind in
+                let counter = CoreMetrics.Counter(
+                    label: "fenceline_events_total", dimensions: [("kind", kind.rawValue)], factory: factory)
+                return (kind.rawValue, counter)
+            })
         readings = CoreMetrics.Counter(label: "fenceline_readings_total", factory: factory)
         skipped = CoreMetrics.Counter(label: "fenceline_skipped_lines_total", factory: factory)
         stale = CoreMetrics.Counter(label: "fenceline_stale_readings_total", factory: factory)
@@ -43,8 +50,7 @@ final class ServiceMetrics: Sendable {
 
     /// Counts events of one kind (`enter`, `exit`, …).
     func countEvents(kind: String, _ count: Int) {
-        CoreMetrics.Counter(label: "fenceline_events_total", dimensions: [("kind", kind)], factory: factory).increment(
-            by: count)
+        events[kind]?.increment(by: count)
     }
 
     /// The Prometheus text exposition of every metric.

@@ -193,7 +193,7 @@ enum ServiceRoutes {
         }
         router.get("v1/requests/:id") { _, context in
             let id = try context.parameters.require("id")
-            guard let found = await engine.pendingRequests().first(where: { $0.request.id == id }) else {
+            guard let found = await engine.pendingRequest(id) else {
                 throw ServiceError(.notFound, code: "not_found", "no pending request \"\(id)\"")
             }
             return try json(summary(found.request, next: found.next))
@@ -209,9 +209,9 @@ enum ServiceRoutes {
             object["id"] = id
             let record: [String: Any] = ["op": "add", "request": object]
             let line = Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]))
-            let existed = try await apply(line, engine: engine).pending.contains(id)
+            let existed = try await apply(line, engine: engine) { $0.isPending(id) }
             // Before the first reading the request waits for the clock, as a start catalog does.
-            let added = await engine.pendingRequests().first { $0.request.id == id }
+            let added = await engine.pendingRequest(id)
             let status: HTTPResponse.Status = existed ? .ok : .created
             guard let added else { return try json(["id": id], status: status) }
             return try json(summary(added.request, next: added.next), status: status)
@@ -225,8 +225,10 @@ enum ServiceRoutes {
             return try json(["removed": [id]])
         }
         router.delete("v1/requests") { _, _ in
-            let before = try await apply(Array(#"{"op":"removeAllPending"}"#.utf8), engine: engine)
-            return try json(["removed": before.pending])
+            let removed = try await apply(Array(#"{"op":"removeAllPending"}"#.utf8), engine: engine) {
+                $0.pendingRequests.map(\.id)
+            }
+            return try json(["removed": removed])
         }
         router.get("v1/delivered") { request, _ in
             let device = request.uri.queryParameters.get("device")
@@ -236,12 +238,14 @@ enum ServiceRoutes {
         }
         router.delete("v1/delivered/:id") { _, context in
             let id = try context.parameters.require("id")
-            try await apply(record(op: "removeDelivered", ids: [id]), engine: engine)
+            try await apply(record(op: "removeDelivered", ids: [id]), engine: engine) { _ in () }
             return try json(["removed": [id]])
         }
         router.delete("v1/delivered") { _, _ in
-            let before = try await apply(Array(#"{"op":"removeAllDelivered"}"#.utf8), engine: engine)
-            return try json(["removed": before.delivered])
+            let removed = try await apply(Array(#"{"op":"removeAllDelivered"}"#.utf8), engine: engine) {
+                Set($0.deliveredNotifications.map(\.requestID)).sorted()
+            }
+            return try json(["removed": removed])
         }
     }
 
@@ -255,12 +259,13 @@ enum ServiceRoutes {
         Array(try JSONSerialization.data(withJSONObject: ["op": op, "ids": ids], options: [.sortedKeys]))
     }
 
-    /// Applies an API control record and returns what it found; an invalid one is a 422 naming
-    /// the field.
-    @discardableResult
-    static func apply(_ line: [UInt8], engine: ServiceEngine) async throws -> ServiceEngine.Before {
+    /// Applies an API control record and returns what `look` found just before; an invalid one is
+    /// a 422 naming the field.
+    static func apply<Found: Sendable>(
+        _ line: [UInt8], engine: ServiceEngine, lookingFirst look: @Sendable (Engine) -> Found
+    ) async throws -> Found {
         do {
-            return try await engine.control(reporting: line)
+            return try await engine.control(line, lookingFirst: look)
         } catch let error as LineError {
             throw ServiceError(
                 .unprocessableContent, code: "invalid_request", error.message,

@@ -61,15 +61,10 @@ struct WebhookDelivery: Service {
                 } catch {
                     logger.error("reading the webhook outbox failed", metadata: ["error": "\(error)"])
                 }
-                for delivery in due where inFlight.count < Self.concurrency {
-                    let key = DeviceKey(webhook: delivery.webhook, device: delivery.device)
-                    guard perWebhook[delivery.webhook, default: 0] < Self.concurrencyPerWebhook,
-                        inFlight.insert(key).inserted
-                    else { continue }
-                    perWebhook[delivery.webhook, default: 0] += 1
+                for delivery in Self.startable(due, inFlight: &inFlight, perWebhook: &perWebhook) {
                     group.addTask {
                         await deliver(delivery, with: client)
-                        return key
+                        return DeviceKey(webhook: delivery.webhook, device: delivery.device)
                     }
                 }
                 // Nothing in flight and nothing due: drained.
@@ -96,7 +91,24 @@ struct WebhookDelivery: Service {
         try? await client.shutdown()
     }
 
-    private struct DeviceKey: Hashable, Sendable {
+    /// The deliveries of `due` to start now, in order, counted into `inFlight` and `perWebhook`:
+    /// none of a (webhook, device) with a try in flight, at most ``concurrencyPerWebhook`` per
+    /// webhook and ``concurrency`` in all.
+    static func startable(
+        _ due: [ServiceStore.DueDelivery], inFlight: inout Set<DeviceKey>, perWebhook: inout [String: Int]
+    ) -> [ServiceStore.DueDelivery] {
+        var started: [ServiceStore.DueDelivery] = []
+        for delivery in due where inFlight.count < concurrency {
+            let key = DeviceKey(webhook: delivery.webhook, device: delivery.device)
+            guard perWebhook[delivery.webhook, default: 0] < concurrencyPerWebhook, inFlight.insert(key).inserted
+            else { continue }
+            perWebhook[delivery.webhook, default: 0] += 1
+            started.append(delivery)
+        }
+        return started
+    }
+
+    struct DeviceKey: Hashable, Sendable {
         var webhook: String
         var device: String
     }

@@ -181,6 +181,12 @@ import Testing
         #expect(one.status == 0 && two.status == 0)
         #expect(one.stdout.count > 5_000_000)
         #expect(two.stdout == one.stdout)
+        // With a reorder window the walk's ticks pass through the held readings, in time order.
+        let held = try CLI.run(arguments + ["--reorder-window", "30"])
+        let heldTwo = try CLI.run(arguments + ["--reorder-window", "30", "--threads", "2"])
+        #expect(held.status == 0 && heldTwo.status == 0)
+        #expect(held.stdout.count > 5_000_000)
+        #expect(heldTwo.stdout == held.stdout)
     }
 
     /// NMEA: told by content (a gpsd log's `#` header, then `$` sentences), one fix per epoch,

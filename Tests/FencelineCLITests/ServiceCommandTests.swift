@@ -12,8 +12,12 @@ import Testing
         let process = Process()
         let port: Int
         let directory: URL
+        /// What it wrote to standard error up to "serving on".
+        let startupLog: String
 
-        init(triggers: String, directory: URL? = nil, arguments: [String] = []) throws {
+        init(
+            triggers: String, directory: URL? = nil, arguments: [String] = [], environment: [String: String] = [:]
+        ) throws {
             self.directory = try directory ?? CLI.temporaryDirectory()
             process.executableURL = CLI.binary
             process.arguments =
@@ -21,7 +25,9 @@ import Testing
                     "serve", "--data", self.directory.appendingPathComponent("store").path, "--triggers", triggers,
                     "--listen", "127.0.0.1:0",
                 ] + arguments
-            process.environment = ProcessInfo.processInfo.environment.merging(["FENCELINE_TOKEN": "t0ken"]) { $1 }
+            process.environment = ProcessInfo.processInfo.environment.merging(
+                environment.merging(["FENCELINE_TOKEN": "t0ken"]) { $1 }
+            ) { $1 }
             process.currentDirectoryURL = Fixtures.packageRoot
             let errors = Pipe()
             process.standardError = errors
@@ -37,6 +43,7 @@ import Testing
             }
             guard let found else { throw CLIFailure(message: "the service did not start: \(seen)") }
             port = found
+            startupLog = seen
         }
 
         /// curl with the token (unless `token` is nil); returns the status line's code and the body.
@@ -244,6 +251,67 @@ import Testing
         let id = try #require(created.body.firstMatch(of: /"id":"(wh_[0-9a-f]+)"/)).1
         #expect(try server.call("DELETE", "/v1/webhooks/\(id)").status == 200)
         #expect(try server.call("DELETE", "/v1/webhooks/\(id)").status == 404)
+    }
+
+    /// SIGTERM stops the services in reverse order: the checkpoint is written before the webhook
+    /// outbox drains, so a kill during a long drain (a receiver that never answers in time) loses
+    /// nothing and the next start replays nothing, with the undelivered events still queued.
+    @Test func sigtermCheckpointsBeforeTheWebhookDrain() throws {
+        let scenario = "Data/scenarios/real-drive-visnjan"
+        let directory = try CLI.temporaryDirectory()
+        let info = ["FENCELINE_LOG_LEVEL": "info"]
+        let server = try Server(triggers: "\(scenario)/triggers.json", directory: directory, environment: info)
+        let log = directory.appendingPathComponent("received.ndjson")
+        let portFile = directory.appendingPathComponent("receiver-port")
+        let receiver = Process()
+        receiver.executableURL = Fixtures.packageRoot.appendingPathComponent("Tools/webhook-receiver")
+        // Every delivery is answered after the sender's 10 s timeout.
+        receiver.arguments = [
+            "--secret", "s", "--log", log.path, "--port-file", portFile.path, "--chaos", "1", "--failure-share", "0",
+            "--timeout-share", "1",
+        ]
+        receiver.standardOutput = FileHandle.nullDevice
+        receiver.standardError = FileHandle.nullDevice
+        try receiver.run()
+        defer {
+            receiver.terminate()
+            receiver.waitUntilExit()
+        }
+        var receiverPort = ""
+        for _ in 0..<100 where receiverPort.isEmpty {
+            Thread.sleep(forTimeInterval: 0.05)
+            receiverPort = (try? String(contentsOf: portFile, encoding: .utf8)) ?? ""
+        }
+        let hook = try server.call(
+            "POST", "/v1/webhooks", body: #"{"url":"http://127.0.0.1:\#(receiverPort)/","secret":"s"}"#)
+        #expect(hook.status == 201, "\(hook.body)")
+        let readings = try String(
+            contentsOfFile: "\(Fixtures.packageRoot.path)/\(scenario)/readings.ndjson", encoding: .utf8)
+        #expect(
+            try server.call("POST", "/v1/readings", body: readings, headers: ["Content-Type: application/x-ndjson"])
+                .status == 200)
+        for _ in 0..<100 where ((try? String(contentsOf: log, encoding: .utf8)) ?? "").isEmpty {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(!((try? String(contentsOf: log, encoding: .utf8)) ?? "").isEmpty, "a delivery is in flight")
+
+        kill(server.process.processIdentifier, SIGTERM)
+        Thread.sleep(forTimeInterval: 2)
+        #expect(server.process.isRunning, "still draining the outbox")
+        kill(server.process.processIdentifier, SIGKILL)
+        server.process.waitUntilExit()
+
+        let restarted = try Server(triggers: "\(scenario)/triggers.json", directory: directory, environment: info)
+        defer { restarted.stop() }
+        #expect(!restarted.startupLog.contains("replayed the journal"), "\(restarted.startupLog)")
+        let listed = try restarted.call("GET", "/v1/webhooks").body
+        let backlog = try #require(listed.firstMatch(of: /"backlog":(\d+)/).map { Int($0.1)! })
+        #expect(backlog > 0, "the undelivered events are still queued: \(listed)")
+        // Without them the stop below would wait for a hanging try again.
+        let id = try #require(listed.firstMatch(of: /"id":"(wh_[0-9a-f]+)"/)).1
+        #expect(try restarted.call("DELETE", "/v1/webhooks/\(id)").status == 200)
+        receiver.terminate()
+        receiver.waitUntilExit()
     }
 
     /// Schemathesis's findings, kept: a path's other methods answer 405 with `Allow`, a bad query

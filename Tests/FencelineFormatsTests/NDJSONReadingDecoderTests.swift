@@ -88,6 +88,33 @@ import Testing
         #expect(huge?.message == "number out of range")
     }
 
+    @Test func escapedMemberNamesAreTheNamesTheySpell() throws {
+        let escaped = try decode(#"{"d\u0065vice":"a","\u0074ime":"2026-03-02T08:00:00Z","lat":1,"l\u006fn":2}"#)
+        #expect(escaped == (try decode(#"{"device":"a","time":"2026-03-02T08:00:00Z","lat":1,"lon":2}"#)))
+        let twice = failure(#"{"device":"a","time":1,"lat":1,"l\u0061t":2,"lon":1}"#)
+        #expect(
+            twice?.field == "lat" && twice?.message.contains("appears twice") == true, "\(String(describing: twice))")
+    }
+
+    @Test func ignoredMembersMustBeValidUTF8Too() {
+        func decodeBytes(_ bytes: [UInt8]) -> LineError? {
+            let result = bytes.withUnsafeBufferPointer { buffer in
+                Result { () throws(LineError) in try decoder.decode(buffer) }
+            }
+            guard case .failure(let error) = result else { return nil }
+            return error
+        }
+        let head = Array(#"{"device":"a","time":1,"lat":1,"lon":1,"note":""#.utf8)
+        let tail = Array(#""}"#.utf8)
+        #expect(decodeBytes(head + Array("café ✓ 🚚".utf8) + tail) == nil)
+        for invalid: [UInt8] in [
+            [0xFF], [0xC3], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x9C],
+        ] {
+            let error = decodeBytes(head + Array("ok".utf8) + invalid + tail)
+            #expect(error?.message.contains("not valid UTF-8") == true, "\(invalid): \(String(describing: error))")
+        }
+    }
+
     @Test(arguments: [
         #"{"device":"a","time":"2026-03-02T08:00:00Z","lat":5,"#,
         #"[1,2,3]"#,

@@ -42,6 +42,27 @@ import Testing
         return (events, reports, summary)
     }
 
+    /// `render` and `explain` keep every event in memory, so their pipelines stop at a limit: a
+    /// far --until over a repeating timer writes the limit's events and says it stopped.
+    @Test func aRunStopsAtItsEventLimit() throws {
+        var options = RunPipeline.Options()
+        options.until = Timestamp(rfc3339: "9999-12-31T23:59:59Z")
+        let catalog = Catalog(requests: [
+            NotificationRequest(
+                id: "ping", trigger: .timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: 60), repeats: true)))
+        ])
+        var pipeline = RunPipeline(
+            catalog: catalog, catalogDecoder: CatalogDecoder(), options: options, encoder: NDJSONEventEncoder(),
+            logger: Logger(label: "test"))
+        pipeline.maximumEvents = 1_000
+        var output: [UInt8] = []
+        let summary = try pipeline.run(
+            inputs: [try file("one.ndjson", line(0, east: 0) + "\n")], write: { output += $0 }, report: { _ in })
+        #expect(summary.reachedEventLimit)
+        #expect(summary.events == 1_000)
+        #expect(output.split(separator: UInt8(ascii: "\n")).count == 1_000)
+    }
+
     /// A UTF-8 byte order mark before the first line is not content, in NDJSON and CSV alike.
     @Test func aByteOrderMarkIsNotALine() throws {
         let lines = [line(0, east: 300), line(10, east: 0), line(20, east: 300)].joined(separator: "\n") + "\n"

@@ -109,6 +109,21 @@ import Testing
                 == ["2028-02-29T00:00:00Z", "2032-02-29T00:00:00Z"])
     }
 
+    @Test func aDateCenturiesAheadFiresInItsYear() throws {
+        let far = Self.calendar(
+            CalendarComponents(year: 2500, month: 6, day: 1, hour: 12), zone: "Europe/Berlin", repeats: false)
+        #expect(
+            try Self.fires(far, from: "2026-03-01T00:00:00Z", to: "2501-01-01T00:00:00Z") == ["2500-06-01T10:00:00Z"])
+        let last = Self.calendar(
+            CalendarComponents(year: 9999, month: 12, day: 31, hour: 23, minute: 59, second: 59), zone: "UTC",
+            repeats: false)
+        let engine = try Engine(catalog: Catalog(requests: [last]))
+        _ = engine.process(.control(ControlRecord(time: Timestamp(rfc3339: "2026-03-01T00:00:00Z")!, operation: .tick)))
+        #expect(engine.nextTriggerDate(forRequest: "cal")?.rfc3339 == "9999-12-31T23:59:59Z")
+        let past = Self.calendar(CalendarComponents(year: 2020, month: 1), zone: "UTC", repeats: false)
+        #expect(try Self.fires(past, from: "2026-03-01T00:00:00Z", to: "2030-01-01T00:00:00Z").isEmpty)
+    }
+
     @Test func firstFiringIsStrictlyAfterTheAddAndOneShotsMoveToDelivered() throws {
         let request = Self.calendar(CalendarComponents(hour: 9), zone: "UTC", repeats: false)
         let engine = try Engine(catalog: Catalog(requests: [request]))

@@ -71,14 +71,7 @@ extension Engine {
     /// The requests that can still fire, in the order they were added. Before the first reading,
     /// control records wait for the clock (SPEC §7); what they will do is shown here already.
     public var pendingRequests: [NotificationRequest] {
-        var pending =
-            requests.filter { entry in
-                let state = states[Int(entry.slot)]
-                guard state.isAlive, !state.isFinished else { return false }
-                if let scope = entry.scopeNames, state.finishedDevices >= scope.count { return false }
-                if entry.timing != nil, clock != nil, state.nextFire == nil { return false }
-                return true
-            }.map(\.request) + startCatalog
+        var pending = requests.filter(canStillFire).map(\.request) + startCatalog
         for control in untimedControls {
             switch control.operation {
             case .add(let request):
@@ -90,6 +83,29 @@ extension Engine {
             }
         }
         return pending
+    }
+
+    /// Whether the request `id` is among ``pendingRequests``, found without listing them.
+    public func isPending(_ id: String) -> Bool {
+        var pending =
+            slotsByID[id].map { canStillFire(requests[Int($0)]) } ?? false || startCatalog.contains { $0.id == id }
+        for control in untimedControls {
+            switch control.operation {
+            case .add(let request) where request.id == id: pending = true
+            case .removePending(let ids) where ids.contains(id): pending = false
+            case .removeAllPending: pending = false
+            default: break
+            }
+        }
+        return pending
+    }
+
+    private func canStillFire(_ entry: RequestEntry) -> Bool {
+        let state = states[Int(entry.slot)]
+        guard state.isAlive, !state.isFinished else { return false }
+        if let scope = entry.scopeNames, state.finishedDevices >= scope.count { return false }
+        if entry.timing != nil, clock != nil, state.nextFire == nil { return false }
+        return true
     }
 
     /// The next time a pending time-interval or calendar request fires (`nil` for other triggers,

@@ -324,23 +324,19 @@ struct JSONScanner {
     mutating func skipString() throws(JSONSyntaxError) -> Range<Int>? {
         let start = position
         position += 1
-        var ascii = true
+        var high: UInt8 = 0
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
                 // A skipped string is checked as a read one is: a line is valid UTF-8 or refused,
                 // whichever member the invalid bytes sit in.
-                if !ascii,
-                    String(
-                        validating: UnsafeBufferPointer(rebasing: bytes[(start + 1)..<(position - 1)]), as: UTF8.self)
-                        == nil
-                {
+                if high >= 0x80, !Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[(start + 1)..<(position - 1)])) {
                     throw error("string is not valid UTF-8", at: start + 1)
                 }
                 return (start + 1)..<(position - 1)
             }
-            ascii = ascii && byte < 0x80
+            high |= byte
             if byte == UInt8(ascii: "\\") {
                 position = start
                 _ = try parseString()
@@ -350,6 +346,20 @@ struct JSONScanner {
             position += 1
         }
         throw error("unterminated string", at: start)
+    }
+
+    /// Whether `bytes` are valid UTF-8, checked without making a String of them: skipped members
+    /// are checked on every line and most are thrown away.
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
     }
 }
 

@@ -1,0 +1,107 @@
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+@testable import FencelineService
+
+/// The webhook outbox on a real store (SQLite in a temporary directory) and the delivery loop's
+/// rules: only a device's oldest event is due, retries back off, 24 h gives up, and no receiver
+/// gets more than its share of concurrent tries.
+@Suite struct WebhookOutboxTests {
+    static func store() throws -> ServiceStore {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+        return try ServiceStore(directory: directory.path)
+    }
+
+    static func webhook(_ id: String) -> ServiceStore.Webhook {
+        ServiceStore.Webhook(
+            id: id, url: "http://127.0.0.1:9/", secret: "s", requests: nil, events: nil,
+            created: Date().timeIntervalSince1970)
+    }
+
+    /// Commits one event per (seq, device), each queued for webhook `w`.
+    static func commit(_ events: [(seq: Int, device: String)], to store: ServiceStore) throws {
+        try store.commit(
+            lines: [Array("{}".utf8)],
+            events: events.map {
+                .init(
+                    seq: $0.seq, kind: "enter", device: $0.device, request: "r", json: Array("{\"seq\":\($0.seq)}".utf8)
+                )
+            },
+            deliveries: events.map { .init(webhook: "w", seq: $0.seq, device: $0.device) }, idempotency: nil)
+    }
+
+    @Test func theBackoffDoublesFromOneSecondToFiveMinutes() {
+        let delays = (0...12).map { WebhookDelivery.backoff(afterAttempts: $0) }
+        #expect(delays == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300, 300])
+        #expect(WebhookDelivery.backoff(afterAttempts: 1_000_000) == 300)
+    }
+
+    @Test func onlyEachDevicesOldestEventIsDueAndRetriesWait() throws {
+        let store = try Self.store()
+        try store.addWebhook(Self.webhook("w"))
+        try Self.commit([(1, "a"), (2, "a"), (3, "b"), (4, "a")], to: store)
+        let now = Date().timeIntervalSince1970 + 1
+        var due = try store.dueDeliveries(now: now, limitPerWebhook: 16)
+        #expect(due.map(\.seq) == [1, 3])
+        let first = try #require(due.first)
+        try store.record(.retry(next: now + WebhookDelivery.backoff(afterAttempts: first.attempts)), of: first)
+        due = try store.dueDeliveries(now: now, limitPerWebhook: 16)
+        #expect(due.map(\.seq) == [3], "a's head waits for its retry; its next events wait behind it")
+        due = try store.dueDeliveries(now: now + 1, limitPerWebhook: 16)
+        #expect(due.map(\.seq).sorted() == [1, 3])
+        let retried = try #require(due.first { $0.seq == 1 })
+        #expect(retried.attempts == 1)
+        try store.record(.delivered, of: retried)
+        due = try store.dueDeliveries(now: now + 1, limitPerWebhook: 16)
+        #expect(due.map(\.seq).sorted() == [2, 3], "a's next event is due once its head is delivered")
+        #expect(try store.webhooks().first?.delivered == 1)
+        #expect(try store.webhooks().first?.failed == 1)
+    }
+
+    @Test func eventsAreGivenUpAfterADayWhereverTheyWait() throws {
+        let store = try Self.store()
+        try store.addWebhook(Self.webhook("w"))
+        try Self.commit([(1, "a"), (2, "a"), (3, "a"), (4, "b")], to: store)
+        let now = Date().timeIntervalSince1970
+        #expect(try store.expireDeliveries(now: now + 3600) == 0)
+        // The head of a's queue was committed 25 h ago: it alone is given up, and a's next is due.
+        try store.pool.write { db in
+            try db.execute(sql: "UPDATE outbox SET created = ? WHERE seq = 1", arguments: [now - 25 * 3600])
+        }
+        #expect(try store.expireDeliveries(now: now) == 1)
+        #expect(try store.dueDeliveries(now: now + 1, limitPerWebhook: 16).map(\.seq).sorted() == [2, 4])
+        let counts = try #require(try store.webhooks().first)
+        #expect(counts.givenUp == 1 && counts.failed == 1 && counts.backlog == 3)
+        // A day after the rest were committed, they go too, queued behind others or not.
+        #expect(try store.expireDeliveries(now: now + ServiceStore.retryPeriod + 1) == 3)
+        #expect(try store.outboxCount() == 0)
+        #expect(try store.webhooks().first?.givenUp == 4)
+    }
+
+    @Test func concurrentTriesAreCappedPerWebhookAndPerDevice() {
+        func due(_ webhook: String, _ device: String, _ seq: Int) -> ServiceStore.DueDelivery {
+            .init(
+                webhook: webhook, url: "http://127.0.0.1:9/", secret: "s", seq: seq, device: device, attempts: 0,
+                created: 0, json: [])
+        }
+        let slow = (0..<20).map { due("slow", "d\($0)", $0) }
+        let twice = [due("other", "x", 100), due("other", "x", 101)]
+        let many = (0..<10).flatMap { webhook in (0..<5).map { due("w\(webhook)", "d\($0)", 200 + webhook * 5 + $0) } }
+        var inFlight: Set<WebhookDelivery.DeviceKey> = []
+        var perWebhook: [String: Int] = [:]
+        let started = WebhookDelivery.startable(slow + twice + many, inFlight: &inFlight, perWebhook: &perWebhook)
+        #expect(started.filter { $0.webhook == "slow" }.count == WebhookDelivery.concurrencyPerWebhook)
+        #expect(started.filter { $0.webhook == "other" }.map(\.seq) == [100], "one try per device at a time")
+        #expect(started.count == WebhookDelivery.concurrency && inFlight.count == WebhookDelivery.concurrency)
+        // Nothing more starts until a try ends.
+        #expect(WebhookDelivery.startable(many, inFlight: &inFlight, perWebhook: &perWebhook).isEmpty)
+        inFlight.remove(.init(webhook: "slow", device: "d0"))
+        inFlight.remove(.init(webhook: "other", device: "x"))
+        perWebhook["slow", default: 1] -= 1
+        perWebhook["other", default: 1] -= 1
+        let next = WebhookDelivery.startable(slow + twice, inFlight: &inFlight, perWebhook: &perWebhook)
+        #expect(next.map(\.seq) == [0, 100])
+    }
+}
