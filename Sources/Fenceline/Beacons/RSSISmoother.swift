@@ -86,7 +86,7 @@ extension RSSISmoother {
 
     /// A smoother as ``write(to:)`` wrote it.
     init(from reader: inout CheckpointReader) throws {
-        samples = try reader.array(minimumSize: 16) { reader in
+        samples = try reader.array(typicalSize: 16) { reader in
             (try reader.timestamp(), try reader.double())
         }
         arma = try reader.optional { try $0.double() }

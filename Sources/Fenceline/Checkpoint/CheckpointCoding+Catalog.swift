@@ -197,7 +197,7 @@ extension CheckpointReader {
     }
 
     mutating func jsonObject(depth: Int) throws -> JSONObject {
-        let members = try array(minimumSize: 5) { reader in
+        let members = try array(typicalSize: 5) { reader in
             (key: try reader.string(), value: try reader.json(depth: depth + 1))
         }
         return JSONObject(members)
@@ -243,11 +243,11 @@ extension CheckpointReader {
             geometry = .polygons(
                 try array { reader in
                     try reader.array { reader in
-                        try reader.array(minimumSize: 16) { try $0.coordinate() }
+                        try reader.array(typicalSize: 16) { try $0.coordinate() }
                     }
                 })
         case 2:
-            geometry = .corridor(path: try array(minimumSize: 16) { try $0.coordinate() }, width: try double())
+            geometry = .corridor(path: try array(typicalSize: 16) { try $0.coordinate() }, width: try double())
         case let tag: throw damaged("geometry kind \(tag) is unknown")
         }
         return RegionTrigger(

@@ -212,13 +212,20 @@ struct CheckpointReader {
         return value
     }
 
-    /// A count of items each at least `minimumSize` bytes long: never more than the bytes left
-    /// could hold, so a damaged count cannot make the reader reserve memory it will not fill.
+    /// A count of items: never more than the bytes left, since every item takes at least one.
     @inline(__always)
-    mutating func count(minimumSize: Int = 1) throws -> Int {
+    mutating func count() throws -> Int {
         let count = Int(try uint32())
-        guard count * max(1, minimumSize) <= remaining else { throw damaged("a count of \(count) runs past the end") }
+        guard count <= remaining else { throw damaged("a count of \(count) runs past the end") }
         return count
+    }
+
+    /// How many of `count` items of about `typicalSize` bytes each to reserve room for: no more
+    /// than the bytes left could hold, so a damaged count cannot make the reader reserve memory it
+    /// will not fill. The size only bounds the reservation (a wrong one costs a regrowth): a
+    /// count is refused only past the bytes left, so an item smaller than thought is still read.
+    func reservation(for count: Int, typicalSize: Int) -> Int {
+        min(count, remaining / max(1, typicalSize))
     }
 
     mutating func string() throws -> String {
@@ -252,11 +259,11 @@ struct CheckpointReader {
     }
 
     mutating func array<T>(
-        minimumSize: Int = 1, _ body: (inout CheckpointReader) throws -> T
+        typicalSize: Int = 1, _ body: (inout CheckpointReader) throws -> T
     ) throws -> [T] {
-        let count = try count(minimumSize: minimumSize)
+        let count = try count()
         var values: [T] = []
-        values.reserveCapacity(count)
+        values.reserveCapacity(reservation(for: count, typicalSize: typicalSize))
         for _ in 0..<count { values.append(try body(&self)) }
         return values
     }

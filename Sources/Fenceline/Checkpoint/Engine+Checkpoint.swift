@@ -272,15 +272,15 @@ extension Engine {
         let applySequence = try reader.counter()
         let nextToken = try reader.counter()
         let requestEpoch = try reader.counter()
-        let restoredCategories = try reader.array(minimumSize: 12) { try $0.category() }
+        let restoredCategories = try reader.array(typicalSize: 12) { try $0.category() }
         // Written sorted by id: anything else (a repeated id among them) was not written by an engine.
         guard zip(restoredCategories, restoredCategories.dropFirst()).allSatisfy({ $0.id < $1.id }) else {
             throw reader.damaged("the categories are not in order")
         }
         for category in restoredCategories { categories[category.id] = category }
         defaultHysteresis = try reader.hysteresis()
-        let catalog = try reader.array(minimumSize: 8) { try $0.request() }
-        let untimed = try reader.array(minimumSize: 2) { try $0.controlRecord() }
+        let catalog = try reader.array(typicalSize: 8) { try $0.request() }
+        let untimed = try reader.array(typicalSize: 2) { try $0.controlRecord() }
         for (index, request) in catalog.enumerated() {
             try checkRequest(request, path: "startCatalog[\(index)]", reader: reader)
         }
@@ -289,15 +289,15 @@ extension Engine {
             if case .add(let request) = control.operation { try checkRequest(request, path: "add", reader: reader) }
         }
         untimedControls = untimed
-        let given = try reader.array(minimumSize: 12) { reader in (try reader.string(), try reader.uint64()) }
+        let given = try reader.array(typicalSize: 12) { reader in (try reader.string(), try reader.uint64()) }
         guard zip(given, given.dropFirst()).allSatisfy({ $0.0 < $1.0 }) else {
             throw reader.damaged("the given requests are not in order")
         }
         givenRequests = []
         givenDigests = Dictionary(given, uniquingKeysWith: { _, last in last })
 
-        let names = try reader.array(minimumSize: 4) { try $0.string() }
-        let thresholds = try reader.array(minimumSize: 8) { try $0.double(finite: false) }
+        let names = try reader.array(typicalSize: 4) { try $0.string() }
+        let thresholds = try reader.array(typicalSize: 8) { try $0.double(finite: false) }
         // Every device holds 25 bytes or more per threshold further on: a table the file cannot
         // fill is refused before it is made.
         guard names.count * thresholds.count * 25 <= reader.remaining else {
@@ -314,14 +314,14 @@ extension Engine {
         }
 
         // The live requests, installed as when they were added, then their state.
-        let count = try reader.count(minimumSize: 30)
+        let count = try reader.count()
         if count > 0 && clock == nil { throw reader.damaged("requests are live before the clock is set") }
         var restoredStates: [RequestState] = []
-        restoredStates.reserveCapacity(count)
+        restoredStates.reserveCapacity(reader.reservation(for: count, typicalSize: 30))
         bulkInstalling = true
         restoring = true
         defer { restoring = false }
-        slotsByID.reserveCapacity(count)
+        slotsByID.reserveCapacity(reader.reservation(for: count, typicalSize: 30))
         for slot in 0..<count {
             let request = try reader.request()
             let addedSequence = try reader.counter()
@@ -354,7 +354,7 @@ extension Engine {
                 let fix = DeviceTable.AcceptedFix(sequence: try reader.counter(), coordinate: try reader.coordinate())
                 devices.restoreAcceptedFix(fix, device: Int32(device), bucket: bucket)
             }
-            devices.records[device] = try reader.array(minimumSize: 40) { reader in
+            let regionRecords = try reader.array(typicalSize: 26) { reader in
                 let slot = try reader.int32()
                 guard slot >= 0, slot < slots, requests[Int(slot)].region != nil else {
                     throw reader.damaged("a region record names request slot \(slot)")
@@ -367,11 +367,12 @@ extension Engine {
                 record.lastPosition = try reader.position()
                 return record
             }
-            let regionSlots = devices.records[device].map(\.slot)
+            devices.replaceRecords(device: Int32(device), with: regionRecords)
+            let regionSlots = regionRecords.map(\.slot)
             guard regionSlots.count < 2 || Set(regionSlots).count == regionSlots.count else {
                 throw reader.damaged("device \(device) holds two records of one request")
             }
-            devices.beaconRecords[device] = try reader.array(minimumSize: 12) { reader in
+            devices.beaconRecords[device] = try reader.array(typicalSize: 12) { reader in
                 let slot = try reader.int32()
                 guard slot >= 0, slot < slots, requests[Int(slot)].beacon != nil else {
                     throw reader.damaged("a beacon record names request slot \(slot)")
@@ -379,7 +380,7 @@ extension Engine {
                 var record = DeviceTable.BeaconRecord(slot: slot)
                 record.machine = try BeaconStateMachine(from: &reader)
                 record.isDone = try reader.bool()
-                record.tracks = try reader.array(minimumSize: 20) { reader in
+                record.tracks = try reader.array(typicalSize: 20) { reader in
                     var track = DeviceTable.BeaconRecord.Track(identity: try reader.beaconIdentity())
                     track.smoother = try RSSISmoother(from: &reader)
                     track.proximity = try reader.optional { try $0.caseIndex(Proximity.self, "a proximity") }
@@ -396,7 +397,7 @@ extension Engine {
         }
 
         let nextOrder = try reader.counter()
-        let timerList = try reader.array(minimumSize: 41) { reader in
+        let timerList = try reader.array(typicalSize: 41) { reader in
             let due = try reader.timestamp()
             let setAt = try reader.timestamp()
             let order = try reader.uint64()
@@ -420,11 +421,11 @@ extension Engine {
         }
         timers = TimerQueue(restoring: timerList, nextOrder: nextOrder)
         let produced = try reader.int(in: 0...largest, "a count")
-        let pending = try reader.array(minimumSize: 40) { reader in
+        let pending = try reader.array(typicalSize: 40) { reader in
             (event: try reader.event(), order: try reader.int(in: 0...produced, "an event's order"))
         }
         events = EventQueue(restoring: pending, produced: produced, released: nextSequence - 1)
-        let ledger = try reader.array(minimumSize: 40) { reader in
+        let ledger = try reader.array(typicalSize: 40) { reader in
             let event = try reader.event()
             let device = try reader.int32()
             guard device >= -1, device < deviceCount else {
@@ -435,7 +436,7 @@ extension Engine {
         delivered = DeliveredLedger(limit: configuration.deliveredLimit, restoring: ledger)
         let arrivals = try reader.counter()
         let newestSeen = try reader.optional { try $0.timestamp() }
-        let held = try reader.array(minimumSize: 20) { reader in
+        let held = try reader.array(typicalSize: 20) { reader in
             (time: try reader.timestamp(), arrival: try reader.counter(), reading: try reader.reading())
         }
         // Written in release order (time, then arrival): anything else was not written by an engine.

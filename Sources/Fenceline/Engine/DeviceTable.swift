@@ -226,6 +226,9 @@ struct DeviceTable {
     /// Each device's region records. Whatever changes them, other than a settled step, calls
     /// ``unsettle(device:)``.
     var records: [[RegionRecord]] = []
+    /// The index of each record of a device with many (see ``mappedRecords``), by (device, slot).
+    private var recordPositions: [Int64: Int] = [:]
+    private var mappedDevices: Set<Int32> = []
 
     /// Voids the device's settled disc (see ``FixState/settled``).
     @inline(__always)
@@ -347,9 +350,69 @@ struct DeviceTable {
         accepted[Int(device) * thresholds.count + bucket] = fix
     }
 
+    /// Where the record of (`device`, `slot`) sits in the device's records, if it has one.
     @inline(__always)
-    func recordIndex(device: Int32, slot: Int32) -> Int? {
-        records[Int(device)].firstIndex { $0.slot == slot }
+    mutating func recordIndex(device: Int32, slot: Int32) -> Int? {
+        guard records[Int(device)].count > Self.mappedRecords else {
+            return records[Int(device)].firstIndex { $0.slot == slot }
+        }
+        if !mappedDevices.contains(device) {
+            mappedDevices.insert(device)
+            for (index, record) in records[Int(device)].enumerated() {
+                recordPositions[Self.key(device, record.slot)] = index
+            }
+        }
+        return recordPositions[Self.key(device, slot)]
+    }
+
+    /// Adds a record (of a request the device has none for) at the end of its records.
+    mutating func appendRecord(_ record: RegionRecord, device: Int32) {
+        records[Int(device)].append(record)
+        if mappedDevices.contains(device) {
+            recordPositions[Self.key(device, record.slot)] = records[Int(device)].count - 1
+        }
+    }
+
+    /// Removes the record at `index`: in place while the device has few, else by moving its last
+    /// record into the gap. Either way the order follows from the changes alone, so a restored
+    /// checkpoint goes on as the run it was cut from.
+    mutating func removeRecord(at index: Int, device: Int32) {
+        let count = records[Int(device)].count
+        guard count > Self.mappedRecords else {
+            records[Int(device)].remove(at: index)
+            return
+        }
+        let last = count - 1
+        let removed = records[Int(device)][index].slot
+        if index != last { records[Int(device)].swapAt(index, last) }
+        records[Int(device)].removeLast()
+        guard mappedDevices.contains(device) else { return }
+        recordPositions[Self.key(device, removed)] = nil
+        if last <= Self.mappedRecords {
+            unmap(device: device)
+        } else if index != last {
+            recordPositions[Self.key(device, records[Int(device)][index].slot)] = index
+        }
+    }
+
+    /// Sets a device's records, as a checkpoint holds them.
+    mutating func replaceRecords(device: Int32, with list: [RegionRecord]) {
+        unmap(device: device)
+        records[Int(device)] = list
+    }
+
+    /// A device with more records than this has them found through ``recordPositions``: one fix
+    /// inside thousands of overlapping fences would otherwise scan its records once per fence.
+    static let mappedRecords = 32
+
+    private mutating func unmap(device: Int32) {
+        guard mappedDevices.remove(device) != nil else { return }
+        for record in records[Int(device)] { recordPositions[Self.key(device, record.slot)] = nil }
+    }
+
+    @inline(__always)
+    private static func key(_ device: Int32, _ slot: Int32) -> Int64 {
+        Int64(device) << 32 | Int64(UInt32(bitPattern: slot))
     }
 }
 

@@ -62,7 +62,7 @@ extension Engine {
             var record = DeviceTable.RegionRecord(
                 slot: slot, machine: RegionStateMachine(), insideAfterLastFix: false, lastPosition: position)
             record.isDone = true
-            devices.records[Int(device)].append(record)
+            devices.appendRecord(record, device: device)
         }
     }
 }

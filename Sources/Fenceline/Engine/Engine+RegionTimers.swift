@@ -40,7 +40,7 @@ extension Engine {
     func store(_ record: DeviceTable.RegionRecord, at index: Int, device: Int32) {
         devices.unsettle(device: device)
         if record.isIdle {
-            devices.records[Int(device)].remove(at: index)
+            devices.removeRecord(at: index, device: device)
             // The device's safe disc was measured while this record made the request exempt.
             devices.fixStates[Int(device)].disc.radius = 0
         } else {

@@ -92,10 +92,16 @@ extension Engine {
     @inline(__always)
     func prefetchFences(_ range: Range<Int>, settled: Int) {
         let slots = flatSlotBuffer
-        for position in range where !candidates[..<settled].contains(candidates[position]) {
+        // Past a few settled records, telling them apart costs more than the misses it saves (and
+        // grows with candidates × records: thousands of overlapping fences).
+        let skipsSettled = settled <= 16
+        func wanted(_ position: Int) -> Bool {
+            !skipsSettled || !candidates[..<settled].contains(candidates[position])
+        }
+        for position in range where wanted(position) {
             prefetch(slots.baseAddress! + Int(candidates[position]), byteCount: MemoryLayout<HotSlot>.size)
         }
-        for position in range where !candidates[..<settled].contains(candidates[position]) {
+        for position in range where wanted(position) {
             if let block = slots[Int(candidates[position])].polygonBlock {
                 prefetch(block.base, byteCount: 256)
             }
@@ -164,7 +170,7 @@ extension Engine {
         let recordIndex = devices.recordIndex(device: device, slot: slot)
         guard hot.pointee.isAlive, hot.pointee.isRegion else {
             if let recordIndex {
-                devices.records[Int(device)].remove(at: recordIndex)
+                devices.removeRecord(at: recordIndex, device: device)
                 devices.unsettle(device: device)
             }
             return
@@ -242,7 +248,7 @@ extension Engine {
             slot: slot, machine: machine, insideAfterLastFix: machine.isInside, lastPosition: position)
         if action != .none { perform(action, slot: slot, device: device, record: &record) }
         if !record.isIdle {
-            devices.records[Int(device)].append(record)
+            devices.appendRecord(record, device: device)
             devices.unsettle(device: device)
         } else if let safe {
             safe.pointee = min(safe.pointee, margin ?? enterMargin(slot: slot, hot: hot.pointee, point: fix.coordinate))
