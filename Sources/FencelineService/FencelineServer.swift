@@ -22,6 +22,10 @@ public enum FencelineServer {
         public var configuration = Engine.Configuration()
         /// A checkpoint after this many journal lines.
         public var checkpointEvery = 50_000
+        /// A checkpoint this many seconds after the last, when anything was applied since.
+        public var checkpointInterval = 300.0
+        /// `--retention`: seconds the journal, the event log and the export are kept; `nil`: for ever.
+        public var retention: Double?
         /// `--clock wall`: the wall clock also moves the engine's clock, each second.
         public var wallClock = false
         /// Seconds a connection may send nothing (`--idle-timeout`), mid-body or between requests.
@@ -43,6 +47,7 @@ public enum FencelineServer {
         var settings = ServiceEngine.Settings()
         settings.configuration = options.configuration
         settings.checkpointEvery = options.checkpointEvery
+        settings.retention = options.retention
         let metrics = ServiceMetrics()
         let engine = try ServiceEngine(
             store: store, catalogBytes: options.catalogBytes, settings: settings, metrics: metrics, logger: logger)
@@ -70,6 +75,10 @@ public enum FencelineServer {
                 services: [
                     .init(service: WebhookDelivery(store: store, metrics: metrics, logger: logger)),
                     .init(service: CheckpointAtShutdown(engine: engine)),
+                    .init(
+                        service: Housekeeping(
+                            engine: engine, checkpointInterval: options.checkpointInterval,
+                            retention: options.retention, logger: logger)),
                     .init(service: app), .init(service: StopWatcher(flag: stopping)),
                 ]
                     + (options.wallClock ? [.init(service: WallClock(engine: engine, logger: logger))] : []),
@@ -113,6 +122,45 @@ private struct CheckpointAtShutdown: Service {
     func run() async throws {
         try? await gracefulShutdown()
         try await engine.checkpoint()
+    }
+}
+
+/// Checkpoints every `--checkpoint-interval` seconds when anything was applied, so that a
+/// restart replays little of the journal, and with `--retention` drops what is older.
+private struct Housekeeping: Service {
+    let engine: ServiceEngine
+    let checkpointInterval: Double
+    let retention: Double?
+    let logger: Logger
+
+    func run() async throws {
+        // A prune every sixteenth of the retention period, from once a second to every 10 minutes.
+        let pruneInterval = retention.map { min(max($0 / 16, 1), 600) }
+        var lastCheckpoint = ContinuousClock.now
+        var lastPrune = ContinuousClock.now - .seconds(86_400)
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(250))
+            do {
+                if let pruneInterval, ContinuousClock.now - lastPrune >= .seconds(pruneInterval) {
+                    lastPrune = .now
+                    lastCheckpoint = .now
+                    let pruned = try await engine.prune(now: Date().timeIntervalSince1970)
+                    if pruned != ServiceStore.Pruned() {
+                        logger.info(
+                            "dropped what is past --retention",
+                            metadata: [
+                                "journalLines": "\(pruned.journalLines)", "events": "\(pruned.events)",
+                                "deliveriesGivenUp": "\(pruned.deliveries)",
+                            ])
+                    }
+                } else if ContinuousClock.now - lastCheckpoint >= .seconds(checkpointInterval) {
+                    lastCheckpoint = .now
+                    try await engine.checkpoint()
+                }
+            } catch {
+                logger.error("housekeeping failed", metadata: ["error": "\(error)"])
+            }
+        }
     }
 }
 

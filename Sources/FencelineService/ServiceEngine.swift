@@ -34,6 +34,8 @@ actor ServiceEngine {
         var checkpointEvery = 50_000
         /// The longest line accepted, in bytes.
         var maximumLineBytes = 1 << 20
+        /// `--retention`: seconds the journal and the event log are kept; `nil`: for ever.
+        var retention: Double?
     }
 
     /// The most events one batch may release: a batch past it (a `tick` years ahead of a
@@ -345,9 +347,26 @@ actor ServiceEngine {
     /// answers past their 24 hours.
     func checkpoint() throws {
         guard journalPosition > checkpointPosition else { return }
-        try store.saveCheckpoint(engine.checkpoint(), journalPosition: journalPosition)
+        let state = engine.checkpoint()
+        // Every event released is in the log: the state's next seq follows the last one logged.
+        let lastSeq = try Engine.checkpointSummary(of: state).nextSequence - 1
+        try store.saveCheckpoint(
+            state, journalPosition: journalPosition, lastSeq: lastSeq,
+            spacing: settings.retention.map { $0 / ServiceEngine.checkpointsPerRetention })
         checkpointPosition = journalPosition
         try store.forgetAnswers(olderThan: 25 * 3600)
+    }
+
+    /// With `--retention`, checkpoints are kept this many times per retention period, so that
+    /// a prune drops all but at most this share of the period's journal beyond what it must keep.
+    static let checkpointsPerRetention = 16.0
+
+    /// `--retention`: checkpoints what changed, then drops the journal and the log up to the
+    /// newest checkpoint older than the retention period.
+    func prune(now: Double) throws -> ServiceStore.Pruned {
+        guard let retention = settings.retention else { return ServiceStore.Pruned() }
+        try checkpoint()
+        return try store.prune(before: now - retention)
     }
 
     /// Rebuilds the engine from the store after a failed commit.

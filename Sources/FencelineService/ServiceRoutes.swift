@@ -110,18 +110,32 @@ enum ServiceRoutes {
                 })
         }
         router.get("v1/export") { _, _ in
-            var body: [UInt8] = []
-            var position = 0
-            while true {
-                let entries = try store.journal(after: position, limit: 10_000)
-                guard let last = entries.last else { break }
-                for entry in entries {
-                    body += entry.line
-                    body.append(0x0A)
-                }
-                position = last.position
+            // Streamed a page of the journal at a time: a store's journal can outgrow memory.
+            Response(
+                status: .ok, headers: [.contentType: "application/x-ndjson"],
+                body: ResponseBody { writer in
+                    var position = 0
+                    while true {
+                        let entries = try store.journal(after: position, limit: 10_000)
+                        guard let last = entries.last else { break }
+                        var buffer = ByteBuffer()
+                        for entry in entries {
+                            buffer.writeBytes(entry.line)
+                            buffer.writeInteger(UInt8(0x0A))
+                        }
+                        try await writer.write(buffer)
+                        position = last.position
+                    }
+                    try await writer.finish(nil)
+                })
+        }
+        router.get("v1/export/checkpoint") { _, _ in
+            guard let state = try store.baseCheckpoint() else {
+                throw ServiceError(
+                    .notFound, code: "not_found",
+                    "nothing was dropped (--retention): the export starts from the store's first catalog")
             }
-            return Self.response(body, type: "application/x-ndjson")
+            return Self.response(state, type: "application/octet-stream")
         }
     }
 

@@ -164,30 +164,32 @@ extension ServiceStore {
     /// device's queue (behind a receiver that never answers they would otherwise wait their turn
     /// for ever), counting them per webhook; returns how many.
     func expireDeliveries(now: Double) throws -> Int {
-        try pool.write { db in
-            let cutoff = now - Self.retryPeriod
-            let expired = try Row.fetchAll(
-                db, sql: "SELECT webhook, device, COUNT(*) AS n FROM outbox WHERE created < ? GROUP BY webhook, device",
-                arguments: [cutoff])
-            guard !expired.isEmpty else { return 0 }
-            try db.execute(sql: "DELETE FROM outbox WHERE created < ?", arguments: [cutoff])
-            var total = 0
-            for row in expired {
-                let count: Int = row["n"]
-                total += count
-                try db.execute(
-                    sql: "UPDATE webhooks SET failed = failed + ?, givenUp = givenUp + ? WHERE id = ?",
-                    arguments: [count, count, row["webhook"] as String])
-                // The device's queue lost its head: the oldest row left is due now.
-                let head = try Double.fetchOne(
-                    db, sql: "SELECT MIN(nextAttempt) FROM outbox WHERE webhook = ? AND device = ?",
-                    arguments: [row["webhook"] as String, row["device"] as String])
-                if let head, head >= Self.notDue {
-                    try Self.makeNextDue(webhook: row["webhook"], device: row["device"], db: db)
-                }
+        try pool.write { db in try Self.giveUp(db, where: "created < ?", [now - Self.retryPeriod]) }
+    }
+
+    /// Gives up the outbox rows that `condition` selects, counting them per webhook, and makes
+    /// the oldest row left of each device whose queue lost its head due now; returns how many.
+    static func giveUp(_ db: Database, where condition: String, _ arguments: StatementArguments) throws -> Int {
+        let given = try Row.fetchAll(
+            db, sql: "SELECT webhook, device, COUNT(*) AS n FROM outbox WHERE \(condition) GROUP BY webhook, device",
+            arguments: arguments)
+        guard !given.isEmpty else { return 0 }
+        try db.execute(sql: "DELETE FROM outbox WHERE \(condition)", arguments: arguments)
+        var total = 0
+        for row in given {
+            let count: Int = row["n"]
+            total += count
+            try db.execute(
+                sql: "UPDATE webhooks SET failed = failed + ?, givenUp = givenUp + ? WHERE id = ?",
+                arguments: [count, count, row["webhook"] as String])
+            let head = try Double.fetchOne(
+                db, sql: "SELECT MIN(nextAttempt) FROM outbox WHERE webhook = ? AND device = ?",
+                arguments: [row["webhook"] as String, row["device"] as String])
+            if let head, head >= Self.notDue {
+                try Self.makeNextDue(webhook: row["webhook"], device: row["device"], db: db)
             }
-            return total
         }
+        return total
     }
 
     /// Events waiting for delivery, over every webhook.

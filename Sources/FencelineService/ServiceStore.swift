@@ -79,6 +79,14 @@ final class ServiceStore: Sendable {
             // `GET /v1/devices/{id}` reads a device's last enter or exit per request.
             try db.create(index: "eventsByDevice", on: "events", columns: ["device", "request", "seq"])
         }
+        // Retention (`--retention`): each checkpoint notes the last event it covers, and the one
+        // the journal and the log were pruned to is kept as the export's base.
+        migrator.registerMigration("3-retention") { db in
+            try db.alter(table: "checkpoints") { table in
+                table.add(column: "lastSeq", .integer).notNull().defaults(to: 0)
+                table.add(column: "base", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 
@@ -150,13 +158,27 @@ final class ServiceStore: Sendable {
         }
     }
 
-    /// Keeps an engine state that covers the journal up to `position`, and drops older ones.
-    func saveCheckpoint(_ state: [UInt8], journalPosition position: Int) throws {
+    /// Keeps an engine state that covers the journal up to `position` and the event log up to
+    /// `lastSeq`. Older states are dropped, but for the export's base and, when `spacing` is
+    /// given (`--retention`), one every `spacing` seconds, from which a later prune can start.
+    func saveCheckpoint(_ state: [UInt8], journalPosition position: Int, lastSeq: Int, spacing: Double? = nil) throws {
         try pool.write { db in
+            let now = Date().timeIntervalSince1970
             try db.execute(
-                sql: "INSERT INTO checkpoints (journalPosition, state, created) VALUES (?, ?, ?)",
-                arguments: [position, Data(state), Date().timeIntervalSince1970])
-            try db.execute(sql: "DELETE FROM checkpoints WHERE id < (SELECT MAX(id) FROM checkpoints)")
+                sql: "INSERT INTO checkpoints (journalPosition, state, created, lastSeq) VALUES (?, ?, ?, ?)",
+                arguments: [position, Data(state), now, lastSeq])
+            let newest = db.lastInsertedRowID
+            guard let spacing else {
+                try db.execute(sql: "DELETE FROM checkpoints WHERE id < ? AND NOT base", arguments: [newest])
+                return
+            }
+            // The one before the new one stays only if it is `spacing` after the one before it.
+            let kept = try Row.fetchAll(
+                db, sql: "SELECT id, created FROM checkpoints WHERE id < ? ORDER BY id DESC LIMIT 2",
+                arguments: [newest])
+            if kept.count == 2, (kept[0]["created"] as Double) - (kept[1]["created"] as Double) < spacing {
+                try db.execute(sql: "DELETE FROM checkpoints WHERE id = ? AND NOT base", arguments: [kept[0]["id"]])
+            }
         }
     }
 
@@ -166,6 +188,54 @@ final class ServiceStore: Sendable {
             try Row.fetchOne(db, sql: "SELECT state, journalPosition FROM checkpoints ORDER BY id DESC LIMIT 1").map {
                 (Array($0["state"] as Data), $0["journalPosition"])
             }
+        }
+    }
+
+    /// The state the journal was pruned to (the export starts after it), `nil` if never pruned.
+    func baseCheckpoint() throws -> [UInt8]? {
+        try pool.read { db in
+            try Data.fetchOne(db, sql: "SELECT state FROM checkpoints WHERE base LIMIT 1").map { Array($0) }
+        }
+    }
+
+    /// What a prune removed.
+    struct Pruned: Sendable, Equatable {
+        var journalLines = 0
+        var events = 0
+        /// Webhook deliveries of removed events, given up.
+        var deliveries = 0
+    }
+
+    /// `--retention`: drops the journal and the event log up to the newest checkpoint saved before
+    /// `cutoff`, which becomes the export's base (`GET /v1/export/checkpoint`): `fenceline run
+    /// --resume` from it over the export gives exactly the log that is left. Undelivered webhook
+    /// events among those dropped are given up.
+    func prune(before cutoff: Double) throws -> Pruned {
+        try pool.write { db in
+            guard
+                let base = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT id, journalPosition, lastSeq FROM checkpoints WHERE created <= ?
+                        ORDER BY id DESC LIMIT 1
+                        """,
+                    arguments: [cutoff])
+            else { return Pruned() }
+            let id: Int64 = base["id"]
+            let position: Int = base["journalPosition"]
+            let lastSeq: Int = base["lastSeq"]
+            if try Bool.fetchOne(db, sql: "SELECT base FROM checkpoints WHERE id = ?", arguments: [id]) == true {
+                return Pruned()
+            }
+            var pruned = Pruned()
+            try db.execute(sql: "DELETE FROM journal WHERE position <= ?", arguments: [position])
+            pruned.journalLines = db.changesCount
+            pruned.deliveries = try Self.giveUp(db, where: "seq <= ?", [lastSeq])
+            try db.execute(sql: "DELETE FROM events WHERE seq <= ?", arguments: [lastSeq])
+            pruned.events = db.changesCount
+            try db.execute(sql: "DELETE FROM checkpoints WHERE id < ?", arguments: [id])
+            try db.execute(sql: "UPDATE checkpoints SET base = (id = ?)", arguments: [id])
+            return pruned
         }
     }
 

@@ -60,6 +60,22 @@ struct Serve: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
+            "Checkpoint the engine this many seconds after the last, when anything was applied since.",
+            valueName: "seconds"))
+    var checkpointInterval = 300.0
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Keep the journal, the event log and the export this many seconds (default: for ever); "
+                + "older ones are dropped at checkpoints, and GET /v1/export/checkpoint gives the state the "
+                + "export then starts from.",
+            valueName: "seconds"))
+    var retention: Double?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
             "Close a connection that sends nothing for this many seconds (mid-body or between requests).",
             valueName: "seconds"))
     var idleTimeout = 30.0
@@ -73,6 +89,12 @@ struct Serve: AsyncParsableCommand {
         }
         guard deliveredLimit >= 1 else { throw ValidationError("--delivered-limit must be ≥ 1") }
         guard checkpointEvery >= 1 else { throw ValidationError("--checkpoint-every must be ≥ 1") }
+        guard checkpointInterval >= 1, checkpointInterval <= 86_400 else {
+            throw ValidationError("--checkpoint-interval must be a number of seconds from 1 to 86400")
+        }
+        if let retention, !(retention >= 1 && retention <= 100 * 365 * 86_400) {
+            throw ValidationError("--retention must be a number of seconds from 1 to 100 years")
+        }
         guard idleTimeout >= 0.1, idleTimeout <= 86_400 else {
             throw ValidationError("--idle-timeout must be a number of seconds from 0.1 to 86400")
         }
@@ -100,6 +122,8 @@ struct Serve: AsyncParsableCommand {
         options.configuration = Engine.Configuration(
             reorderWindow: TimeSpan(seconds: reorderWindow), deliveredLimit: deliveredLimit)
         options.checkpointEvery = checkpointEvery
+        options.checkpointInterval = checkpointInterval
+        options.retention = retention
         options.wallClock = clock == .wall
         options.idleTimeout = idleTimeout
         if let tokenFile {
