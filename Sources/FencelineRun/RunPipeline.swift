@@ -206,7 +206,15 @@ public final class RunPipeline {
         // batch's events to merge them).
         lastEngine?.spill = { [unowned output] events in output.spill(events) }
         defer { lastEngine?.spill = nil }
-        let requests = NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)
+        // A resumed engine's defaults and categories are those its `add` records are read with.
+        let requests =
+            if resumeState != nil, let engine = lastEngine {
+                NDJSONReadingDecoder.RequestContext(
+                    decoder: catalogDecoder, defaults: engine.hysteresisDefaults,
+                    categories: engine.notificationCategories)
+            } else {
+                NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)
+            }
         for reader in readers {
             guard output.keepsReading else { break }
             output.file = reader.name

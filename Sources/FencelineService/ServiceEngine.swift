@@ -51,6 +51,8 @@ actor ServiceEngine {
     private let catalog: Catalog
     private var engine: Engine
     private let decoder: NDJSONReadingDecoder
+    /// The decoder's `add` context, whose category ids follow the engine's.
+    private let requestContext: NDJSONReadingDecoder.RequestContext
     private let encoder = NDJSONEventEncoder()
     /// The journal position the engine's state covers, and where the last checkpoint was taken.
     private var journalPosition = 0
@@ -80,10 +82,11 @@ actor ServiceEngine {
         }
         let start = try CatalogDecoder().decode(startBytes).catalog
         self.catalog = start
-        decoder = NDJSONReadingDecoder(
-            requests: NDJSONReadingDecoder.RequestContext(decoder: CatalogDecoder(), catalog: start))
+        requestContext = NDJSONReadingDecoder.RequestContext(decoder: CatalogDecoder(), catalog: start)
+        decoder = NDJSONReadingDecoder(requests: requestContext)
         if let checkpoint = try store.latestCheckpoint() {
             engine = try Engine(resuming: checkpoint.state, configuration: settings.configuration, logger: logger)
+            requestContext.reset(categories: engine.notificationCategories)
             journalPosition = checkpoint.journalPosition
             checkpointPosition = checkpoint.journalPosition
         } else {
@@ -245,6 +248,29 @@ actor ServiceEngine {
         try control(line)
     }
 
+    /// The category set, sorted by id.
+    func categories() -> [NotificationCategory] {
+        engine.notificationCategories
+    }
+
+    /// Replaces the category set with the `setCategories` record `line` (journaled), unless a
+    /// pending request names a category it drops.
+    /// - Throws: ``LineError`` for an invalid set, ``CategoryInUse`` (nothing applied then).
+    func replaceCategories(_ line: [UInt8]) throws -> [NotificationCategory] {
+        let reading = try line.withUnsafeBufferPointer { bytes throws(LineError) in try decoder.decode(bytes) }
+        guard case .control(let control)? = reading, case .setCategories(let list) = control.operation else {
+            return engine.notificationCategories
+        }
+        let kept = Set(list.map(\.id))
+        if let request = engine.pendingRequests.first(where: { $0.content.category.map { !kept.contains($0) } ?? false }
+        ) {
+            requestContext.reset(categories: engine.notificationCategories)  // decoding moved it on
+            throw CategoryInUse(category: request.content.category ?? "", request: request.id)
+        }
+        try commit(lines: [line], events: engine.process(.control(control)), idempotency: nil)
+        return engine.notificationCategories
+    }
+
     /// Whether `id` is a pending request (one added before the first reading included).
     func hasRequest(_ id: String) -> Bool {
         engine.isPending(id)
@@ -371,8 +397,10 @@ actor ServiceEngine {
 
     /// Rebuilds the engine from the store after a failed commit.
     private func reload() throws {
+        requestContext.reset(categories: catalog.categories)
         if let checkpoint = try store.latestCheckpoint() {
             engine = try Engine(resuming: checkpoint.state, configuration: settings.configuration, logger: logger)
+            requestContext.reset(categories: engine.notificationCategories)
             journalPosition = checkpoint.journalPosition
         } else {
             engine = try Engine(catalog: catalog, configuration: settings.configuration, logger: logger)
@@ -388,6 +416,12 @@ struct TriggersRefused: Error, CustomStringConvertible {
     var request: String
     var reason: String
     var description: String { "--triggers: request \"\(request)\": \(reason)" }
+}
+
+/// A `PUT /v1/categories` that drops a category a pending request names (409).
+struct CategoryInUse: Error {
+    var category: String
+    var request: String
 }
 
 /// A batch whose events would pass ``ServiceEngine/maximumBatchEvents`` (422, nothing applied).

@@ -244,6 +244,24 @@ enum ServiceRoutes {
             }
             return try json(["removed": removed])
         }
+        router.get("v1/categories") { _, _ in
+            try json(CategorySet(await engine.categories()))
+        }
+        router.put("v1/categories") { request, _ in
+            let object = try await jsonObject(request, what: #"the category set, {"categories": […]} (SPEC §2)"#)
+            let record: [String: Any] = ["op": "setCategories", "categories": object["categories"] ?? NSNull()]
+            let line = Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]))
+            do {
+                return try json(CategorySet(try await engine.replaceCategories(line)))
+            } catch let error as LineError {
+                throw ServiceError(.unprocessableContent, code: "invalid_request", error.message, field: error.field)
+            } catch let error as CategoryInUse {
+                throw ServiceError(
+                    .conflict, code: "category_in_use",
+                    "pending request \"\(error.request)\" names category \"\(error.category)\"; replace or remove it first",
+                    field: "categories")
+            }
+        }
         router.get("v1/delivered") { request, _ in
             let device = request.uri.queryParameters.get("device")
             let list = StateEncoder.deliveredList(await engine.delivered(device: device))
@@ -260,6 +278,40 @@ enum ServiceRoutes {
                 Set($0.deliveredNotifications.map(\.requestID)).sorted()
             }
             return try json(["removed": removed])
+        }
+    }
+
+    /// The category set as the catalog writes it (SPEC §2).
+    struct CategorySet: Encodable {
+        struct Category: Encodable {
+            var id: String
+            var actions: [Action]
+            var options: [String]
+        }
+        struct Action: Encodable {
+            var id: String
+            var title: String
+            var options: [String]
+            var textInput: TextInput?
+        }
+        struct TextInput: Encodable {
+            var button: String
+            var placeholder: String
+        }
+        var categories: [Category]
+
+        init(_ categories: [NotificationCategory]) {
+            self.categories = categories.map { category in
+                Category(
+                    id: category.id,
+                    actions: category.actions.map { action in
+                        Action(
+                            id: action.id, title: action.title, options: action.options,
+                            textInput: action.textInput.map {
+                                TextInput(button: $0.button, placeholder: $0.placeholder)
+                            })
+                    }, options: category.options)
+            }
         }
     }
 

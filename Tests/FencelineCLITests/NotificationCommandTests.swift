@@ -19,6 +19,54 @@ import Testing
         return url
     }
 
+    /// A `setCategories` record mid-stream: the events after it carry the new actions, and the
+    /// output is the same with two threads and cut by a checkpoint.
+    @Test func setCategoriesMidStreamRunsTheSameEveryWay() throws {
+        let directory = try CLI.temporaryDirectory()
+        let catalog = directory.appendingPathComponent("catalog.json").path
+        try #"""
+        {"categories":[{"id":"arrival","actions":[{"id":"ack","title":"Acknowledge"}]}],
+         "requests":[{"id":"gate","content":{"title":"{device}","category":"arrival"},
+                      "trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":150,"hysteresis":"naive"}}]}
+        """#.write(toFile: catalog, atomically: true, encoding: .utf8)
+        var lines: [String] = []
+        for step in 0..<40 {
+            let time = 1_772_438_400 + step * 30
+            if step == 20 {
+                lines.append(
+                    #"{"op":"setCategories","categories":[{"id":"arrival","actions":[{"id":"ok","title":"OK"}]},{"id":"late","actions":[]}]}"#
+                )
+                lines.append(
+                    #"{"op":"add","request":{"id":"yard","content":{"title":"y","category":"late"},"trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100,"hysteresis":"naive"}}}"#
+                )
+            }
+            for device in 0..<6 {
+                let lat = (step / 3 + device) % 2 == 0 ? 52.37 : 52.375
+                lines.append(#"{"device":"d\#(device)","time":\#(time),"lat":\#(lat),"lon":4.89}"#)
+            }
+        }
+        let readings = directory.appendingPathComponent("readings.ndjson").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: readings, atomically: true, encoding: .utf8)
+        let one = try CLI.run(["run", "--quiet", "--triggers", catalog, readings])
+        #expect(one.status == 0 && one.stderr.isEmpty, "\(one.stderr)")
+        #expect(one.stdout.contains(#""actions":[{"id":"ack","title":"Acknowledge"}]"#))
+        #expect(one.stdout.contains(#""actions":[{"id":"ok","title":"OK"}]"#))
+        #expect(one.stdout.contains(#""request":"yard""#))
+        let two = try CLI.run(["run", "--quiet", "--threads", "2", "--triggers", catalog, readings])
+        #expect(two.stdout == one.stdout)
+        for cut in [lines.count / 3, 121, 122] {
+            let head = directory.appendingPathComponent("head.ndjson").path
+            let tail = directory.appendingPathComponent("tail.ndjson").path
+            try (lines[..<cut].joined(separator: "\n") + "\n").write(toFile: head, atomically: true, encoding: .utf8)
+            try (lines[cut...].joined(separator: "\n") + "\n").write(toFile: tail, atomically: true, encoding: .utf8)
+            let state = directory.appendingPathComponent("state.ckpt").path
+            let first = try CLI.run(["run", "--quiet", "--triggers", catalog, "--checkpoint", state, head])
+            let second = try CLI.run(["run", "--quiet", "--resume", state, tail])
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(first.stdout + second.stdout == one.stdout, "cut before line \(cut + 1)")
+        }
+    }
+
     @Test func nextPrintsEachRequestsNextTriggerDate() throws {
         let result = try CLI.run(["next", try catalogFile().path, "--after", "2026-03-07T12:00:00Z"])
         #expect(result.status == 0)

@@ -319,6 +319,69 @@ import Testing
         }
     }
 
+    /// `PUT /v1/categories` replaces the set whole as a journaled `setCategories` record: requests
+    /// may then name the new categories, events carry the new actions, a category in use cannot be
+    /// dropped (409), and `fenceline run` over the export gives the log.
+    @Test func categoriesAreReplacedLiveAndReplayed() throws {
+        let scenario = "Data/scenarios/categories-in-events"
+        let directory = try CLI.temporaryDirectory()
+        var server = try Server(triggers: "\(scenario)/triggers.json", directory: directory)
+        let listed = try server.call("GET", "/v1/categories")
+        #expect(listed.status == 200 && listed.body.contains(#""id":"arrival""#), "\(listed.body)")
+        let late =
+            #"{"content":{"title":"late","category":"late"},"trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":150,"hysteresis":"naive"}}"#
+        let unknown = try server.call("PUT", "/v1/requests/yard", body: late)
+        #expect(unknown.status == 422 && unknown.body.contains(#""field":"content.category""#), "\(unknown.body)")
+        let onlyLate = #"{"categories":[{"id":"late","actions":[{"id":"why","title":"Why?","textInput":{}}]}]}"#
+        let inUse = try server.call("PUT", "/v1/categories", body: onlyLate)
+        #expect(inUse.status == 409 && inUse.body.contains("category_in_use") && inUse.body.contains("dock"))
+        #expect(try server.call("PUT", "/v1/requests/yard", body: late).status == 422, "the 409 changed nothing")
+        let invalid = try server.call("PUT", "/v1/categories", body: #"{"categories":[{"id":"x","options":["loud"]}]}"#)
+        #expect(
+            invalid.status == 422 && invalid.body.contains(#""field":"categories[0].options[0]""#), "\(invalid.body)")
+        #expect(try server.call("PUT", "/v1/categories", body: #"{"categories":7}"#).status == 422)
+        let both = try server.call(
+            "PUT", "/v1/categories",
+            body:
+                #"{"categories":[{"id":"arrival","actions":[{"id":"ack","title":"OK"}]},{"id":"late","actions":[{"id":"why","title":"Why?","textInput":{}}]}]}"#
+        )
+        #expect(both.status == 200 && both.body.contains(#""id":"late""#), "\(both.body)")
+        #expect(try server.call("PUT", "/v1/requests/yard", body: late).status == 201)
+        let readings = try String(
+            contentsOfFile: "\(Fixtures.packageRoot.path)/\(scenario)/readings.ndjson", encoding: .utf8)
+        #expect(
+            try server.call("POST", "/v1/readings", body: readings, headers: ["Content-Type: application/x-ndjson"])
+                .status == 200)
+        #expect(
+            try server.call(
+                "POST", "/v1/readings", body: #"{"op":"tick","time":"2026-03-02T08:01:00Z"}"#,
+                headers: ["Content-Type: application/x-ndjson"]
+            ).status == 200)
+        let log = try server.call("GET", "/v1/events").body
+        #expect(log.contains(#""request":"yard""#) && log.contains(#""title":"Why?""#), "\(log)")
+        #expect(log.contains(#"{"id":"ack","title":"OK"}"#), "the dock's events carry the new actions: \(log)")
+
+        let exported = directory.appendingPathComponent("export.ndjson").path
+        try server.call("GET", "/v1/export").body.write(toFile: exported, atomically: true, encoding: .utf8)
+        let replay = try CLI.run(["run", "--quiet", "--triggers", "\(scenario)/triggers.json", exported])
+        let events = try #require(
+            (try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [String: Any])?["events"] as? [[String: Any]])
+        let replayed = replay.stdout.split(separator: "\n")
+        #expect(replayed.count == events.count, "\(replay.stdout)\(replay.stderr)")
+        for (index, event) in events.enumerated() where index < replayed.count {
+            let line = try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys])
+            let again = try JSONSerialization.data(
+                withJSONObject: try JSONSerialization.jsonObject(with: Data(replayed[index].utf8)),
+                options: [.sortedKeys])
+            #expect(line == again, "event \(index + 1)")
+        }
+        server.stop()
+        server = try Server(triggers: "\(scenario)/triggers.json", directory: directory)
+        defer { server.stop() }
+        #expect(try server.call("GET", "/v1/categories").body == both.body, "kept across a restart")
+        #expect(try server.call("PUT", "/v1/requests/other", body: late).status == 201)
+    }
+
     /// SIGTERM stops the services in reverse order: the checkpoint is written before the webhook
     /// outbox drains, so a kill during a long drain (a receiver that never answers in time) loses
     /// nothing and the next start replays nothing, with the undelivered events still queued.

@@ -147,6 +147,27 @@ import Testing
         #expect(failure(#"{"op":"removePending"}"#)?.field == "ids")
     }
 
+    /// `setCategories` replaces the set an `add` may name, from the next line decoded on.
+    @Test func setCategoriesChangesWhatAnAddMayName() throws {
+        let add =
+            #"{"op":"add","request":{"id":"g","content":{"category":"late"},"trigger":{"type":"timeInterval","seconds":60}}}"#
+        #expect(failure(add)?.field == "request.content.category")
+        guard
+            case .control(let set)? = try decode(
+                #"{"op":"setCategories","categories":[{"id":"late","actions":[{"id":"why","title":"Why?"}]}]}"#),
+            case .setCategories(let categories) = set.operation
+        else { Issue.record("no setCategories"); return }
+        #expect(
+            categories == [NotificationCategory(id: "late", actions: [NotificationAction(id: "why", title: "Why?")])])
+        #expect(failure(add) == nil)
+        let arrival =
+            #"{"op":"add","request":{"id":"h","content":{"category":"arrival"},"trigger":{"type":"timeInterval","seconds":60}}}"#
+        #expect(failure(arrival)?.field == "request.content.category", "arrival is gone")
+        #expect(failure(#"{"op":"setCategories"}"#)?.field == "categories")
+        #expect(failure(#"{"op":"setCategories","categories":[{"id":"a"},{"id":"a"}]}"#)?.field == "categories[1].id")
+        #expect(failure(add) == nil, "a refused set changes nothing")
+    }
+
     @Test func invalidAddedRequestIsABadLineNamingThePath() {
         let error = failure(
             #"{"op":"add","request":{"id":"g","trigger":{"type":"region","center":{"lat":1,"lon":2},"radius":-5}}}"#)

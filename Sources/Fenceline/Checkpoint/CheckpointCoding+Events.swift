@@ -71,6 +71,9 @@ extension CheckpointWriter {
         case .removeAllPending: write(UInt8(3))
         case .removeAllDelivered: write(UInt8(4))
         case .tick: write(UInt8(5))
+        case .setCategories(let categories):
+            write(UInt8(6))
+            write(each: categories) { $0.write($1) }
         }
     }
 }
@@ -144,6 +147,7 @@ extension CheckpointReader {
         case 3: operation = .removeAllPending
         case 4: operation = .removeAllDelivered
         case 5: operation = .tick
+        case 6: operation = .setCategories(try array(typicalSize: 12) { try $0.category() })
         case let tag: throw damaged("control operation \(tag) is unknown")
         }
         return ControlRecord(time: time, operation: operation)

@@ -462,7 +462,7 @@ extension Engine {
 
     /// Refuses a request the engine would not have accepted: a damaged file must not install one.
     private func checkRequest(_ request: NotificationRequest, path: String, reader: CheckpointReader) throws {
-        let issues = issues(in: request, path: path)
+        let issues = issues(in: request, path: path, anyCategory: true)
         guard issues.isEmpty else { throw reader.damaged("an invalid request: \(CatalogError(issues: issues))") }
     }
 }

@@ -79,7 +79,7 @@ extension Engine {
                 pending.append(request)
             case .removePending(let ids): pending.removeAll { ids.contains($0.id) }
             case .removeAllPending: pending.removeAll()
-            case .removeDelivered, .removeAllDelivered, .tick: break
+            case .removeDelivered, .removeAllDelivered, .tick, .setCategories: break
             }
         }
         return pending

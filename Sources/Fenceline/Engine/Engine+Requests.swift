@@ -69,8 +69,12 @@ extension Engine {
     public var pendingRequestIDs: [String] { pendingRequests.map(\.id) }
 
     /// The issues of `request` with paths under `path`.
-    func issues(in request: NotificationRequest, path: String) -> [CatalogIssue] {
-        validator.problems(in: request, categories: Set(categories.keys)).map { problem in
+    /// With `anyCategory`, a category the set does not hold is not an issue: a checkpoint holds
+    /// requests whose category a later `setCategories` dropped.
+    func issues(in request: NotificationRequest, path: String, anyCategory: Bool = false) -> [CatalogIssue] {
+        var known = Set(categories.keys)
+        if anyCategory, let category = request.content.category { known.insert(category) }
+        return validator.problems(in: request, categories: known).map { problem in
             CatalogIssue(
                 requestID: request.id.isEmpty ? nil : request.id, path: "\(path).\(problem.path)",
                 message: problem.message)
@@ -97,7 +101,22 @@ extension Engine {
             removeAllDeliveredNotifications()
         case .tick:
             break
+        case .setCategories(let list):
+            categories = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         }
+    }
+
+    /// The hysteresis defaults `add` records are read with (the catalog's `defaults`).
+    public var hysteresisDefaults: Hysteresis { defaultHysteresis }
+
+    /// The category set, sorted by id. Before the first reading, a `setCategories` record waits
+    /// for the clock (SPEC §7), and the set it will make is shown here already.
+    public var notificationCategories: [NotificationCategory] {
+        var current = Array(categories.values)
+        for control in untimedControls {
+            if case .setCategories(let list) = control.operation { current = list }
+        }
+        return current.sorted { $0.id < $1.id }
     }
 
     /// Makes `request` live at `time`, replacing any request with its id.

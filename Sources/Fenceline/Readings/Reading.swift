@@ -105,6 +105,10 @@ public struct ControlRecord: Hashable, Sendable {
         case removeAllDelivered
         /// Only move the clock.
         case tick
+        /// Replace the category set (a Fenceline extension of SPEC §3.3: the service's
+        /// `PUT /v1/categories`, journaled so that its export replays it). A pending request whose
+        /// category is gone notifies without actions.
+        case setCategories([NotificationCategory])
     }
 
     /// Creates a control record.

@@ -23,13 +23,36 @@ public struct NDJSONReadingDecoder {
     public struct RequestContext {
         let decoder: CatalogDecoder
         let defaults: Hysteresis
-        let categories: Set<String>
+        /// The category ids an `add` may name: the catalog's, then those of the last
+        /// `setCategories` record decoded. Shared by the copies of a context, since control
+        /// records are decoded one at a time in input order by every driver.
+        let categories: CategoryIDs
 
         /// Creates a context from the run's catalog.
         public init(decoder: CatalogDecoder, catalog: Catalog) {
+            self.init(decoder: decoder, defaults: catalog.defaultHysteresis, categories: catalog.categories)
+        }
+
+        /// Creates a context from an engine's defaults and categories (a resumed checkpoint's).
+        public init(decoder: CatalogDecoder, defaults: Hysteresis, categories: [NotificationCategory]) {
             self.decoder = decoder
-            self.defaults = catalog.defaultHysteresis
-            self.categories = Set(catalog.categories.map(\.id))
+            self.defaults = defaults
+            self.categories = CategoryIDs(Set(categories.map(\.id)))
+        }
+
+        /// Makes the ids an `add` may name those of `categories` (an engine's, after it was
+        /// rebuilt from its store).
+        public func reset(categories: [NotificationCategory]) {
+            self.categories.ids = Set(categories.map(\.id))
+        }
+    }
+
+    /// The category ids of a ``RequestContext``.
+    final class CategoryIDs: @unchecked Sendable {
+        var ids: Set<String>
+
+        init(_ ids: Set<String>) {
+            self.ids = ids
         }
     }
 
@@ -341,7 +364,7 @@ public struct NDJSONReadingDecoder {
                 throw LineError(field: "request", message: "missing; add needs a request")
             }
             switch requests.decoder.decodeRequest(
-                request, path: "request", defaults: requests.defaults, categories: requests.categories)
+                request, path: "request", defaults: requests.defaults, categories: requests.categories.ids)
             {
             case .success(let decoded): operation = .add(decoded)
             case .failure(let error):
@@ -357,11 +380,22 @@ public struct NDJSONReadingDecoder {
         case "removeAllPending": operation = .removeAllPending
         case "removeAllDelivered": operation = .removeAllDelivered
         case "tick": operation = .tick
+        case "setCategories":
+            guard let requests else {
+                throw LineError(field: "op", message: "setCategories records need a catalog context")
+            }
+            guard let value = fields["categories"], !value.isNull else {
+                throw LineError(field: "categories", message: "missing; setCategories needs the category set, an array")
+            }
+            let categories = requests.decoder.decodeCategories(value, sink: sink)
+            if let issue = sink.issues.first { throw LineError(field: issue.path, message: issue.message) }
+            requests.categories.ids = Set(categories.map(\.id))
+            operation = .setCategories(categories)
         default:
             throw LineError(
                 field: "op",
                 message:
-                    "unknown operation \"\(op)\"; expected add, removePending, removeDelivered, removeAllPending, removeAllDelivered or tick"
+                    "unknown operation \"\(op)\"; expected add, removePending, removeDelivered, removeAllPending, removeAllDelivered, tick or setCategories"
             )
         }
         return .control(ControlRecord(time: time, operation: operation))
