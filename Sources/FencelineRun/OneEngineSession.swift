@@ -7,9 +7,12 @@ import FencelineFormats
 /// the next).
 final class OneEngineSession: DrivenSession {
     let engine: Engine
+    /// Whether the engine has a reorder window, which holds whole fixes.
+    private let holdsReadings: Bool
 
     init(engine: Engine) {
         self.engine = engine
+        holdsReadings = engine.holdsReadings
     }
 
     func process(_ reading: Reading) -> [Event] { engine.process(reading) }
@@ -34,6 +37,8 @@ final class OneEngineSession: DrivenSession {
     private func apply(
         _ fix: NDJSONReadingDecoder.CanonicalParts, in bytes: UnsafeBufferPointer<UInt8>, output: RunOutput
     ) {
+        // Only a reorder window keeps the fix itself (its speed, heading and altitude too).
+        guard !holdsReadings else { return output.applied(engine.process(fix.fix(in: bytes))) }
         output.applied(
             engine.process(
                 deviceNamed: UnsafeBufferPointer(rebasing: bytes[fix.device]), time: fix.time,

@@ -117,8 +117,11 @@ public final class ShardedSession: RunSession, DrivenSession {
     }
 
     func apply(line: UnsafeBufferPointer<UInt8>, number: Int, output: RunOutput) {
+        if let parts = output.decoder.canonicalParts(line) { return apply(.fix(parts.fix(in: line)), output: output) }
         do throws(LineError) {
-            if let reading = try output.decoder.decode(line, number: number) { apply(reading, output: output) }
+            if let reading = try output.decoder.decode(line, number: number, afterCanonical: true) {
+                apply(reading, output: output)
+            }
         } catch {
             output.reject(error, line: number)
         }

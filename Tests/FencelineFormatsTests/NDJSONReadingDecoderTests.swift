@@ -229,6 +229,70 @@ import Testing
 
     /// The byte-matching path for the common layout must read every line as the general parser
     /// does: a space after `{` sends the same line down the general path.
+    /// The general decoder alone, without the fast path.
+    func general(_ line: String) throws(LineError) -> Reading? {
+        let bytes = Array(line.utf8)
+        return try bytes.withUnsafeBufferPointer { buffer throws(LineError) in try decoder.decodeNonCanonical(buffer) }
+    }
+
+    /// The fast path reads any member order, members it does not know, whitespace and Unix times
+    /// as the general decoder does: on random lines of every layout a feed writes, and broken
+    /// ones, whatever it reads is the general decoder's fix, and it reads most plain lines.
+    @Test func theFastPathReadsEveryLayoutAsTheGeneralDecoderDoes() {
+        var generator = SplitMix(state: 41)
+        func pick(_ list: [String]) -> String { list[Int.random(in: 0..<list.count, using: &generator)] }
+        let values: [String: [String]] = [
+            "device": [#""d1""#, #""truck-17""#, #""""#, #""caf\u00e9""#, #""ünï""#, "7", "null", #""a b""#],
+            "time": [
+                #""2026-03-02T08:00:00Z""#, #""2026-03-02T08:00:00.125+01:00""#, "1772438400", "1772438400.123",
+                "-1.5", "1e9", "99999999999999", #""soon""#, "true", "null",
+            ],
+            "lat": ["52.37", "-0", "1e1", "91", "null", #""52""#, "-90"],
+            "lon": ["4.89", "180", "-180.5", "0.0", "null"],
+            "accuracy": ["8", "0", "-1", "12.5", "null", "1e400"],
+            "speed": ["3.5", "0", "null", "-2"],
+            "heading": ["90", "359.9", "null"],
+            "altitude": ["-2", "120.5"],
+            "battery": ["87", #""low""#, "null", "[1,2]", #"{"v":3.7}"#],
+            "source": [#""gps""#, #""w\"ifi""#, "false"],
+            "op": [#""tick""#],
+            "adv": [#""0201""#],
+        ]
+        let common = ["device", "time", "lat", "lon", "accuracy", "speed", "heading", "altitude", "battery", "source"]
+        var read = 0
+        var plain = 0
+        for round in 0..<20000 {
+            var names = common.filter { _ in Int.random(in: 0..<10, using: &generator) < 8 }
+            names.shuffle(using: &generator)
+            if round % 50 == 0 { names.append(pick(["op", "adv", "lat", "device"])) }  // a control, a sighting, twice
+            let space = round % 7 == 0 ? " " : ""
+            let members = names.map { name in
+                #""\#(name)"\#(space):\#(space)\#(pick(values[name] ?? ["1"]))"#
+            }
+            var line = "{" + space + members.joined(separator: "," + space) + space + "}"
+            switch round % 40 {
+            case 0: line = String(line.dropLast(Int.random(in: 1...4, using: &generator)))
+            case 1: line += " x"
+            case 2: line = " " + line + " "
+            default: break
+            }
+            let bytes = Array(line.utf8)
+            let fast = bytes.withUnsafeBufferPointer { buffer in
+                decoder.canonicalParts(buffer).map { $0.fix(in: buffer) }
+            }
+            let slow = Result { () throws(LineError) in try general(line) }
+            if case .success(.fix) = slow, !line.contains("\\"), line.utf8.allSatisfy({ $0 < 0x80 }) { plain += 1 }
+            guard let fast else { continue }
+            read += 1
+            guard case .success(let reading) = slow else {
+                Issue.record("\(line): the fast path read \(fast), the general decoder refused it: \(slow)")
+                continue
+            }
+            #expect(reading == .fix(fast), "\(line)")
+        }
+        #expect(read > 200 && read * 10 >= plain * 9, "read \(read) of \(plain) plain fixes")
+    }
+
     @Test func canonicalLinesReadAsTheGeneralParserReadsThem() {
         var generator = SplitMix(state: 23)
         // JSON escapes (kept as written), non-ASCII, empty and long ids.
@@ -254,9 +318,8 @@ import Testing
             default: break
             }
             line += Int.random(in: 0..<10, using: &generator) == 0 ? "} " : "}"
-            let general = "{ " + line.dropFirst()
             let fast = Result { () throws(LineError) in try decode(line) }
-            let slow = Result { () throws(LineError) in try decode(String(general)) }
+            let slow = Result { () throws(LineError) in try general(line) }
             // The unwrapped fast path, which the run pipeline calls first, reads the same fix.
             if let fix = Array(line.utf8).withUnsafeBufferPointer({ decoder.canonicalFix($0) }) {
                 canonical += 1

@@ -94,9 +94,11 @@ struct BenchCommand: AsyncParsableCommand {
             return text + (met ? " ✓" : " ✗")
         }
 
-        for (name, catalogPath, readingsPath) in [
-            ("country100k", files.country, files.countryReadings), ("city10k", files.city, files.cityReadings),
+        var canonicalCountryRate = 0.0
+        for (name, catalogPath, base) in [
+            ("country100k", files.country, files.countryBase), ("city10k", files.city, files.cityBase),
         ] {
+            let readingsPath = Workload.Layout.canonical.path(base: base)
             let catalog = try decodeCatalog(catalogPath)
             let count = try lineCount(readingsPath)
             // Library: the engine alone, readings parsed beforehand; latency of every process call.
@@ -105,65 +107,77 @@ struct BenchCommand: AsyncParsableCommand {
             let library = try fastest(of: { try measureLibrary(catalog, readings) }, rate: \.rate)
             // GEOS-only baseline, streaming from the file like the CLI (parse included).
             let baseline = try fastest(of: { try measureBaseline(catalog, readingsPath) }, rate: \.rate)
-            // End to end: the CLI, timed by itself from its first applied reading (the catalog
-            // loaded and added) to the end; runs with one and two threads take turns.
-            let output = "\(directory)/\(name).events.ndjson"
-            let threaded = "\(directory)/\(name).events.threads2.ndjson"
-            let oneThread = ["run", "--triggers", catalogPath, readingsPath, "-o", output, "--quiet"]
-            let twoThreads = [
-                "run", "--threads", "2", "--triggers", catalogPath, readingsPath, "-o", threaded, "--quiet",
-            ]
-            let hasThreads = try runHelp().contains("--threads")
-            let streams = try Spawned.streaming(
-                of: repeats, fenceline, hasThreads ? [oneThread, twoThreads] : [oneThread])
-            let stream = streams[0]
-            let full = stream.whole
-            guard full.status == 0 else { throw ValidationError("fenceline run failed on \(name)") }
-            let streaming = Double(stream.readings) / stream.seconds
-            let endToEndTarget = name == "country100k" ? 1.5e6 : 1.0e6
-            table.add(
-                "\(name): end to end, fenceline run (readings/s)", rate(streaming), rate(baseline.rate),
-                ratio(streaming / baseline.rate),
-                target(
-                    String(format: "≥ %.1f M", endToEndTarget / 1e6), "\(name) end to end",
-                    met: streaming >= endToEndTarget))
-            table.add(
-                "\(name): end to end incl. catalog load (readings/s)", rate(Double(count) / full.seconds), "", "", "")
-            table.add("\(name): library process() alone (readings/s)", rate(library.rate), "", "", "")
-            table.add(
-                "\(name): process() latency p50 / p99 / p99.9 (µs)",
-                String(format: "%.2f / %.2f / %.2f", library.p50, library.p99, library.p999), "", "",
-                name == "country100k"
-                    ? target("≤ 0.5 / 3", "latency", met: library.p50 <= 0.5 && library.p99 <= 3) : "")
-            table.add(
-                "\(name): load catalog JSON + build index (s)", String(format: "%.2f", load.total), "", "",
-                name == "country100k" ? target("≤ 1.5", "catalog load", met: load.total <= 1.5) : "")
-            let megabytes = Double(full.peakKilobytes) / 1024
-            table.add(
-                "\(name): peak RSS, \(devices) devices (MB)", String(format: "%.0f", megabytes), "", "",
-                name == "country100k" ? target("≤ 300", "memory", met: megabytes <= 300) : "")
-            table.add(
-                "\(name): events written", String(try lineCount(output)), String(baseline.events) + " (naive)", "", "")
-
-            if hasThreads {
-                let two = streams[1]
-                guard two.whole.status == 0 else {
-                    throw ValidationError("fenceline run --threads 2 failed on \(name)")
+            let shapely = try peer == "shapely" ? Double(count) / measureShapely(catalogPath, readingsPath) : nil
+            let canonicalTarget = name == "country100k" ? 2.5e6 : 1.5e6
+            var canonicalRate = 0.0
+            let canonicalOutput = "\(directory)/\(name).canonical.events.ndjson"
+            // End to end, in every layout: the CLI, timed by itself from its first applied reading
+            // (the catalog loaded and added) to the end; runs with one and two threads take turns.
+            for layout in Workload.Layout.allCases {
+                let input = layout.path(base: base)
+                let output = "\(directory)/\(name).\(layout.rawValue).events.ndjson"
+                let threaded = "\(directory)/\(name).\(layout.rawValue).events.threads2.ndjson"
+                let oneThread = ["run", "--triggers", catalogPath, input, "-o", output, "--quiet"]
+                let twoThreads = ["run", "--threads", "2", "--triggers", catalogPath, input, "-o", threaded, "--quiet"]
+                let streams = try Spawned.streaming(of: repeats, fenceline, [oneThread, twoThreads])
+                let (stream, two) = (streams[0], streams[1])
+                guard stream.whole.status == 0, two.whole.status == 0 else {
+                    throw ValidationError("fenceline run failed on \(name), \(layout.title)")
+                }
+                let streaming = Double(stream.readings) / stream.seconds
+                let full = stream.whole
+                if layout == .canonical {
+                    canonicalRate = streaming
+                    if name == "country100k" { canonicalCountryRate = streaming }
+                    table.add(
+                        "\(name): end to end, canonical NDJSON (readings/s)", rate(streaming), rate(baseline.rate),
+                        ratio(streaming / baseline.rate),
+                        target(
+                            String(format: "≥ %.1f M", canonicalTarget / 1e6), "\(name) end to end",
+                            met: streaming >= canonicalTarget))
+                    table.add(
+                        "\(name): end to end incl. catalog load (readings/s)", rate(Double(count) / full.seconds), "",
+                        "", "")
+                    table.add("\(name): library process() alone (readings/s)", rate(library.rate), "", "", "")
+                    table.add(
+                        "\(name): process() latency p50 / p99 / p99.9 (µs)",
+                        String(format: "%.2f / %.2f / %.2f", library.p50, library.p99, library.p999), "", "",
+                        name == "country100k"
+                            ? target("≤ 0.3 / 2", "latency", met: library.p50 <= 0.3 && library.p99 <= 2) : "")
+                    table.add(
+                        "\(name): load catalog JSON + build index (s)", String(format: "%.2f", load.total), "", "",
+                        name == "country100k" ? target("≤ 1.5", "catalog load", met: load.total <= 1.5) : "")
+                    let megabytes = Double(full.peakKilobytes) / 1024
+                    table.add(
+                        "\(name): peak RSS, \(devices) devices (MB)", String(format: "%.0f", megabytes), "", "",
+                        name == "country100k" ? target("≤ 300", "memory", met: megabytes <= 300) : "")
+                    table.add(
+                        "\(name): events written", String(try lineCount(output)), String(baseline.events) + " (naive)",
+                        "", "")
+                } else {
+                    // Every layout holds the same readings: the same events, byte for byte.
+                    let identical = FileManager.default.contentsEqual(atPath: output, andPath: canonicalOutput)
+                    if !identical { failures.append("\(name): \(layout.title) gives other events than canonical") }
+                    table.add(
+                        "\(name): end to end, \(layout.title) (readings/s; vs canonical)", rate(streaming),
+                        rate(canonicalRate), ratio(streaming / canonicalRate),
+                        target("≥ 0.9×", "\(name) \(layout.title)", met: streaming >= 0.9 * canonicalRate)
+                            + (identical ? ", same events ✓" : ", OTHER EVENTS ✗"))
+                }
+                if let shapely {
+                    table.add(
+                        "\(name): \(layout.title) vs shapely STRtree bulk query", rate(streaming), rate(shapely),
+                        ratio(streaming / shapely),
+                        target("≥ 3×", "\(name) \(layout.title) vs shapely", met: streaming >= 3 * shapely))
                 }
                 let twoRate = Double(two.readings) / two.seconds
                 let identical = FileManager.default.contentsEqual(atPath: output, andPath: threaded)
-                if !identical { failures.append("\(name): --threads 2 output differs from 1 thread") }
+                if !identical { failures.append("\(name): --threads 2 output differs from 1 thread, \(layout.title)") }
                 table.add(
-                    "\(name): --threads 2 vs 1 thread", rate(twoRate), rate(streaming), ratio(twoRate / streaming),
-                    target("≥ 1.6×", "\(name) --threads 2", met: twoRate / streaming >= 1.6)
+                    "\(name): --threads 2 vs 1 thread, \(layout.title)", rate(twoRate), rate(streaming),
+                    ratio(twoRate / streaming),
+                    target("≥ 1.8×", "\(name) --threads 2 \(layout.title)", met: twoRate / streaming >= 1.8)
                         + (identical ? ", identical ✓" : ", DIFFERS ✗"))
-            }
-            if let peer, peer == "shapely", name == "country100k" || name == "city10k" {
-                let seconds = try measureShapely(catalogPath, readingsPath)
-                table.add(
-                    "\(name): shapely STRtree bulk query (readings/s)", rate(Double(count) / seconds),
-                    rate(baseline.rate),
-                    ratio(streaming / (Double(count) / seconds)) + " Fenceline/shapely", "")
             }
             if name == "country100k" {
                 let guardResult = try correctnessGuard(catalog, readings: Array(readings.prefix(200_000)))
@@ -180,6 +194,29 @@ struct BenchCommand: AsyncParsableCommand {
         table.add(
             "country100k: peak RSS, 1,000,000 devices × 1 reading (MB)", String(format: "%.0f", millionMegabytes),
             "", "", target("≤ 1024", "memory, a million devices", met: millionMegabytes <= 1024))
+        // A million simple fences: load (in this process), peak RSS and rate end to end.
+        let simpleLoad = try fastest(of: { try measureLoad(files.simpleMillion) }, rate: { 1 / $0.total })
+        table.add(
+            "1,000,000 fences: load catalog JSON + build index (s)", String(format: "%.2f", simpleLoad.total), "", "",
+            target("≤ 4", "a million fences, load", met: simpleLoad.total <= 4))
+        let simple = try Spawned.streaming(
+            of: max(1, min(3, repeats)), fenceline,
+            [
+                [
+                    "run", "--triggers", files.simpleMillion, Workload.Layout.canonical.path(base: files.countryBase),
+                    "-o", "/dev/null", "--quiet",
+                ]
+            ])[0]
+        guard simple.whole.status == 0 else { throw ValidationError("fenceline run failed on a million fences") }
+        let simpleMegabytes = Double(simple.whole.peakKilobytes) / 1024
+        table.add(
+            "1,000,000 fences: peak RSS, \(devices) devices (MB)", String(format: "%.0f", simpleMegabytes), "", "",
+            target("≤ 1024", "a million fences, memory", met: simpleMegabytes <= 1024))
+        let simpleRate = Double(simple.readings) / simple.seconds
+        table.add(
+            "1,000,000 fences: end to end, country readings (readings/s; vs 100k)", rate(simpleRate),
+            rate(canonicalCountryRate), ratio(simpleRate / canonicalCountryRate),
+            target("≥ 1.0×", "a million fences, rate", met: simpleRate >= canonicalCountryRate))
         let checkpoint = try measureCheckpoint(try decodeCatalog(files.country), files.million)
         if !checkpoint.roundTrips { failures.append("a resumed engine's checkpoint differs from the one it read") }
         table.add(
@@ -206,38 +243,47 @@ struct BenchCommand: AsyncParsableCommand {
     // MARK: Workload
 
     struct Files {
-        var country, city, countryReadings, cityReadings, million: String
+        var country, city, simpleMillion, million: String
+        /// The readings' paths without their layout's extension (see ``Workload/Layout``).
+        var countryBase, cityBase: String
+        var countryReadings: String { Workload.Layout.canonical.path(base: countryBase) }
+        var cityReadings: String { Workload.Layout.canonical.path(base: cityBase) }
     }
 
     func generate() throws -> Files {
         let files = Files(
             country: "\(directory)/country\(countryFences / 1000)k.json", city: "\(directory)/city10k.json",
-            countryReadings: "\(directory)/country-\(devices)x\(steps).ndjson",
-            cityReadings: "\(directory)/city-\(devices)x\(steps).ndjson",
-            million: "\(directory)/country-1000000x1.ndjson")
+            simpleMillion: "\(directory)/simple1000k.json", million: "\(directory)/country-1000000x1.ndjson",
+            countryBase: "\(directory)/country-\(devices)x\(steps)", cityBase: "\(directory)/city-\(devices)x\(steps)")
         let manager = FileManager.default
-        func make(_ path: String, _ body: () throws -> Void) throws {
-            guard !manager.fileExists(atPath: path) else { return }
-            print("generating \(path)")
+        func make(_ paths: [String], _ body: () throws -> Void) throws {
+            guard paths.contains(where: { !manager.fileExists(atPath: $0) }) else { return }
+            print("generating \(paths[0])")
             try body()
         }
-        try make(files.country) {
+        try make([files.country]) {
             var w = Workload(seed: 1, area: .country); try w.writeCatalog(count: countryFences, to: files.country)
         }
-        try make(files.city) {
+        try make([files.city]) {
             var w = Workload(seed: 2, area: .city); try w.writeCatalog(count: 10_000, to: files.city)
         }
-        try make(files.countryReadings) {
+        try make([files.simpleMillion]) {
+            var w = Workload(seed: 4, area: .country);
+            try w.writeSimpleCatalog(count: 1_000_000, to: files.simpleMillion)
+        }
+        let layouts = Workload.Layout.allCases
+        try make(layouts.map { $0.path(base: files.countryBase) }) {
             var w = Workload(seed: 1, area: .country)
-            try w.writeReadings(devices: devices, steps: steps, to: files.countryReadings)
+            try w.writeReadings(devices: devices, steps: steps, base: files.countryBase, layouts: layouts)
         }
-        try make(files.cityReadings) {
+        try make(layouts.map { $0.path(base: files.cityBase) }) {
             var w = Workload(seed: 2, area: .city)
-            try w.writeReadings(devices: devices, steps: steps, to: files.cityReadings)
+            try w.writeReadings(devices: devices, steps: steps, base: files.cityBase, layouts: layouts)
         }
-        try make(files.million) {
+        try make([files.million]) {
             var w = Workload(seed: 3, area: .country)
-            try w.writeReadings(devices: 1_000_000, steps: 1, to: files.million)
+            try w.writeReadings(
+                devices: 1_000_000, steps: 1, base: String(files.million.dropLast(".ndjson".count)))
         }
         return files
     }

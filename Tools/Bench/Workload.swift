@@ -90,8 +90,73 @@ struct Workload {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     }
 
-    /// Writes `devices` × `steps` readings at 1 Hz, interleaved by time.
-    mutating func writeReadings(devices: Int, steps: Int, to path: String) throws {
+    /// The layouts real feeds write readings in (issue 28), each written from the same readings.
+    enum Layout: String, CaseIterable {
+        /// `{"device","time","lat","lon","accuracy"}`, RFC 3339 times: what Fenceline writes.
+        case canonical
+        /// The same members, time first and device last.
+        case reordered
+        /// The canonical members and five more: speed, heading, altitude, battery and source.
+        case extra
+        /// `"time"` as Unix seconds with milliseconds.
+        case unix
+        /// CSV with a header, `device,time,lat,lon,accuracy`.
+        case csv
+        /// The canonical file, gzip-compressed.
+        case gzip
+
+        /// The file of this layout next to the canonical `base.ndjson`.
+        func path(base: String) -> String {
+            switch self {
+            case .canonical: base + ".ndjson"
+            case .reordered: base + ".reordered.ndjson"
+            case .extra: base + ".extra.ndjson"
+            case .unix: base + ".unix.ndjson"
+            case .csv: base + ".csv"
+            case .gzip: base + ".ndjson.gz"
+            }
+        }
+
+        var title: String {
+            switch self {
+            case .canonical: "canonical NDJSON"
+            case .reordered: "keys in another order"
+            case .extra: "five extra fields"
+            case .unix: "Unix seconds with ms"
+            case .csv: "CSV"
+            case .gzip: "canonical, gzip"
+            }
+        }
+    }
+
+    /// Writes `count` simple fences (issue 28's million): half circles of 50–500 m, half squares
+    /// (4 vertices) of the same sizes, placed as ``writeCatalog(count:to:)`` places them.
+    mutating func writeSimpleCatalog(count: Int, to path: String) throws {
+        let handle = try FileHandleWriter(path: path)
+        try handle.write("{\"requests\":[\n")
+        for index in 0..<count {
+            let (lat, lon) = place()
+            let radius = uniform(50, 500)
+            var text = index > 0 ? ",\n" : ""
+            if index.isMultiple(of: 2) {
+                text +=
+                    "{\"id\":\"f\(index)\",\"trigger\":{\"type\":\"region\",\"center\":{\"lat\":\(format(lat)),\"lon\":\(format(lon))},\"radius\":\(format(radius, digits: 1))}}"
+            } else {
+                let dy = radius / Workload.metresPerDegree
+                let dx = radius / (Workload.metresPerDegree * cos(lat * .pi / 180))
+                let (s, n, w, e) = (format(lat - dy), format(lat + dy), format(lon - dx), format(lon + dx))
+                text +=
+                    "{\"id\":\"f\(index)\",\"trigger\":{\"type\":\"region\",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[[\(w),\(s)],[\(e),\(s)],[\(e),\(n)],[\(w),\(n)],[\(w),\(s)]]]}}}"
+            }
+            try handle.write(text)
+        }
+        try handle.write("\n]}\n")
+        try handle.close()
+    }
+
+    /// Writes `devices` × `steps` readings at 1 Hz, interleaved by time, to `base.ndjson` and, with
+    /// `layouts`, the same readings in each of those layouts too.
+    mutating func writeReadings(devices: Int, steps: Int, base: String, layouts: [Layout] = [.canonical]) throws {
         struct Walker {
             var name: String
             var phase: Int
@@ -111,7 +176,14 @@ struct Workload {
         walkers.sort { $0.phase < $1.phase }
         let heightMetres = area.heightKm * 1000
         let widthMetres = area.widthKm * 1000
-        let handle = try FileHandleWriter(path: path)
+        var writers: [Layout: FileHandleWriter] = [:]
+        for layout in layouts where layout != .gzip {
+            writers[layout] = try FileHandleWriter(path: layout.path(base: base))
+        }
+        if writers[.canonical] == nil {
+            writers[.canonical] = try FileHandleWriter(path: Layout.canonical.path(base: base))
+        }
+        try writers[.csv]?.write("device,time,lat,lon,accuracy\n")
         var line = ""
         for step in 0..<steps {
             for index in walkers.indices {
@@ -131,13 +203,46 @@ struct Workload {
                 let sigma = accuracy / 1.51
                 let lat = area.south + (walker.north + gaussian() * sigma) / Workload.metresPerDegree
                 let lon = area.west + (walker.east + gaussian() * sigma) / area.metresPerDegreeEast
-                line.removeAll(keepingCapacity: true)
-                line +=
-                    "{\"device\":\"\(walker.name)\",\"time\":\"\(Workload.time(step: step, milliseconds: walker.phase))\",\"lat\":\(format(lat)),\"lon\":\(format(lon)),\"accuracy\":\(format(accuracy, digits: 1))}\n"
-                try handle.write(line)
+                let time = Workload.time(step: step, milliseconds: walker.phase)
+                let (latText, lonText, accuracyText) = (format(lat), format(lon), format(accuracy, digits: 1))
+                for (layout, writer) in writers {
+                    line.removeAll(keepingCapacity: true)
+                    switch layout {
+                    case .canonical, .gzip:
+                        line +=
+                            "{\"device\":\"\(walker.name)\",\"time\":\"\(time)\",\"lat\":\(latText),\"lon\":\(lonText),\"accuracy\":\(accuracyText)}\n"
+                    case .reordered:
+                        line +=
+                            "{\"time\":\"\(time)\",\"lat\":\(latText),\"lon\":\(lonText),\"accuracy\":\(accuracyText),\"device\":\"\(walker.name)\"}\n"
+                    case .extra:
+                        let heading = (walker.heading * 180 / .pi).truncatingRemainder(dividingBy: 360)
+                        line +=
+                            "{\"device\":\"\(walker.name)\",\"time\":\"\(time)\",\"lat\":\(latText),\"lon\":\(lonText),\"accuracy\":\(accuracyText),\"speed\":\(format(walker.speed, digits: 2)),\"heading\":\(format(heading < 0 ? heading + 360 : heading, digits: 1)),\"altitude\":\(format(2 + walker.north.truncatingRemainder(dividingBy: 37), digits: 1)),\"battery\":\(100 - step % 100),\"source\":\"gps\"}\n"
+                    case .unix:
+                        line +=
+                            "{\"device\":\"\(walker.name)\",\"time\":\(Workload.unixTime(step: step, milliseconds: walker.phase)),\"lat\":\(latText),\"lon\":\(lonText),\"accuracy\":\(accuracyText)}\n"
+                    case .csv:
+                        line += "\(walker.name),\(time),\(latText),\(lonText),\(accuracyText)\n"
+                    }
+                    try writer.write(line)
+                }
             }
         }
-        try handle.close()
+        for writer in writers.values { try writer.close() }
+        if layouts.contains(.gzip) {
+            let gzip = Process()
+            gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+            gzip.arguments = [
+                "-c", "gzip -6 -c \"$0\" > \"$1\"", Layout.canonical.path(base: base), Layout.gzip.path(base: base),
+            ]
+            try gzip.run()
+            gzip.waitUntilExit()
+        }
+    }
+
+    /// 2026-03-02T08:00:00Z plus `step` seconds and `milliseconds`, as Unix seconds.
+    static func unixTime(step: Int, milliseconds: Int) -> String {
+        String(format: "%d.%03d", 1_772_438_400 + step, milliseconds)
     }
 
     /// 2026-03-02T08:00:00Z plus `step` seconds and `milliseconds`, as RFC 3339.

@@ -197,6 +197,9 @@ public final class Engine {
         return release(before: clock, inclusive: false)
     }
 
+    /// Whether readings wait in a reorder window (as whole ``Reading``s) before they apply.
+    package var holdsReadings: Bool { configuration.reorderWindow > .zero }
+
     /// Applies a fix as `process(_:)` of a ``Fix`` does, its device named by UTF-8 bytes: a
     /// device already seen is found without making a `String` of its name (making one per line,
     /// with its UTF-8 check, was a few per cent of a run).

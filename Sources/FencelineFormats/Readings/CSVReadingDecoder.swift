@@ -1,4 +1,5 @@
 public import Fenceline
+import Glibc
 
 /// Decodes CSV position readings: a header naming the columns (`device,time,lat,lon[,accuracy]`,
 /// in any order, plus optional `speed`, `heading`, `altitude`), then one fix per row.
@@ -67,6 +68,70 @@ public struct CSVReadingDecoder {
             }
         }
         return try fix.makeReading()
+    }
+
+    /// A row's fix fields without building a field array, the device a range of `line`, for a
+    /// row with no quotes whose device name is printable ASCII (the usual export); `nil` for any
+    /// other row, which ``decode(_:)`` reads (and both agree on every row).
+    package func canonicalParts(_ line: UnsafeBufferPointer<UInt8>) -> NDJSONReadingDecoder.CanonicalParts? {
+        guard let base = line.baseAddress, memchr(base, Int32(UInt8(ascii: "\"")), line.count) == nil else {
+            return nil
+        }
+        var device: Range<Int>?
+        var time: Timestamp?
+        // NaN: absent (no CSV number reads as NaN).
+        var (lat, lon, accuracy) = (Double.nan, Double.nan, Double.nan)
+        var motion = SIMD3<Double>(repeating: .nan)
+        var start = 0
+        for (index, column) in columns.enumerated() {
+            var end = start
+            while end < line.count, line[end] != UInt8(ascii: ",") { end += 1 }
+            // As many fields as columns: the last ends the line, the others end at a comma.
+            guard index == columns.count - 1 ? end == line.count : end < line.count else { return nil }
+            var field = start..<end
+            start = end + 1
+            switch column {
+            case .ignored: continue
+            case .device:
+                guard !field.isEmpty, line[field].allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+                device = field
+                continue
+            default: break
+            }
+            while let first = field.first, line[first] == 0x20 || line[first] == 0x09 {
+                field = (first + 1)..<field.upperBound
+            }
+            while let last = field.last, line[last] == 0x20 || line[last] == 0x09 { field = field.lowerBound..<last }
+            guard !field.isEmpty else { continue }  // an empty field is absent
+            let bytes = UnsafeBufferPointer(rebasing: line[field])
+            var scanner = JSONScanner(bytes: bytes)
+            if column == .time {
+                if let parsed = Timestamp(rfc3339Bytes: bytes) {
+                    time = parsed
+                } else {
+                    guard (try? scanner.parseNumber()) != nil, scanner.isAtEnd,
+                        let parsed = Timestamp(unixSecondsBytes: bytes)
+                    else { return nil }
+                    time = parsed
+                }
+                continue
+            }
+            guard let value = try? scanner.parseNumber(), scanner.isAtEnd else { return nil }
+            switch column {
+            case .lat: lat = value
+            case .lon: lon = value
+            case .accuracy: accuracy = value
+            case .speed: motion.x = value
+            case .heading: motion.y = value
+            default: motion.z = value
+            }
+        }
+        guard let device, let time, (-90.0...90.0).contains(lat), (-180.0...180.0).contains(lon),
+            accuracy.isNaN || (accuracy >= 0 && accuracy.isFinite)
+        else { return nil }
+        return NDJSONReadingDecoder.CanonicalParts(
+            device: device, time: time, coordinate: Coordinate(latitude: lat, longitude: lon),
+            accuracy: accuracy.isNaN ? nil : accuracy, motion: motion)
     }
 
     /// The device name, held to what an NDJSON string may carry: valid UTF-8 without raw

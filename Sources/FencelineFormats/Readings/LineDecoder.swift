@@ -27,17 +27,20 @@ package struct LineDecoder {
         }
     }
 
-    /// For NDJSON, the fields of a canonically laid-out fix line, the device a range of `line`
-    /// (``NDJSONReadingDecoder/canonicalParts(_:)``); `nil` for any other line or format, which
-    /// then goes to `decode(_:number:afterCanonical:)`.
+    /// For NDJSON and CSV rows, the fields of a plain fix line, the device a range of `line`
+    /// (``NDJSONReadingDecoder/canonicalParts(_:)``, ``CSVReadingDecoder/canonicalParts(_:)``);
+    /// `nil` for any other line or format, which then goes to `decode(_:number:afterCanonical:)`.
     ///
     /// Mutating though it changes nothing: the run keeps its decoder in a class property, from
     /// which a non-mutating call would first copy the whole decoder (retaining what it holds) for
     /// every line; a mutating call reads it in place.
     @inline(__always)
     package mutating func canonicalParts(_ line: UnsafeBufferPointer<UInt8>) -> NDJSONReadingDecoder.CanonicalParts? {
-        guard case .ndjson = state else { return nil }
-        return ndjson.canonicalParts(line)
+        switch state {
+        case .ndjson: ndjson.canonicalParts(line)
+        case .csv(let decoder?, _): decoder.canonicalParts(line)
+        default: nil
+        }
     }
 
     /// The reading `line` completes, `nil` for none (a blank or comment line, a CSV header, an NMEA

@@ -110,16 +110,16 @@ public struct NDJSONReadingDecoder {
         }
     }
 
-    /// The fix on a line laid out exactly as our writers and most feeds lay it out,
-    /// `{"device":"…","time":"…","lat":…,"lon":…}` with an optional `"accuracy":…` and no spaces,
-    /// read by matching its bytes in order; `nil` for anything else (including any error), which
+    /// The fix on a plain fix line, in any member order, with members it does not know skipped
+    /// and times as RFC 3339 or Unix seconds, read without building a JSON value (see
+    /// ``canonicalParts(_:)``); `nil` for anything else (including any error), which
     /// ``decode(_:)`` reads in full, so both agree on every line. Callers that apply fixes
     /// directly (`Engine.process(_: Fix)`) use it to skip wrapping the fix in a ``Reading``.
     public func canonicalFix(_ line: UnsafeBufferPointer<UInt8>) -> Fix? {
         canonicalParts(line)?.fix(in: line)
     }
 
-    /// A canonical fix line's fields, the device as a range of the line's bytes (plain printable
+    /// A plain fix line's fields, the device as a range of the line's bytes (plain printable
     /// ASCII, no escapes: the bytes are the name): a plain value a parallel parser can keep
     /// without making the device's string.
     package struct CanonicalParts {
@@ -127,6 +127,9 @@ public struct NDJSONReadingDecoder {
         package var time: Timestamp
         package var coordinate: Coordinate
         package var accuracy: Double?
+        /// `speed`, `heading` and `altitude`, NaN when absent (JSON has no NaN): the engine reads
+        /// none of them, so they stay out of the way of the fields it does.
+        package var motion: SIMD3<Double> = SIMD3(repeating: .nan)
 
         /// The parts of a line that starts `offset` bytes into a block, the device a range of the
         /// block.
@@ -145,60 +148,115 @@ public struct NDJSONReadingDecoder {
         /// The fix with `device`, its name already read.
         @inline(__always)
         package func fix(device: String) -> Fix {
-            Fix(device: device, time: time, coordinate: coordinate, accuracy: accuracy)
+            func optional(_ value: Double) -> Double? { value.isNaN ? nil : value }
+            return Fix(
+                device: device, time: time, coordinate: coordinate, accuracy: accuracy, speed: optional(motion.x),
+                heading: optional(motion.y), altitude: optional(motion.z))
         }
     }
 
     /// ``canonicalFix(_:)``'s parse, without making the fix.
+    ///
+    /// The layout our writers use is matched byte by byte first; members after it (a feed's
+    /// speed, battery…), another order or Unix times are read by ``memberParts(_:_:)``, from
+    /// where the match stopped or from the start. Whatever it cannot read plainly (escapes, a
+    /// control record, a bad value) is left to ``decode(_:)``, so both agree on every line.
     @inline(__always)
     package func canonicalParts(_ line: UnsafeBufferPointer<UInt8>) -> CanonicalParts? {
-        guard let base = line.baseAddress else { return nil }
-        var position = 0
-        let count = line.count
-        @inline(__always) func literal(_ text: StaticString) -> Bool {
-            let length = text.utf8CodeUnitCount
-            guard position + length <= count, memcmp(base + position, text.utf8Start, length) == 0 else { return false }
-            position += length
-            return true
-        }
-        /// The bytes up to the next quote, if all are printable ASCII other than `\`.
-        @inline(__always) func plainString() -> UnsafeBufferPointer<UInt8>? {
-            let start = position
-            while position < count {
-                let byte = line[position]
-                if byte == UInt8(ascii: "\"") {
-                    position += 1
-                    return UnsafeBufferPointer(rebasing: line[start..<(position - 1)])
+        guard line.baseAddress != nil else { return nil }
+        var cursor = FastCursor(line: line)
+        var members = FastMembers()
+        if cursor.literal(#"{"device":""#) {
+            if let device = cursor.plainString(), !device.isEmpty, cursor.literal(#","time":""#),
+                let timeBytes = cursor.plainString(),
+                let time = times.parser.parse(UnsafeBufferPointer(rebasing: line[timeBytes])),
+                cursor.literal(#","lat":"#), let lat = cursor.number(), cursor.literal(#","lon":"#),
+                let lon = cursor.number()
+            {
+                members.device = device
+                members.time = time
+                members.lat = lat
+                members.lon = lon
+                members.seen =
+                    1 << Key.device.rawValue | 1 << Key.time.rawValue | 1 << Key.lat.rawValue
+                    | 1 << Key.lon.rawValue
+                if cursor.literal(#","accuracy":"#) {
+                    guard let accuracy = cursor.number() else { return nil }
+                    members.accuracy = accuracy
+                    members.seen |= 1 << Key.accuracy.rawValue
                 }
-                guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
-                position += 1
+                if cursor.literal("}") {
+                    cursor.skipWhitespace()
+                    return cursor.isAtEnd ? members.parts() : nil
+                }
+                guard cursor.literal(",") else { return nil }
+                return memberParts(&cursor, &members)
             }
-            return nil
+            cursor.position = 0
         }
-        @inline(__always) func number() -> Double? {
-            var scanner = JSONScanner(bytes: line, position: position)
-            guard let first = scanner.peek(), first == UInt8(ascii: "-") || (first &- 48) < 10,
-                let value = try? scanner.parseNumber()
-            else { return nil }
-            position = scanner.position
-            return value
+        cursor.skipWhitespace()
+        guard cursor.literal("{") else { return nil }
+        cursor.skipWhitespace()
+        if cursor.literal("}") { return nil }
+        return memberParts(&cursor, &members)
+    }
+
+    /// Reads members from `cursor` (just after a `{` or a `,`) to the object's end, adding the
+    /// fields of a plain fix to `members`; `nil` as soon as the line is anything else.
+    private func memberParts(_ cursor: inout FastCursor, _ members: inout FastMembers) -> CanonicalParts? {
+        while true {
+            cursor.skipWhitespace()
+            guard cursor.literal("\""), let name = cursor.plainString() else { return nil }
+            cursor.skipWhitespace()
+            guard cursor.literal(":") else { return nil }
+            cursor.skipWhitespace()
+            let key = Key(UnsafeBufferPointer(rebasing: cursor.line[name]))
+            if key != .other {
+                guard members.seen & (1 << key.rawValue) == 0 else { return nil }
+                members.seen |= 1 << key.rawValue
+            }
+            switch key {
+            case .device:
+                guard cursor.literal("\""), let device = cursor.plainString(), !device.isEmpty else { return nil }
+                members.device = device
+            case .time:
+                if cursor.literal("\"") {
+                    guard let bytes = cursor.plainString(),
+                        let time = times.parser.parse(UnsafeBufferPointer(rebasing: cursor.line[bytes]))
+                    else { return nil }
+                    members.time = time
+                } else {
+                    let start = cursor.position
+                    guard cursor.number() != nil,
+                        let time = Timestamp(
+                            unixSecondsBytes: UnsafeBufferPointer(rebasing: cursor.line[start..<cursor.position]))
+                    else { return nil }
+                    members.time = time
+                }
+            case .lat, .lon, .accuracy, .speed, .heading, .altitude:
+                // `null` is an absent number, as in the full decoder (so a missing lat or lon).
+                if cursor.literal("null") { break }
+                guard let value = cursor.number() else { return nil }
+                switch key {
+                case .lat: members.lat = value
+                case .lon: members.lon = value
+                case .accuracy: members.accuracy = value
+                case .speed: members.motion.x = value
+                case .heading: members.motion.y = value
+                default: members.motion.z = value
+                }
+            case .op, .beacon, .adv: return nil
+            case .other:
+                var scanner = JSONScanner(bytes: cursor.line, position: cursor.position)
+                guard (try? scanner.skipValue()) != nil else { return nil }
+                cursor.position = scanner.position
+            }
+            cursor.skipWhitespace()
+            if cursor.literal(",") { continue }
+            guard cursor.literal("}") else { return nil }
+            cursor.skipWhitespace()
+            return cursor.isAtEnd ? members.parts() : nil
         }
-        guard literal(#"{"device":""#), let device = plainString(), device.count > 0, literal(#","time":""#),
-            let timeBytes = plainString(), let time = times.parser.parse(timeBytes), literal(#","lat":"#),
-            let lat = number(), literal(#","lon":"#), let lon = number()
-        else { return nil }
-        var accuracy: Double?
-        if literal(#","accuracy":"#) {
-            guard let value = number() else { return nil }
-            accuracy = value
-        }
-        guard literal("}"), position == count, (-90.0...90.0).contains(lat), (-180.0...180.0).contains(lon),
-            accuracy.map({ $0 >= 0 && $0.isFinite }) ?? true
-        else { return nil }
-        let deviceStart = line.baseAddress!.distance(to: device.baseAddress!)
-        return CanonicalParts(
-            device: deviceStart..<(deviceStart + device.count), time: time,
-            coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy)
     }
 
     private func decodeFast(
@@ -424,5 +482,82 @@ private enum Key: Int {
         case 8: self = equals("accuracy") ? .accuracy : equals("altitude") ? .altitude : .other
         default: self = .other
         }
+    }
+}
+
+/// A position in a line for ``NDJSONReadingDecoder/canonicalParts(_:)``, with the few reads it makes.
+private struct FastCursor {
+    let line: UnsafeBufferPointer<UInt8>
+    var position = 0
+
+    var isAtEnd: Bool { position == line.count }
+
+    @inline(__always)
+    mutating func literal(_ text: StaticString) -> Bool {
+        let length = text.utf8CodeUnitCount
+        guard position + length <= line.count, memcmp(line.baseAddress! + position, text.utf8Start, length) == 0
+        else { return false }
+        position += length
+        return true
+    }
+
+    /// The range of the bytes up to the next quote (which it passes), if all are printable
+    /// ASCII other than `\`: such bytes are the string they spell.
+    @inline(__always)
+    mutating func plainString() -> Range<Int>? {
+        let start = position
+        while position < line.count {
+            let byte = line[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return start..<(position - 1)
+            }
+            guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
+            position += 1
+        }
+        return nil
+    }
+
+    /// A JSON number, read as ``JSONScanner`` reads it.
+    @inline(__always)
+    mutating func number() -> Double? {
+        var scanner = JSONScanner(bytes: line, position: position)
+        guard let first = scanner.peek(), first == UInt8(ascii: "-") || (first &- 48) < 10,
+            let value = try? scanner.parseNumber()
+        else { return nil }
+        position = scanner.position
+        return value
+    }
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while position < line.count {
+            switch line[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+}
+
+/// The fields ``NDJSONReadingDecoder/canonicalParts(_:)`` has read so far.
+private struct FastMembers {
+    var device: Range<Int>?
+    var time: Timestamp?
+    var lat: Double?
+    var lon: Double?
+    var accuracy: Double?
+    var motion = SIMD3<Double>(repeating: .nan)
+    /// The ``Key`` bits of the members read: a second of any is left to the full decoder.
+    var seen: UInt16 = 0
+
+    /// The parts, when they make a valid fix as ``FixFields/makeReading()`` checks one.
+    func parts() -> NDJSONReadingDecoder.CanonicalParts? {
+        guard let device, let time, let lat, let lon, (-90.0...90.0).contains(lat), (-180.0...180.0).contains(lon),
+            accuracy.map({ $0 >= 0 && $0.isFinite }) ?? true
+        else { return nil }
+        return NDJSONReadingDecoder.CanonicalParts(
+            device: device, time: time, coordinate: Coordinate(latitude: lat, longitude: lon), accuracy: accuracy,
+            motion: motion)
     }
 }

@@ -16,10 +16,12 @@ public final class LineReader {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     /// Bytes read so far from the file (compressed bytes for a gzip input), for progress.
-    public var bytesRead: Int { inflater?.compressedBytes ?? plainBytesRead }
+    public var bytesRead: Int { ahead?.compressedBytes ?? inflater?.compressedBytes ?? plainBytesRead }
     private var plainBytesRead = 0
     /// Inflates a gzip input; `nil` for plain input.
     private var inflater: GzipInflater?
+    /// Inflates a gzip regular file on a thread of its own, ahead of the reads.
+    private var ahead: InflatingAhead?
     /// Whether the first bytes were looked at for the gzip magic.
     private var sniffed = false
     /// Plain bytes read while sniffing, handed out before anything else.
@@ -70,6 +72,7 @@ public final class LineReader {
     }
 
     deinit {
+        ahead?.stop()
         if ownsDescriptor { close(descriptor) }
     }
 
@@ -190,6 +193,7 @@ public final class LineReader {
                 content.removeSubrange(got...)
                 pending = content
                 if let thrown { throw thrown }
+                if size != nil { ahead = InflatingAhead(inflater) }
             } catch {
                 if inflater == nil { throw InputError(code: .unreadable, file: name, message: error.message) }
                 failure = InputError(
@@ -238,6 +242,7 @@ public final class LineReader {
         if let inflater {
             guard failure == nil else { return 0 }
             do throws(InflateError) {
+                if let ahead { return try ahead.read(into: destination, capacity: capacity) }
                 return try inflater.read(into: destination, capacity: capacity)
             } catch {
                 failure = InputError(code: error.isBomb ? .tooLarge : .malformed, file: name, message: error.message)
