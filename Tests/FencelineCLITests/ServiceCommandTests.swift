@@ -74,6 +74,36 @@ import Testing
 
     struct CLIFailure: Error { var message: String }
 
+    /// `Tools/webhook-receiver` on a free loopback port, logging what it gets to `log`.
+    final class Receiver {
+        let process = Process()
+        let log: URL
+        let port: String
+
+        init(in directory: URL, secret: String, options: [String] = []) throws {
+            log = directory.appendingPathComponent("received.ndjson")
+            let portFile = directory.appendingPathComponent("receiver-port")
+            process.executableURL = Fixtures.packageRoot.appendingPathComponent("Tools/webhook-receiver")
+            process.arguments = ["--secret", secret, "--log", log.path, "--port-file", portFile.path] + options
+            // Not this process's pipes: `swift test` waits for every holder of its output to close it.
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var port = ""
+            for _ in 0..<100 where port.isEmpty {
+                Thread.sleep(forTimeInterval: 0.05)
+                port = (try? String(contentsOf: portFile, encoding: .utf8)) ?? ""
+            }
+            self.port = port
+        }
+
+        func stop() {
+            guard process.isRunning else { return }
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
     @Test func ingestRequestsAndTheExportReplay() throws {
         let scenario = "Data/scenarios/real-drive-visnjan"
         let server = try Server(triggers: "\(scenario)/triggers.json")
@@ -177,24 +207,9 @@ import Testing
         let scenario = "Data/scenarios/real-drive-visnjan"
         let server = try Server(triggers: "\(scenario)/triggers.json")
         defer { server.stop() }
-        let log = server.directory.appendingPathComponent("received.ndjson")
-        let portFile = server.directory.appendingPathComponent("receiver-port")
-        let receiver = Process()
-        receiver.executableURL = Fixtures.packageRoot.appendingPathComponent("Tools/webhook-receiver")
-        receiver.arguments = ["--secret", "s3cret", "--log", log.path, "--port-file", portFile.path]
-        // Not this process's pipes: `swift test` waits for every holder of its output to close it.
-        receiver.standardOutput = FileHandle.nullDevice
-        receiver.standardError = FileHandle.nullDevice
-        try receiver.run()
-        defer {
-            receiver.terminate()
-            receiver.waitUntilExit()
-        }
-        var receiverPort = ""
-        for _ in 0..<100 where receiverPort.isEmpty {
-            Thread.sleep(forTimeInterval: 0.05)
-            receiverPort = (try? String(contentsOf: portFile, encoding: .utf8)) ?? ""
-        }
+        let receiver = try Receiver(in: server.directory, secret: "s3cret")
+        defer { receiver.stop() }
+        let (log, receiverPort) = (receiver.log, receiver.port)
         let json = "Content-Type: application/json"
         let bad = try server.call("POST", "/v1/webhooks", body: #"{"url":"ftp://x","secret":"s"}"#, headers: [json])
         #expect(bad.status == 422 && bad.body.contains(#""field":"url""#), "\(bad.body)")
@@ -390,27 +405,11 @@ import Testing
         let directory = try CLI.temporaryDirectory()
         let info = ["FENCELINE_LOG_LEVEL": "info"]
         let server = try Server(triggers: "\(scenario)/triggers.json", directory: directory, environment: info)
-        let log = directory.appendingPathComponent("received.ndjson")
-        let portFile = directory.appendingPathComponent("receiver-port")
-        let receiver = Process()
-        receiver.executableURL = Fixtures.packageRoot.appendingPathComponent("Tools/webhook-receiver")
         // Every delivery is answered after the sender's 10 s timeout.
-        receiver.arguments = [
-            "--secret", "s", "--log", log.path, "--port-file", portFile.path, "--chaos", "1", "--failure-share", "0",
-            "--timeout-share", "1",
-        ]
-        receiver.standardOutput = FileHandle.nullDevice
-        receiver.standardError = FileHandle.nullDevice
-        try receiver.run()
-        defer {
-            receiver.terminate()
-            receiver.waitUntilExit()
-        }
-        var receiverPort = ""
-        for _ in 0..<100 where receiverPort.isEmpty {
-            Thread.sleep(forTimeInterval: 0.05)
-            receiverPort = (try? String(contentsOf: portFile, encoding: .utf8)) ?? ""
-        }
+        let receiver = try Receiver(
+            in: directory, secret: "s", options: ["--chaos", "1", "--failure-share", "0", "--timeout-share", "1"])
+        defer { receiver.stop() }
+        let (log, receiverPort) = (receiver.log, receiver.port)
         let hook = try server.call(
             "POST", "/v1/webhooks", body: #"{"url":"http://127.0.0.1:\#(receiverPort)/","secret":"s"}"#)
         #expect(hook.status == 201, "\(hook.body)")
@@ -439,8 +438,7 @@ import Testing
         // Without them the stop below would wait for a hanging try again.
         let id = try #require(listed.firstMatch(of: /"id":"(wh_[0-9a-f]+)"/)).1
         #expect(try restarted.call("DELETE", "/v1/webhooks/\(id)").status == 200)
-        receiver.terminate()
-        receiver.waitUntilExit()
+        receiver.stop()
     }
 
     /// Schemathesis's findings, kept: a path's other methods answer 405 with `Allow`, a bad query
