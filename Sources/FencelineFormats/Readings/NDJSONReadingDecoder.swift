@@ -226,8 +226,10 @@ public struct NDJSONReadingDecoder {
                     else { return nil }
                     members.time = time
                 } else {
+                    // The usual Unix time (digits, maybe a fraction) is read once, as a time; any
+                    // other number is checked as JSON first, as the full decoder does.
                     let start = cursor.position
-                    guard cursor.number() != nil,
+                    guard cursor.plainDecimal() || cursor.number() != nil,
                         let time = Timestamp(
                             unixSecondsBytes: UnsafeBufferPointer(rebasing: cursor.line[start..<cursor.position]))
                     else { return nil }
@@ -516,6 +518,28 @@ private struct FastCursor {
             position += 1
         }
         return nil
+    }
+
+    /// Passes a number written as a digit other than 0, more digits and maybe a fraction, and
+    /// ending there (no exponent); `false`, having passed nothing, for anything else.
+    @inline(__always)
+    mutating func plainDecimal() -> Bool {
+        var end = position
+        guard end < line.count, line[end] &- 49 < 9 else { return false }
+        while end < line.count, line[end] &- 48 < 10 { end += 1 }
+        if end < line.count, line[end] == UInt8(ascii: ".") {
+            end += 1
+            guard end < line.count, line[end] &- 48 < 10 else { return false }
+            while end < line.count, line[end] &- 48 < 10 { end += 1 }
+        }
+        if end < line.count {
+            switch line[end] {
+            case UInt8(ascii: ","), UInt8(ascii: "}"), 0x20, 0x09, 0x0A, 0x0D: break
+            default: return false
+            }
+        }
+        position = end
+        return true
     }
 
     /// A JSON number, read as ``JSONScanner`` reads it.
