@@ -310,7 +310,7 @@ public final class RunPipeline {
                 }
                 if ended { break }
             }
-        } else if format == .ndjson && observer == nil,
+        } else if format == .ndjson || format == .csv, observer == nil,
             let blockSize = blockSize(of: session, readsFile: output.readsFile)
         {
             try reader.forEachBlock(blockSize: blockSize, oversized: oversized) { block, firstLine in

@@ -205,6 +205,9 @@ struct ParseWork: @unchecked Sendable {
     let block: UnsafeBufferPointer<UInt8>
     let parts: [ShardedRun.ParsedPart]
     let shards: Int
+    /// For CSV input, its rows' decoder (`nil` after a bad header): rows it reads plainly are
+    /// parsed here, any other line is decoded in input order by the coordinator.
+    let csv: (isCSV: Bool, rows: CSVReadingDecoder?)
 
     /// Where share `part` of the block begins: the first line start at or after its even split.
     func start(of part: Int) -> Int {
@@ -224,6 +227,16 @@ struct ParseWork: @unchecked Sendable {
         let decoder = NDJSONReadingDecoder()
         block.forEachLine(from: start(of: index), to: start(of: index + 1)) { start, end in
             let line = UnsafeBufferPointer(rebasing: block[start..<end])
+            if csv.isCSV {
+                if let fix = csv.rows?.canonicalParts(line) {
+                    let name = UnsafeBufferPointer(rebasing: line[fix.device])
+                    let shard = ShardedRun.shard(ofHash: DeviceHash.of(bytes: name), count: shards)
+                    part.append(fix: fix, name: name, shard: Int32(shard), start: start, end: end)
+                } else {
+                    part.append(.control, time: 0, shard: -1, start: start, end: end)
+                }
+                return
+            }
             if let fix = decoder.canonicalParts(line) {
                 let name = UnsafeBufferPointer(rebasing: line[fix.device])
                 let shard = ShardedRun.shard(ofHash: DeviceHash.of(bytes: name), count: shards)

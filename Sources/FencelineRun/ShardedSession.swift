@@ -173,17 +173,28 @@ public final class ShardedSession: RunSession, DrivenSession {
     /// the one before, and applied with the next; from a pipe, which may pause for any time, it is
     /// applied and its events written before the next is read.
     func apply(block: UnsafeBufferPointer<UInt8>, firstLine: Int, output: RunOutput) -> Int {
+        // A CSV header is read first, in order, so that every worker knows the columns.
+        var block = block
+        var headerLines = 0
+        while output.decoder.awaitsCSVHeader, output.keepsReading, !block.isEmpty {
+            let newline = block.firstIndex(of: 0x0A) ?? block.count
+            let end = newline > 0 && block[newline - 1] == 0x0D ? newline - 1 : newline
+            apply(line: UnsafeBufferPointer(rebasing: block[..<end]), number: firstLine + headerLines, output: output)
+            headerLines += 1
+            block = UnsafeBufferPointer(rebasing: block[min(newline + 1, block.count)...])
+        }
+        guard !block.isEmpty else { return headerLines }
         let mark = output.steadyStart == nil ? RunMark.now(readings: output.summary.readings) : nil
         let parts = partSets[nextSet]
         nextSet ^= 1
-        let work = ParseWork(block: block, parts: parts, shards: pieces)
+        let work = ParseWork(block: block, parts: parts, shards: pieces, csv: output.decoder.csv)
         if let previous = unapplied {
             unapplied = nil
             apply(previous, output: output, otherWork: (pieces, { work.parse(part: $0) }))
         } else {
             ShardedRun.perform(pieces, threads: threads) { part in work.parse(part: part) }
         }
-        var number = firstLine
+        var number = firstLine + headerLines
         for (partIndex, part) in parts.enumerated() where output.keepsReading {
             var position = 0
             while position < part.count && output.keepsReading {
@@ -224,7 +235,7 @@ public final class ShardedSession: RunSession, DrivenSession {
         } else {
             apply((parts, mark), output: output)
         }
-        return parts.reduce(0) { $0 + $1.count }
+        return headerLines + parts.reduce(0) { $0 + $1.count }
     }
 
     /// Counts and routes a reading of a block (applied with the block).

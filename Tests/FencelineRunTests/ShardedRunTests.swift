@@ -350,6 +350,41 @@ import Testing
         #expect(single.output.split(separator: "\n").count > 100)
     }
 
+    /// CSV read in blocks (the header first, then rows parsed in parallel shares, or in one pass
+    /// with one thread) gives the events, reports and summary of line by line: blank lines before
+    /// the header, quoted and non-ASCII names, Unix times, empty and bad fields.
+    @Test(arguments: [(2, 700), (3, 4096), (1, 700), (1, 1 << 16)])
+    func csvBlocksReadEveryRowAsLineByLine(threads: Int, blockSize: Int) throws {
+        var rows = ["", "device,time,lat,lon,accuracy"]
+        for (index, line) in Self.readings(seed: 9).split(separator: "\n").enumerated() {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let device = object["device"] as? String, let lat = object["lat"] as? Double,
+                let lon = object["lon"] as? Double
+            else { continue }
+            let time = (object["time"] as? String) ?? "\(object["time"] as? Int ?? 0)"
+            let accuracy = index % 11 == 0 ? "" : "\(object["accuracy"] as? Int ?? 5)"
+            let name = index % 13 == 0 ? "\"\(device)\"" : device
+            rows.append("\(name),\(time),\(lat),\(lon),\(accuracy)")
+            if index % 97 == 5 { rows.append("\(device),soon,\(lat),\(lon),") }
+            if index % 101 == 7 { rows.append("\(device),\(time),\(lat)") }
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fenceline-csv-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("readings.csv").path
+        try Data((rows.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let single = try Self.run(threads: 1, path: path)
+        let blocks =
+            threads == 1
+            ? try Self.run(threads: 1, path: path, serialBlockSize: blockSize)
+            : try Self.run(threads: threads, path: path, blockSize: blockSize)
+        #expect(Array(blocks.output.utf8) == Array(single.output.utf8))
+        #expect(blocks.reports == single.reports)
+        #expect(blocks.summary == single.summary)
+        #expect(single.reports.count > 4 && single.reports.contains { $0.contains("\"time\"") })
+        #expect(single.output.split(separator: "\n").count > 100)
+    }
+
     /// One thread reading a file in blocks, each parsed in one pass before the engine applies it,
     /// reads, applies and reports every line as line by line does: blocks that cut the file
     /// every few lines, at 4 KiB, 64 KiB and the default size.

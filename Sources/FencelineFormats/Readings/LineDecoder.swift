@@ -43,6 +43,18 @@ package struct LineDecoder {
         }
     }
 
+    /// Whether this decodes CSV, and its rows' decoder once the header is read.
+    package var csv: (isCSV: Bool, rows: CSVReadingDecoder?) {
+        guard case .csv(let decoder, _) = state else { return (false, nil) }
+        return (true, decoder)
+    }
+
+    /// Whether a CSV input's header is still to come (blank lines may precede it).
+    package var awaitsCSVHeader: Bool {
+        guard case .csv(nil, let failed) = state else { return false }
+        return !failed
+    }
+
     /// The reading `line` completes, `nil` for none (a blank or comment line, a CSV header, an NMEA
     /// sentence whose epoch is still open). `afterCanonical`: `canonicalParts(_:)` has turned the
     /// line down already.
