@@ -355,6 +355,9 @@ import Testing
         #expect(
             invalid.status == 422 && invalid.body.contains(#""field":"categories[0].options[0]""#), "\(invalid.body)")
         #expect(try server.call("PUT", "/v1/categories", body: #"{"categories":7}"#).status == 422)
+        let empty = try server.call(
+            "PUT", "/v1/categories", body: #"{"categories":[{"id":"a","actions":[{"id":"","title":"t"}]}]}"#)
+        #expect(empty.status == 422 && empty.body.contains(#""field":"categories[0].actions[0].id""#), "\(empty.body)")
         let both = try server.call(
             "PUT", "/v1/categories",
             body:

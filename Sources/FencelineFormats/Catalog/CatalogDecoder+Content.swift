@@ -42,6 +42,7 @@ extension CatalogDecoder {
             guard let fields = FieldReader(item, path: "categories[\(index)]", sink: sink) else { continue }
             fields.warnUnknown(known: ["id", "actions", "options"])
             guard let id = fields.string("id", required: true) else { continue }
+            if id.isEmpty { sink.add(fields.at("id"), "id must be a non-empty string") }
             var category = NotificationCategory(id: id, options: fields.strings("options") ?? [])
             let known: Set<String> = [
                 "customDismissAction", "allowInCarPlay", "hiddenPreviewsShowTitle", "hiddenPreviewsShowSubtitle",
@@ -63,6 +64,9 @@ extension CatalogDecoder {
                     else { continue }
                     actionFields.warnUnknown(known: ["id", "title", "options", "textInput"])
                     let actionID = actionFields.string("id", required: true)
+                    if actionID?.isEmpty == true {
+                        sink.add(actionFields.at("id"), "id must be a non-empty string")
+                    }
                     let title = actionFields.string("title", required: true)
                     let options = actionFields.strings("options") ?? []
                     for (optionIndex, option) in options.enumerated()
