@@ -185,19 +185,19 @@ public struct NDJSONReadingDecoder {
                     members.accuracy = accuracy
                     members.seen |= 1 << Key.accuracy.rawValue
                 }
-                if cursor.literal("}") {
+                if cursor.byte(UInt8(ascii: "}")) {
                     cursor.skipWhitespace()
                     return cursor.isAtEnd ? members.parts() : nil
                 }
-                guard cursor.literal(",") else { return nil }
+                guard cursor.byte(UInt8(ascii: ",")) else { return nil }
                 return memberParts(&cursor, &members)
             }
             cursor.position = 0
         }
         cursor.skipWhitespace()
-        guard cursor.literal("{") else { return nil }
+        guard cursor.byte(UInt8(ascii: "{")) else { return nil }
         cursor.skipWhitespace()
-        if cursor.literal("}") { return nil }
+        if cursor.byte(UInt8(ascii: "}")) { return nil }
         return memberParts(&cursor, &members)
     }
 
@@ -206,9 +206,9 @@ public struct NDJSONReadingDecoder {
     private func memberParts(_ cursor: inout FastCursor, _ members: inout FastMembers) -> CanonicalParts? {
         while true {
             cursor.skipWhitespace()
-            guard cursor.literal("\""), let name = cursor.plainString() else { return nil }
+            guard cursor.byte(UInt8(ascii: "\"")), let name = cursor.plainString() else { return nil }
             cursor.skipWhitespace()
-            guard cursor.literal(":") else { return nil }
+            guard cursor.byte(UInt8(ascii: ":")) else { return nil }
             cursor.skipWhitespace()
             let key = Key(UnsafeBufferPointer(rebasing: cursor.line[name]))
             if key != .other {
@@ -217,10 +217,12 @@ public struct NDJSONReadingDecoder {
             }
             switch key {
             case .device:
-                guard cursor.literal("\""), let device = cursor.plainString(), !device.isEmpty else { return nil }
+                guard cursor.byte(UInt8(ascii: "\"")), let device = cursor.plainString(), !device.isEmpty else {
+                    return nil
+                }
                 members.device = device
             case .time:
-                if cursor.literal("\"") {
+                if cursor.byte(UInt8(ascii: "\"")) {
                     guard let bytes = cursor.plainString(),
                         let time = times.parser.parse(UnsafeBufferPointer(rebasing: cursor.line[bytes]))
                     else { return nil }
@@ -254,8 +256,8 @@ public struct NDJSONReadingDecoder {
                 cursor.position = scanner.position
             }
             cursor.skipWhitespace()
-            if cursor.literal(",") { continue }
-            guard cursor.literal("}") else { return nil }
+            if cursor.byte(UInt8(ascii: ",")) { continue }
+            guard cursor.byte(UInt8(ascii: "}")) else { return nil }
             cursor.skipWhitespace()
             return cursor.isAtEnd ? members.parts() : nil
         }
@@ -503,6 +505,14 @@ private struct FastCursor {
         return true
     }
 
+    /// Passes `value` if it comes next.
+    @inline(__always)
+    mutating func byte(_ value: UInt8) -> Bool {
+        guard position < line.count, line[position] == value else { return false }
+        position += 1
+        return true
+    }
+
     /// The range of the bytes up to the next quote (which it passes), if all are printable
     /// ASCII other than `\`: such bytes are the string they spell.
     @inline(__always)
@@ -555,6 +565,8 @@ private struct FastCursor {
 
     @inline(__always)
     mutating func skipWhitespace() {
+        // Most members have none: one test, then the loop.
+        guard position < line.count, line[position] <= 0x20 else { return }
         while position < line.count {
             switch line[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1
