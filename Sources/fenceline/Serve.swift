@@ -20,7 +20,14 @@ struct Serve: AsyncParsableCommand {
             Every path but /healthz and /readyz needs Authorization: Bearer <token>: the token \
             in --token-file, else FENCELINE_TOKEN, else one made for the store and printed once.
 
-            SIGTERM or SIGINT: stop accepting, finish the batches in flight, checkpoint, exit 0.
+            Requests, categories and delivered notifications are managed live (/v1/requests, \
+            /v1/categories, /v1/delivered), each change journaled like a line of readings. \
+            Checkpoints come every --checkpoint-every lines and every --checkpoint-interval \
+            seconds; with --retention, what is older than the period is dropped at a checkpoint, \
+            and GET /v1/export/checkpoint gives the state the export then starts from.
+
+            SIGTERM or SIGINT: stop accepting, finish the batches in flight, checkpoint, drain \
+            the webhooks for up to 10 s, exit 0.
 
             Examples:
               fenceline serve --data /var/lib/fenceline --triggers fences.json
