@@ -136,7 +136,9 @@ let package = Package(
         ),
         .testTarget(
             name: "FencelineServiceTests",
-            dependencies: ["FencelineService", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "FencelineService", "Fenceline", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(name: "FencelineCLITests", dependencies: ["TestSupport"]),
     ]
 )

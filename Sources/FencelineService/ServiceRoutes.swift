@@ -110,13 +110,17 @@ enum ServiceRoutes {
                 })
         }
         router.get("v1/export") { _, _ in
-            // Streamed a page of the journal at a time: a store's journal can outgrow memory.
-            Response(
-                status: .ok, headers: [.contentType: "application/x-ndjson"],
+            // Streamed a page of the journal at a time (a store's journal can outgrow memory), all
+            // from one snapshot, so that a prune (--retention) cannot cut it; the base it starts
+            // after is named in a header, as GET /v1/export/checkpoint names its own.
+            let snapshot = try store.snapshot()
+            let base = try ServiceStore.basePosition(in: snapshot)
+            return Response(
+                status: .ok, headers: [.contentType: "application/x-ndjson", Self.exportBase: "\(base)"],
                 body: ResponseBody { writer in
-                    var position = 0
+                    var position = base
                     while true {
-                        let entries = try store.journal(after: position, limit: 10_000)
+                        let entries = try ServiceStore.journal(in: snapshot, after: position, limit: 10_000)
                         guard let last = entries.last else { break }
                         var buffer = ByteBuffer()
                         for entry in entries {
@@ -130,12 +134,14 @@ enum ServiceRoutes {
                 })
         }
         router.get("v1/export/checkpoint") { _, _ in
-            guard let state = try store.baseCheckpoint() else {
+            guard let base = try store.baseCheckpoint() else {
                 throw ServiceError(
                     .notFound, code: "not_found",
                     "nothing was dropped (--retention): the export starts from the store's first catalog")
             }
-            return Self.response(state, type: "application/octet-stream")
+            var response = Self.response(base.state, type: "application/octet-stream")
+            response.headers[Self.exportBase] = "\(base.journalPosition)"
+            return response
         }
     }
 
@@ -348,6 +354,10 @@ enum ServiceRoutes {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return response(Array(try encoder.encode(value)), type: "application/json", status: status)
     }
+
+    /// The journal position an export starts after, on it and on its base checkpoint: a client
+    /// that gets two different ones read across a prune and reads again.
+    static let exportBase = HTTPField.Name("Fenceline-Export-Base")!
 
     static func response(_ bytes: [UInt8], type: String, status: HTTPResponse.Status = .ok) -> Response {
         Response(

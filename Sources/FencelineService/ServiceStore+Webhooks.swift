@@ -129,18 +129,22 @@ extension ServiceStore {
         try pool.write { db in
             let key: StatementArguments = [delivery.webhook, delivery.seq]
             switch outcome {
+            // A row given up meanwhile (expired, pruned, its webhook removed) is counted no more.
             case .delivered:
                 try db.execute(sql: "DELETE FROM outbox WHERE webhook = ? AND seq = ?", arguments: key)
+                guard db.changesCount > 0 else { return }
                 try db.execute(
                     sql: "UPDATE webhooks SET delivered = delivered + 1 WHERE id = ?", arguments: [delivery.webhook])
             case .retry(let next):
                 try db.execute(
                     sql: "UPDATE outbox SET attempts = attempts + 1, nextAttempt = ? WHERE webhook = ? AND seq = ?",
                     arguments: [next] + key)
+                guard db.changesCount > 0 else { return }
                 try db.execute(
                     sql: "UPDATE webhooks SET failed = failed + 1 WHERE id = ?", arguments: [delivery.webhook])
             case .givenUp:
                 try db.execute(sql: "DELETE FROM outbox WHERE webhook = ? AND seq = ?", arguments: key)
+                guard db.changesCount > 0 else { return }
                 try db.execute(
                     sql: "UPDATE webhooks SET failed = failed + 1, givenUp = givenUp + 1 WHERE id = ?",
                     arguments: [delivery.webhook])

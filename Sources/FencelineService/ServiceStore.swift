@@ -1,3 +1,4 @@
+import Fenceline
 import Foundation
 import GRDB
 
@@ -85,6 +86,14 @@ final class ServiceStore: Sendable {
             try db.alter(table: "checkpoints") { table in
                 table.add(column: "lastSeq", .integer).notNull().defaults(to: 0)
                 table.add(column: "base", .boolean).notNull().defaults(to: false)
+            }
+            // Checkpoints kept from before: their last seq is read from the state's summary.
+            for row in try Row.fetchAll(db, sql: "SELECT id, state FROM checkpoints") {
+                let state = Array(row["state"] as Data)
+                guard let summary = try? Engine.checkpointSummary(of: state) else { continue }
+                try db.execute(
+                    sql: "UPDATE checkpoints SET lastSeq = ? WHERE id = ?",
+                    arguments: [summary.nextSequence - 1, row["id"] as Int64])
             }
         }
         return migrator
@@ -191,10 +200,37 @@ final class ServiceStore: Sendable {
         }
     }
 
-    /// The state the journal was pruned to (the export starts after it), `nil` if never pruned.
-    func baseCheckpoint() throws -> [UInt8]? {
-        try pool.read { db in
-            try Data.fetchOne(db, sql: "SELECT state FROM checkpoints WHERE base LIMIT 1").map { Array($0) }
+    /// The state the journal was pruned to (the export starts after it) and the journal position
+    /// it covers; `nil` if never pruned.
+    func baseCheckpoint() throws -> (state: [UInt8], journalPosition: Int)? {
+        try pool.read { db in try Self.base(db) }
+    }
+
+    static func base(_ db: Database) throws -> (state: [UInt8], journalPosition: Int)? {
+        try Row.fetchOne(db, sql: "SELECT state, journalPosition FROM checkpoints WHERE base LIMIT 1").map {
+            (Array($0["state"] as Data), $0["journalPosition"])
+        }
+    }
+
+    /// A read-only view of the store as it is now, for an export that a prune must not cut.
+    func snapshot() throws -> DatabaseSnapshot {
+        try pool.makeSnapshot()
+    }
+
+    /// The journal position of the base in `snapshot`, 0 if the journal was never pruned.
+    static func basePosition(in snapshot: DatabaseSnapshot) throws -> Int {
+        try snapshot.read { db in try base(db)?.journalPosition } ?? 0
+    }
+
+    /// The journal's lines after `position` in `snapshot`, in order, `limit` at a time.
+    static func journal(in snapshot: DatabaseSnapshot, after position: Int, limit: Int) throws -> [(
+        position: Int, line: [UInt8]
+    )] {
+        try snapshot.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT position, line FROM journal WHERE position > ? ORDER BY position LIMIT ?",
+                arguments: [position, limit]
+            ).map { ($0["position"], Array($0["line"] as Data)) }
         }
     }
 

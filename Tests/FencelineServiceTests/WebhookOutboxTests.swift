@@ -1,3 +1,4 @@
+import Fenceline
 import Foundation
 import GRDB
 import TestSupport
@@ -75,9 +76,50 @@ import Testing
         let counts = try #require(try store.webhooks().first)
         #expect(counts.givenUp == 1 && counts.failed == 1 && counts.backlog == 3)
         // A day after the rest were committed, they go too, queued behind others or not.
+        let inFlight = try #require(try store.dueDeliveries(now: now + 1, limitPerWebhook: 16).first)
         #expect(try store.expireDeliveries(now: now + ServiceStore.retryPeriod + 1) == 3)
         #expect(try store.outboxCount() == 0)
         #expect(try store.webhooks().first?.givenUp == 4)
+        // A try that ends after its row was given up counts no more.
+        try store.record(.delivered, of: inFlight)
+        #expect(try store.webhooks().first?.delivered == 0)
+    }
+
+    /// Migration 3 reads the last seq of the checkpoints a store already kept from their states,
+    /// so that a prune to one of them drops exactly the events it covers.
+    @Test func checkpointsFromBeforeRetentionKnowTheirLastSeq() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let gate = NotificationRequest(
+            id: "gate", content: NotificationContent(title: "Gate"),
+            trigger: .region(
+                RegionTrigger(
+                    geometry: .circle(center: Coordinate(latitude: 52.37, longitude: 4.89), radius: 100),
+                    hysteresis: .naive)))
+        let engine = try Engine(catalog: Catalog(requests: [gate]))
+        let start = Timestamp(rfc3339: "2026-03-02T08:00:00Z")!
+        var events: [Event] = []
+        for step in 0..<6 {
+            events += engine.process(
+                .fix(
+                    Fix(
+                        device: "d", time: start.advanced(by: TimeSpan(seconds: Double(step * 10))),
+                        coordinate: Coordinate(latitude: step % 2 == 0 ? 52.37 : 52.38, longitude: 4.89))))
+        }
+        events += engine.advance(to: start.advanced(by: TimeSpan(seconds: 100)))
+        #expect(events.count >= 3)
+        do {
+            let pool = try DatabasePool(path: directory.appendingPathComponent("fenceline.sqlite").path)
+            try ServiceStore.migrator.migrate(pool, upTo: "2-webhooks-outbox")
+            try pool.write { db in
+                try db.execute(
+                    sql: "INSERT INTO checkpoints (journalPosition, state, created) VALUES (7, ?, 0)",
+                    arguments: [Data(engine.checkpoint())])
+            }
+        }
+        let store = try ServiceStore(directory: directory.path)
+        let lastSeq = try store.pool.read { db in try Int.fetchOne(db, sql: "SELECT lastSeq FROM checkpoints") }
+        #expect(lastSeq == events.count)
     }
 
     @Test func concurrentTriesAreCappedPerWebhookAndPerDevice() {

@@ -374,8 +374,9 @@ struct DeviceTable {
     }
 
     /// Removes the record at `index`: in place while the device has few, else by moving its last
-    /// record into the gap. Either way the order follows from the changes alone, so a restored
-    /// checkpoint goes on as the run it was cut from.
+    /// record into the gap. The order of a device's records can then differ between a run and
+    /// one resumed from its checkpoint (which drops retired requests' records at once): nothing
+    /// depends on it, since a device has one record per request and events are released sorted.
     mutating func removeRecord(at index: Int, device: Int32) {
         let count = records[Int(device)].count
         guard count > Self.mappedRecords else {

@@ -1,6 +1,7 @@
 internal import CZlib
 import FencelineFormats
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -167,15 +168,17 @@ final class InflatingAhead: @unchecked Sendable {
     /// The reader's side: the chunk it reads from and how far.
     private var current = Chunk(bytes: [], compressedBytes: 0)
     private var offset = 0
-    /// Compressed bytes read by the time of the bytes handed out, for progress.
-    private(set) var compressedBytes: Int
+    /// Compressed bytes read by the time of the bytes handed out, for progress: atomic, since a
+    /// live run reads on a thread of its own while its progress meter asks from the run's.
+    var compressedBytes: Int { progressBytes.load(ordering: .relaxed) }
+    private let progressBytes: Atomic<Int>
 
     private static let chunkSize = 1 << 20
     private static let chunksAhead = 4
 
     init(_ inflater: GzipInflater) {
         self.inflater = inflater
-        compressedBytes = inflater.compressedBytes
+        progressBytes = Atomic(inflater.compressedBytes)
         let thread = Thread { [self] in inflateAll() }
         thread.name = "fenceline-inflate"
         thread.start()
@@ -241,7 +244,7 @@ final class InflatingAhead: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
             offset = 0
-            compressedBytes = current.compressedBytes
+            progressBytes.store(current.compressedBytes, ordering: .relaxed)
         }
         let count = min(capacity, current.bytes.count - offset)
         current.bytes.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress! + offset, byteCount: count) }
