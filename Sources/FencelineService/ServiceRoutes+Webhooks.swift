@@ -101,6 +101,14 @@ extension ServiceRoutes {
     /// A request's body as a JSON object: 415 for another content type (none is taken as JSON),
     /// 413 over 16 MiB, 400 for anything but a JSON object, each saying what was expected.
     static func jsonObject(_ request: Request, what: String) async throws -> [String: Any] {
+        guard let object = try await jsonValue(request, what: what) as? [String: Any] else {
+            throw ServiceError(.badRequest, code: "malformed", "the body must be a JSON object: \(what)")
+        }
+        return object
+    }
+
+    /// A JSON body of any kind, with the same content type and size checks.
+    static func jsonValue(_ request: Request, what: String) async throws -> Any {
         if let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
             .lowercased(), type != "application/json", !type.hasSuffix("+json")
         {
@@ -108,11 +116,10 @@ extension ServiceRoutes {
                 .unsupportedMediaType, code: "unsupported_media_type", "send \(what) as application/json (got \(type))")
         }
         let body = try await collectBody(request)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
-        else {
-            throw ServiceError(.badRequest, code: "malformed", "the body must be a JSON object: \(what)")
+        guard let value = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) else {
+            throw ServiceError(.badRequest, code: "malformed", "the body must be JSON: \(what)")
         }
-        return object
+        return value
     }
 
     /// The device's standing for one request, as `GET /v1/devices/{id}` lists it.

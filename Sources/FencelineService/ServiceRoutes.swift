@@ -254,8 +254,14 @@ enum ServiceRoutes {
             try json(CategorySet(await engine.categories()))
         }
         router.put("v1/categories") { request, _ in
-            let object = try await jsonObject(request, what: #"the category set, {"categories": […]} (SPEC §2)"#)
-            let record: [String: Any] = ["op": "setCategories", "categories": object["categories"] ?? NSNull()]
+            // The catalog's member, or its array alone.
+            let body = try await jsonValue(request, what: #"the category set, {"categories": […]} (SPEC §2)"#)
+            guard let categories = body as? [Any] ?? (body as? [String: Any]).map({ $0["categories"] ?? NSNull() })
+            else {
+                throw ServiceError(
+                    .badRequest, code: "malformed", #"the body must be {"categories": […]} or the array alone"#)
+            }
+            let record: [String: Any] = ["op": "setCategories", "categories": categories]
             let line = Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]))
             do {
                 return try json(CategorySet(try await engine.replaceCategories(line)))

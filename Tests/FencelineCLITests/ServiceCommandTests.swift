@@ -413,6 +413,10 @@ import Testing
         server = try Server(triggers: "\(scenario)/triggers.json", directory: directory)
         defer { server.stop() }
         #expect(try server.call("GET", "/v1/categories").body == both.body, "kept across a restart")
+        let bare = try server.call(
+            "PUT", "/v1/categories",
+            body: #"[{"id":"arrival","actions":[{"id":"ack","title":"OK"}]},{"id":"late","actions":[]}]"#)
+        #expect(bare.status == 200 && bare.body.contains(#""id":"late","options":[]"#), "the array alone: \(bare.body)")
         #expect(try server.call("PUT", "/v1/requests/other", body: late).status == 201)
     }
 
