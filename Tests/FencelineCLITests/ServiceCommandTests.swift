@@ -74,6 +74,18 @@ import Testing
 
     struct CLIFailure: Error { var message: String }
 
+    /// The logged events (JSON objects) and the first lines of a replay's output are the same
+    /// events, member for member.
+    static func expectSameEvents(_ events: [[String: Any]], _ replayed: [Substring]) throws {
+        for (index, event) in events.enumerated() where index < replayed.count {
+            let line = try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys])
+            let again = try JSONSerialization.data(
+                withJSONObject: try JSONSerialization.jsonObject(with: Data(replayed[index].utf8)),
+                options: [.sortedKeys])
+            #expect(line == again, "event \(index + 1)")
+        }
+    }
+
     /// `Tools/webhook-receiver` on a free loopback port, logging what it gets to `log`.
     final class Receiver {
         let process = Process()
@@ -166,12 +178,7 @@ import Testing
         let replayed = replay.stdout.split(separator: "\n")
         #expect(events.count >= 6)
         #expect(replayed.count >= events.count)
-        for (index, event) in events.enumerated() {
-            let line = try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys])
-            let expected = try JSONSerialization.jsonObject(with: Data(replayed[index].utf8))
-            let again = try JSONSerialization.data(withJSONObject: expected, options: [.sortedKeys])
-            #expect(line == again, "event \(index + 1)")
-        }
+        try Self.expectSameEvents(events, replayed)
         #expect(try server.call("GET", "/v1/nothing").status == 404)
 
         // The event stream resumes after Last-Event-ID with no gap and no repeat.
@@ -341,13 +348,7 @@ import Testing
         let replayed = replay.stdout.split(separator: "\n")
         #expect(replayed.count >= events.count)
         #expect(!events.isEmpty && (events.first?["seq"] as? Int ?? 1) > 1, "the oldest events were dropped: \(log)")
-        for (index, event) in events.enumerated() where index < replayed.count {
-            let line = try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys])
-            let again = try JSONSerialization.data(
-                withJSONObject: try JSONSerialization.jsonObject(with: Data(replayed[index].utf8)),
-                options: [.sortedKeys])
-            #expect(line == again, "event \(index + 1)")
-        }
+        try Self.expectSameEvents(events, replayed)
     }
 
     /// `PUT /v1/categories` replaces the set whole as a journaled `setCategories` record: requests
@@ -402,13 +403,7 @@ import Testing
             (try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [String: Any])?["events"] as? [[String: Any]])
         let replayed = replay.stdout.split(separator: "\n")
         #expect(replayed.count == events.count, "\(replay.stdout)\(replay.stderr)")
-        for (index, event) in events.enumerated() where index < replayed.count {
-            let line = try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys])
-            let again = try JSONSerialization.data(
-                withJSONObject: try JSONSerialization.jsonObject(with: Data(replayed[index].utf8)),
-                options: [.sortedKeys])
-            #expect(line == again, "event \(index + 1)")
-        }
+        try Self.expectSameEvents(events, replayed)
         server.stop()
         server = try Server(triggers: "\(scenario)/triggers.json", directory: directory)
         defer { server.stop() }
