@@ -278,10 +278,7 @@ actor ServiceEngine {
 
     /// The pending request `id` and its next trigger date, or `nil`.
     func pendingRequest(_ id: String) -> (request: NotificationRequest, next: Timestamp?)? {
-        guard engine.isPending(id), let request = engine.pendingRequests.last(where: { $0.id == id }) else {
-            return nil
-        }
-        return (request, engine.nextTriggerDate(forRequest: id))
+        engine.pendingRequest(withIdentifier: id).map { ($0, engine.nextTriggerDate(forRequest: id)) }
     }
 
     /// The pending requests, as `GET /v1/requests` lists them.

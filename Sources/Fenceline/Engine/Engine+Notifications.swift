@@ -71,33 +71,57 @@ extension Engine {
     /// The requests that can still fire, in the order they were added. Before the first reading,
     /// control records wait for the clock (SPEC §7); what they will do is shown here already.
     public var pendingRequests: [NotificationRequest] {
-        var pending = requests.filter(canStillFire).map(\.request) + startCatalog
-        for control in untimedControls {
-            switch control.operation {
-            case .add(let request):
-                pending.removeAll { $0.id == request.id }
-                pending.append(request)
-            case .removePending(let ids): pending.removeAll { ids.contains($0.id) }
-            case .removeAllPending: pending.removeAll()
-            case .removeDelivered, .removeAllDelivered, .tick, .setCategories: break
-            }
-        }
-        return pending
+        previewUntimedControls(.all).pending
+    }
+
+    /// The pending request `id` (as ``pendingRequests`` would list it), found without listing them.
+    public func pendingRequest(withIdentifier id: String) -> NotificationRequest? {
+        previewUntimedControls(.withID(id)).pending.last
     }
 
     /// Whether the request `id` is among ``pendingRequests``, found without listing them.
     public func isPending(_ id: String) -> Bool {
-        var pending =
-            slotsByID[id].map { canStillFire(requests[Int($0)]) } ?? false || startCatalog.contains { $0.id == id }
+        pendingRequest(withIdentifier: id) != nil
+    }
+
+    /// Which pending requests ``previewUntimedControls(_:)`` lists.
+    enum PendingPreview { case all, withID(String), noRequests }
+
+    /// The pending requests (all, one id's or none) and the category set, as they will be once the
+    /// control records waiting for the clock have run: the one walk over those records that
+    /// ``pendingRequests``, ``isPending(_:)`` and ``notificationCategories`` share.
+    func previewUntimedControls(
+        _ scope: PendingPreview
+    ) -> (pending: [NotificationRequest], categories: [NotificationCategory]?) {
+        var pending: [NotificationRequest]
+        let only: String?
+        switch scope {
+        case .all:
+            only = nil
+            pending = requests.filter(canStillFire).map(\.request) + startCatalog
+        case .withID(let id):
+            only = id
+            pending = (slotsByID[id].map { [requests[Int($0)]] } ?? []).filter(canStillFire).map(\.request)
+            pending += startCatalog.filter { $0.id == id }
+        case .noRequests:
+            only = nil
+            pending = []
+        }
+        var categories: [NotificationCategory]?
         for control in untimedControls {
             switch control.operation {
-            case .add(let request) where request.id == id: pending = true
-            case .removePending(let ids) where ids.contains(id): pending = false
-            case .removeAllPending: pending = false
-            default: break
+            case .add(let request):
+                if case .noRequests = scope { continue }
+                guard only == nil || request.id == only else { continue }
+                pending.removeAll { $0.id == request.id }
+                pending.append(request)
+            case .removePending(let ids): pending.removeAll { ids.contains($0.id) }
+            case .removeAllPending: pending.removeAll()
+            case .setCategories(let list): categories = list
+            case .removeDelivered, .removeAllDelivered, .tick: break
             }
         }
-        return pending
+        return (pending, categories)
     }
 
     private func canStillFire(_ entry: RequestEntry) -> Bool {

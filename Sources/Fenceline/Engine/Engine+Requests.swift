@@ -112,11 +112,8 @@ extension Engine {
     /// The category set, sorted by id. Before the first reading, a `setCategories` record waits
     /// for the clock (SPEC §7), and the set it will make is shown here already.
     public var notificationCategories: [NotificationCategory] {
-        var current = Array(categories.values)
-        for control in untimedControls {
-            if case .setCategories(let list) = control.operation { current = list }
-        }
-        return current.sorted { $0.id < $1.id }
+        let waiting = untimedControls.isEmpty ? nil : previewUntimedControls(.noRequests).categories
+        return (waiting ?? Array(categories.values)).sorted { $0.id < $1.id }
     }
 
     /// Makes `request` live at `time`, replacing any request with its id.
