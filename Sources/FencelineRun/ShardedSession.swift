@@ -177,11 +177,12 @@ public final class ShardedSession: RunSession, DrivenSession {
         var block = block
         var headerLines = 0
         while output.decoder.awaitsCSVHeader, output.keepsReading, !block.isEmpty {
-            let newline = block.firstIndex(of: 0x0A) ?? block.count
-            let end = newline > 0 && block[newline - 1] == 0x0D ? newline - 1 : newline
-            apply(line: UnsafeBufferPointer(rebasing: block[..<end]), number: firstLine + headerLines, output: output)
+            let line = block.line(at: 0)
+            apply(
+                line: UnsafeBufferPointer(rebasing: block[..<line.end]), number: firstLine + headerLines, output: output
+            )
             headerLines += 1
-            block = UnsafeBufferPointer(rebasing: block[min(newline + 1, block.count)...])
+            block = UnsafeBufferPointer(rebasing: block[line.next...])
         }
         guard !block.isEmpty else { return headerLines }
         let mark = output.steadyStart == nil ? RunMark.now(readings: output.summary.readings) : nil

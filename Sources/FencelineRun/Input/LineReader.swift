@@ -439,15 +439,24 @@ extension UnsafeBufferPointer<UInt8> {
     @inline(__always)
     package func forEachLine(from start: Int = 0, to end: Int? = nil, _ body: (_ start: Int, _ end: Int) -> Void) {
         let end = end ?? count
-        guard start < end, let base = baseAddress else { return }
         var cursor = start
         while cursor < end {
-            let stop =
-                memchr(base + cursor, 0x0A, end - cursor).map {
-                    base.distance(to: $0.assumingMemoryBound(to: UInt8.self))
-                } ?? end
-            body(cursor, stop > cursor && base[stop - 1] == 0x0D ? stop - 1 : stop)
-            cursor = stop + 1
+            let line = self.line(at: cursor, to: end)
+            body(cursor, line.end)
+            cursor = line.next
         }
+    }
+
+    /// The end of the line that starts at `start` (a `\r` before the `\n` left out) and where the
+    /// next one starts, looking no further than `end`.
+    @inline(__always)
+    package func line(at start: Int, to end: Int? = nil) -> (end: Int, next: Int) {
+        let end = end ?? count
+        guard start < end, let base = baseAddress else { return (start, end) }
+        let stop =
+            memchr(base + start, 0x0A, end - start).map {
+                base.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+            } ?? end
+        return (stop > start && base[stop - 1] == 0x0D ? stop - 1 : stop, Swift.min(stop + 1, end))
     }
 }
