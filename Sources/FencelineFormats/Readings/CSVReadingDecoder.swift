@@ -88,7 +88,7 @@ public struct CSVReadingDecoder {
             while end < line.count, line[end] != UInt8(ascii: ",") { end += 1 }
             // As many fields as columns: the last ends the line, the others end at a comma.
             guard index == columns.count - 1 ? end == line.count : end < line.count else { return nil }
-            var field = start..<end
+            let field = start..<end
             start = end + 1
             switch column {
             case .ignored: continue
@@ -98,25 +98,14 @@ public struct CSVReadingDecoder {
                 continue
             default: break
             }
-            while let first = field.first, line[first] == 0x20 || line[first] == 0x09 {
-                field = (first + 1)..<field.upperBound
-            }
-            while let last = field.last, line[last] == 0x20 || line[last] == 0x09 { field = field.lowerBound..<last }
-            guard !field.isEmpty else { continue }  // an empty field is absent
-            let bytes = UnsafeBufferPointer(rebasing: line[field])
-            var scanner = JSONScanner(bytes: bytes)
+            let bytes = Self.trimmed(UnsafeBufferPointer(rebasing: line[field]))
+            guard !bytes.isEmpty else { continue }  // an empty field is absent
             if column == .time {
-                if let parsed = Timestamp(rfc3339Bytes: bytes) {
-                    time = parsed
-                } else {
-                    guard (try? scanner.parseNumber()) != nil, scanner.isAtEnd,
-                        let parsed = Timestamp(unixSecondsBytes: bytes)
-                    else { return nil }
-                    time = parsed
-                }
+                guard let parsed = Self.time(bytes) else { return nil }
+                time = parsed
                 continue
             }
-            guard let value = try? scanner.parseNumber(), scanner.isAtEnd else { return nil }
+            guard let value = Self.number(bytes) else { return nil }
             switch column {
             case .lat: lat = value
             case .lon: lon = value
@@ -149,12 +138,9 @@ public struct CSVReadingDecoder {
     }
 
     private static func number(_ field: [UInt8], name: String) throws(LineError) -> Double? {
-        let trimmed = field.trimmingSpaces
-        if trimmed.isEmpty { return nil }
-        let value: Double? = trimmed.withUnsafeBufferPointer { buffer in
-            var scanner = JSONScanner(bytes: buffer)
-            guard let value = try? scanner.parseNumber(), scanner.isAtEnd else { return nil }
-            return value
+        let value: Double?? = field.withUnsafeBufferPointer { buffer in
+            let trimmed = Self.trimmed(buffer)
+            return trimmed.isEmpty ? .some(nil) : Self.number(trimmed).map { Optional($0) }
         }
         guard let value else {
             throw LineError(
@@ -164,13 +150,9 @@ public struct CSVReadingDecoder {
     }
 
     private static func time(_ field: [UInt8]) throws(LineError) -> Timestamp? {
-        let trimmed = field.trimmingSpaces
-        if trimmed.isEmpty { return nil }
-        let time = trimmed.withUnsafeBufferPointer { buffer -> Timestamp? in
-            if let time = Timestamp(rfc3339Bytes: buffer) { return time }
-            var scanner = JSONScanner(bytes: buffer)
-            guard (try? scanner.parseNumber()) != nil, scanner.isAtEnd else { return nil }
-            return Timestamp(unixSecondsBytes: buffer)
+        let time: Timestamp?? = field.withUnsafeBufferPointer { buffer in
+            let trimmed = Self.trimmed(buffer)
+            return trimmed.isEmpty ? .some(nil) : Self.time(trimmed).map { Optional($0) }
         }
         guard let time else {
             throw LineError(
@@ -178,6 +160,32 @@ public struct CSVReadingDecoder {
                 message: "\"\(String(decoding: field, as: UTF8.self))\" is neither RFC 3339 nor Unix seconds")
         }
         return time
+    }
+
+    // The field readers below are shared by ``decode(_:)`` and ``canonicalParts(_:)``, so that
+    // the two cannot disagree on what a field means.
+
+    /// `field` without the spaces and tabs around it.
+    private static func trimmed(_ field: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var (start, end) = (0, field.count)
+        while start < end, field[start] == 0x20 || field[start] == 0x09 { start += 1 }
+        while end > start, field[end - 1] == 0x20 || field[end - 1] == 0x09 { end -= 1 }
+        return UnsafeBufferPointer(rebasing: field[start..<end])
+    }
+
+    /// The JSON number that is the whole of `field`, or `nil`.
+    private static func number(_ field: UnsafeBufferPointer<UInt8>) -> Double? {
+        var scanner = JSONScanner(bytes: field)
+        guard let value = try? scanner.parseNumber(), scanner.isAtEnd else { return nil }
+        return value
+    }
+
+    /// The RFC 3339 time or Unix seconds that is the whole of `field`, or `nil`.
+    private static func time(_ field: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        if let time = Timestamp(rfc3339Bytes: field) { return time }
+        var scanner = JSONScanner(bytes: field)
+        guard (try? scanner.parseNumber()) != nil, scanner.isAtEnd else { return nil }
+        return Timestamp(unixSecondsBytes: field)
     }
 
     /// Splits a CSV line into its fields, undoing RFC 4180 quoting.
@@ -216,15 +224,6 @@ public struct CSVReadingDecoder {
         guard !quoted else { throw LineError(code: .malformed, message: "unterminated quoted field") }
         fields.append(current)
         return fields
-    }
-}
-
-extension [UInt8] {
-    fileprivate var trimmingSpaces: [UInt8] {
-        var slice = self[...]
-        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
-        while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
-        return Array(slice)
     }
 }
 
