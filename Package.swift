@@ -138,6 +138,8 @@ let package = Package(
             name: "FencelineServiceTests",
             dependencies: [
                 "FencelineService", "Fenceline", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .testTarget(name: "FencelineCLITests", dependencies: ["TestSupport"]),
     ]

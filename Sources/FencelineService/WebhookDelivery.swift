@@ -22,7 +22,8 @@ struct WebhookDelivery: Service {
     static let longestBackoff = 300.0
     static let drainPeriod = Duration.seconds(10)
     /// Deliveries tried at once, over every webhook and to one: a receiver that stalls holds at
-    /// most its own share, and never waits for a connection beyond the pool's per-host limit.
+    /// most its own share. The pool allows all of them to one host, since several webhooks often
+    /// share a receiver: one stalled path must not queue the others behind its connections.
     static let concurrency = 32
     static let concurrencyPerWebhook = 8
 
@@ -34,7 +35,7 @@ struct WebhookDelivery: Service {
                 timeout: .init(connect: Self.answerTimeout, read: Self.answerTimeout),
                 connectionPool: .init(
                     idleTimeout: .seconds(60),
-                    concurrentHTTP1ConnectionsPerHostSoftLimit: Self.concurrencyPerWebhook)))
+                    concurrentHTTP1ConnectionsPerHostSoftLimit: Self.concurrency)))
         // Each (webhook, device) has at most one try in flight, so its events go in seq order.
         await withTaskGroup(of: DeviceKey?.self) { group in
             var inFlight: Set<DeviceKey> = []

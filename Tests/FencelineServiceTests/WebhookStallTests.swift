@@ -1,0 +1,92 @@
+import Fenceline
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+
+@testable import FencelineService
+
+/// The delivery loop against real receivers on loopback: one that takes every request and never
+/// answers, one that answers at once. The stalled one holds no more than its share of tries,
+/// and the other gets all of its events while those tries hang.
+@Suite struct WebhookStallTests {
+    /// Counts requests per path and how many of the stalling path are open at once.
+    final class Receiver: Sendable {
+        let stalling = Mutex((open: 0, most: 0, released: false))
+        let answered = Mutex<[Int]>([])
+
+        func router() -> Router<BasicRequestContext> {
+            let router = Router()
+            router.post("stall") { _, _ -> HTTPResponse.Status in
+                self.stalling.withLock {
+                    $0.open += 1
+                    $0.most = max($0.most, $0.open)
+                }
+                defer { self.stalling.withLock { $0.open -= 1 } }
+                // Held until the test ends (or the delivery gives up on it after 10 s).
+                while !self.stalling.withLock({ $0.released }) { try await Task.sleep(for: .milliseconds(20)) }
+                return .ok
+            }
+            router.post("fast") { request, _ -> HTTPResponse.Status in
+                let seq = Int(request.headers[.init("Fenceline-Event-Id")!] ?? "") ?? -1
+                self.answered.withLock { $0.append(seq) }
+                return .ok
+            }
+            return router
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aStalledReceiverHoldsOnlyItsShare() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stall-\(UUID().uuidString)")
+        let store = try ServiceStore(directory: directory.path)
+        let receiver = Receiver()
+        let port = Mutex<Int?>(nil)
+        var quiet = Logger(label: "receiver")
+        quiet.logLevel = .critical  // its own cancellation at the end is not news
+        let app = Application(
+            router: receiver.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } },
+            logger: quiet)
+        let server = Task { try await app.run() }
+        defer { server.cancel() }
+        var waited = 0
+        while port.withLock({ $0 }) == nil && waited < 500 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+        let listening = try #require(port.withLock { $0 })
+
+        for id in ["stall", "fast"] {
+            try store.addWebhook(
+                .init(
+                    id: id, url: "http://127.0.0.1:\(listening)/\(id)", secret: "s", requests: nil, events: nil,
+                    created: Date().timeIntervalSince1970))
+        }
+        // 20 devices with one event each, queued to both webhooks.
+        let events = (1...20).map { seq in
+            ServiceStore.LoggedEvent(
+                seq: seq, kind: "enter", device: "d\(seq)", request: "r", json: Array("{\"seq\":\(seq)}".utf8))
+        }
+        try store.commit(
+            lines: [Array("{}".utf8)], events: events,
+            deliveries: events.flatMap { event in
+                ["stall", "fast"].map { .init(webhook: $0, seq: event.seq, device: event.device) }
+            }, idempotency: nil)
+
+        let delivery = WebhookDelivery(store: store, metrics: ServiceMetrics(), logger: Logger(label: "delivery"))
+        let loop = Task { try await delivery.run() }
+        defer { loop.cancel() }
+        let start = ContinuousClock.now
+        while receiver.answered.withLock({ $0.count }) < events.count, ContinuousClock.now - start < .seconds(8) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // Before the stalled tries time out (10 s), every event reached the answering receiver.
+        #expect(receiver.answered.withLock { $0.sorted() } == Array(1...20))
+        let stalled = receiver.stalling.withLock { $0 }
+        #expect(stalled.most == WebhookDelivery.concurrencyPerWebhook, "the stalled receiver got exactly its share")
+        #expect(stalled.open == WebhookDelivery.concurrencyPerWebhook)
+        receiver.stalling.withLock { $0.released = true }
+    }
+}
