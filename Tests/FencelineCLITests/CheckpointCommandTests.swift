@@ -101,6 +101,32 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: cut)) == Data(contentsOf: URL(fileURLWithPath: whole)))
     }
 
+    /// Checkpoints of format version 1 (before attachments and responses), kept in
+    /// `Data/checkpoints/v1`, resume to exactly the rest of their scenario's expected output.
+    @Test func checkpointsOfVersionOneResume() throws {
+        let folder = Fixtures.packageRoot.appendingPathComponent("Data/checkpoints/v1")
+        let cuts = try String(contentsOf: folder.appendingPathComponent("cuts.tsv"), encoding: .utf8)
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: "\t").map(String.init) }
+        #expect(cuts.count == 4)
+        for cut in cuts {
+            let (name, line, written) = (cut[0], Int(cut[1])!, Int(cut[2])!)
+            let scenario = Fixtures.packageRoot.appendingPathComponent("Data/scenarios/\(name)")
+            let readings = try String(contentsOf: scenario.appendingPathComponent("readings.ndjson"), encoding: .utf8)
+                .split(separator: "\n", omittingEmptySubsequences: false)
+            let rest = try CLI.temporaryDirectory().appendingPathComponent("rest.ndjson")
+            try Data(readings[line...].joined(separator: "\n").utf8).write(to: rest)
+            let state = folder.appendingPathComponent("\(name).ckpt").path
+            let inspect = try CLI.run(["inspect", state])
+            #expect(inspect.stdout.hasPrefix("version         1\n"), "\(name)")
+            let format = name == "apns-output" ? ["--format", "apns"] : []
+            let resumed = try CLI.run(["run", "--resume", state, rest.path, "--quiet"] + format)
+            #expect(resumed.status == 0, "\(name): \(resumed.stderr)")
+            let expected = try String(contentsOf: scenario.appendingPathComponent("expected.ndjson"), encoding: .utf8)
+                .split(separator: "\n").dropFirst(written).map { $0 + "\n" }.joined()
+            #expect(resumed.stdout == expected, "\(name)")
+        }
+    }
+
     @Test func inspectSummarisesACheckpoint() throws {
         let (directory, first, _, _) = try split(at: 47)
         let state = directory.appendingPathComponent("drive.ckpt").path
@@ -108,12 +134,12 @@ import Testing
             try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", first, "--checkpoint", state]).status == 0)
         let text = try CLI.run(["inspect", state])
         #expect(text.status == 0)
-        #expect(text.stdout.hasPrefix("version         1\nclock           2020-12-18T06:18:39Z\nrequests        5\n"))
+        #expect(text.stdout.hasPrefix("version         2\nclock           2020-12-18T06:18:39Z\nrequests        5\n"))
         #expect(text.stdout.contains("devices         1\npending timers  "))
         #expect(text.stdout.contains("next seq        6\n"))
         let json = try CLI.run(["inspect", state, "--format", "json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
-        #expect(object["version"] as? Int == 1)
+        #expect(object["version"] as? Int == 2)
         #expect(object["clock"] as? String == "2020-12-18T06:18:39Z")
         #expect(object["requests"] as? Int == 5)
         #expect(object["devices"] as? Int == 1)

@@ -94,7 +94,7 @@ import Testing
 
     @Test func anotherVersionOrAnotherFileIsRefused() throws {
         var state = try Self.richCheckpoint()
-        state[Self.magicLength] = 2
+        state[Self.magicLength] = 9
         #expect(Self.tryResume(state)?.code == .unsupportedVersion)
         #expect(Self.tryResume(Array(#"{"device":"a","time":1,"lat":1,"lon":2}"#.utf8))?.code == .notACheckpoint)
         #expect(Self.tryResume([])?.code == .notACheckpoint)

@@ -1,7 +1,7 @@
 /// What a notification says: the fields of `UNNotificationContent` that travel to a device.
 ///
-/// `title`, `subtitle`, `body` and `thread` may use the placeholders `{device}`, `{request}`,
-/// `{event}` and `{time}`, filled in when an event fires.
+/// `title`, `subtitle`, `body`, `thread` and attachment URLs may use the placeholders `{device}`,
+/// `{request}`, `{event}` and `{time}`, filled in when an event fires.
 public struct NotificationContent: Hashable, Sendable {
     /// The headline.
     public var title: String?
@@ -21,12 +21,14 @@ public struct NotificationContent: Hashable, Sendable {
     public var userInfo: JSONObject?
     /// Ask for a notification service extension to modify the content (APNs `mutable-content`).
     public var mutableContent: Bool
+    /// Media the app's notification service extension fetches and shows (at most 10).
+    public var attachments: [NotificationAttachment]
 
     /// Creates content; every field is optional.
     public init(
         title: String? = nil, subtitle: String? = nil, body: String? = nil, badge: Int? = nil,
         sound: String? = nil, category: String? = nil, thread: String? = nil, userInfo: JSONObject? = nil,
-        mutableContent: Bool = false
+        mutableContent: Bool = false, attachments: [NotificationAttachment] = []
     ) {
         self.title = title
         self.subtitle = subtitle
@@ -37,6 +39,7 @@ public struct NotificationContent: Hashable, Sendable {
         self.thread = thread
         self.userInfo = userInfo
         self.mutableContent = mutableContent
+        self.attachments = attachments
     }
 
     /// The most UTF-8 bytes a title, subtitle, body or thread may hold.
@@ -50,7 +53,9 @@ public struct NotificationContent: Hashable, Sendable {
         // Field by field rather than through an array of them: most content has no placeholder,
         // and this runs for every event.
         func hasPlaceholder(_ text: String?) -> Bool { text?.utf8.contains(UInt8(ascii: "{")) ?? false }
-        guard hasPlaceholder(title) || hasPlaceholder(subtitle) || hasPlaceholder(body) || hasPlaceholder(thread)
+        guard
+            hasPlaceholder(title) || hasPlaceholder(subtitle) || hasPlaceholder(body) || hasPlaceholder(thread)
+                || attachments.contains(where: { hasPlaceholder($0.url) })
         else { return self }
         func fill(_ text: String?) -> String? {
             guard let text, text.contains("{") else { return text }
@@ -66,6 +71,12 @@ public struct NotificationContent: Hashable, Sendable {
         copy.subtitle = fill(subtitle)
         copy.body = fill(body)
         copy.thread = fill(thread)
+        if attachments.contains(where: { hasPlaceholder($0.url) }) {
+            let stamp = time.rfc3339
+            copy.attachments = attachments.map {
+                $0.rendered(device: device, request: request, event: event, time: stamp)
+            }
+        }
         return copy
     }
 }

@@ -41,6 +41,9 @@ public final class RequestValidator {
                 "content.\(name)",
                 "\(name) is \(text.utf8.count) bytes; at most \(NotificationContent.maximumFieldBytes) are accepted")
         }
+        for problem in NotificationAttachment.problems(in: request.content.attachments) {
+            add("content.\(problem.path)", problem.message)
+        }
         if let devices = request.devices, devices.contains(where: \.isEmpty) {
             add("devices", "device ids must be non-empty strings")
         }

@@ -24,6 +24,16 @@ extension CheckpointWriter {
         write(content.badge) { $0.write($1) }
         write(content.userInfo) { $0.write($1) }
         write(content.mutableContent)
+        write(each: content.attachments) { writer, attachment in
+            writer.write(attachment.id)
+            writer.write(attachment.url)
+            writer.write(attachment.type) { $0.write($1) }
+            writer.write(attachment.thumbnailHidden) { $0.write($1) }
+            writer.write(attachment.thumbnailClippingRect) { writer, rect in
+                for value in [rect.x, rect.y, rect.width, rect.height] { writer.write(value) }
+            }
+            writer.write(attachment.thumbnailTime) { $0.write($1) }
+        }
     }
 
     mutating func write(_ object: JSONObject) {
@@ -191,9 +201,23 @@ extension CheckpointReader {
         for _ in 0..<6 { texts.append(try optional { try $0.string() }) }
         let badge = try optional { try $0.int() }
         let userInfo = try optional { reader in try reader.jsonObject(depth: 0) }
-        return NotificationContent(
+        var content = NotificationContent(
             title: texts[0], subtitle: texts[1], body: texts[2], badge: badge, sound: texts[3], category: texts[4],
             thread: texts[5], userInfo: userInfo, mutableContent: try bool())
+        guard version >= 2 else { return content }
+        content.attachments = try array(typicalSize: 32) { reader in
+            var attachment = NotificationAttachment(id: try reader.string(), url: try reader.string())
+            attachment.type = try reader.optional { try $0.string() }
+            attachment.thumbnailHidden = try reader.optional { try $0.bool() }
+            attachment.thumbnailClippingRect = try reader.optional { reader in
+                NotificationAttachment.ClippingRect(
+                    x: try reader.double(), y: try reader.double(), width: try reader.double(),
+                    height: try reader.double())
+            }
+            attachment.thumbnailTime = try reader.optional { try $0.double() }
+            return attachment
+        }
+        return content
     }
 
     mutating func jsonObject(depth: Int) throws -> JSONObject {

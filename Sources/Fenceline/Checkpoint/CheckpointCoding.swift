@@ -112,8 +112,12 @@ struct CheckpointReader {
     private let bytes: UnsafeRawBufferPointer
     private(set) var offset = 0
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    /// The format version of the checkpoint being read (values added later are absent from older ones).
+    let version: Int
+
+    init(_ bytes: UnsafeRawBufferPointer, version: Int = Engine.checkpointVersion) {
         self.bytes = bytes
+        self.version = version
     }
 
     var remaining: Int { bytes.count - offset }

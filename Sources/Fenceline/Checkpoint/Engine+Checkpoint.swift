@@ -25,8 +25,11 @@ public struct CheckpointSummary: Hashable, Sendable {
 extension Engine {
     /// The first bytes of every checkpoint: a line of text, so a person (or `file`) can tell one.
     static let checkpointMagic = Array("FENCELINE-CHECKPOINT\n".utf8)
-    /// The format this build writes and reads.
-    public static let checkpointVersion = 1
+    /// The format this build writes.
+    public static let checkpointVersion = 2
+    /// The versions this build reads: 1 lacks attachments and responses (read as none), so a
+    /// service's store written before them resumes.
+    static let readableVersions = 1...checkpointVersion
     /// Magic, version (4 bytes), payload length and checksum (8 bytes each).
     private static var headerSize: Int { checkpointMagic.count + 20 }
 
@@ -172,7 +175,7 @@ extension Engine {
         try bytes.withUnsafeBytes { raw in
             var reader = try payload(of: raw)
             var summary = CheckpointSummary(
-                version: checkpointVersion, clock: nil, requests: 0, devices: 0, pendingTimers: 0, heldReadings: 0,
+                version: reader.version, clock: nil, requests: 0, devices: 0, pendingTimers: 0, heldReadings: 0,
                 delivered: 0, nextSequence: 1, bytes: bytes.count)
             summary.clock = try reader.optional { try $0.timestamp() }
             summary.requests = try reader.int(in: 0...Int(Int32.max), "a request count")
@@ -198,7 +201,9 @@ extension Engine {
     }
 
     /// The state's length and checksum from a checkpoint's header, its magic and version checked.
-    private static func header(of raw: UnsafeRawBufferPointer) throws -> (length: UInt64, checksum: UInt64) {
+    private static func header(
+        of raw: UnsafeRawBufferPointer
+    ) throws -> (version: Int, length: UInt64, checksum: UInt64) {
         let magic = checkpointMagic
         guard raw.count >= magic.count, raw.prefix(magic.count).elementsEqual(magic) else {
             throw CheckpointError(
@@ -209,18 +214,18 @@ extension Engine {
         }
         var header = CheckpointReader(UnsafeRawBufferPointer(rebasing: raw[magic.count..<headerSize]))
         let version = Int(try header.uint32())
-        guard version == checkpointVersion else {
+        guard readableVersions.contains(version) else {
             throw CheckpointError(
                 .unsupportedVersion,
-                "checkpoint format version \(version) cannot be read by this build, which reads version \(checkpointVersion)"
+                "checkpoint format version \(version) cannot be read by this build, which reads versions \(readableVersions.lowerBound)…\(checkpointVersion)"
             )
         }
-        return (try header.uint64(), try header.uint64())
+        return (version, try header.uint64(), try header.uint64())
     }
 
     /// The payload of a checkpoint after its header, length and checksum are checked.
     private static func payload(of raw: UnsafeRawBufferPointer) throws -> CheckpointReader {
-        let (length, checksum) = try header(of: raw)
+        let (version, length, checksum) = try header(of: raw)
         guard length == UInt64(raw.count - headerSize) else {
             throw CheckpointError(
                 .damaged,
@@ -231,7 +236,7 @@ extension Engine {
         guard CheckpointChecksum.of(payload) == checksum else {
             throw CheckpointError(.damaged, "checkpoint is damaged: its checksum does not match its contents")
         }
-        return CheckpointReader(payload)
+        return CheckpointReader(payload, version: version)
     }
 
     /// An engine that goes on from a ``checkpoint()`` exactly as the engine that wrote it would have.

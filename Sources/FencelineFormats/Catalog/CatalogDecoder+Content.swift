@@ -28,7 +28,42 @@ extension CatalogDecoder {
                 sink.add(fields.at("userInfo"), "expected an object, found \(userInfo.kindName)")
             }
         }
+        if let attachments = fields["attachments"], !attachments.isNull {
+            if let items = attachments.elements {
+                content.attachments = items.enumerated().compactMap { index, item in
+                    decodeAttachment(item, path: "\(fields.at("attachments"))[\(index)]", sink: sink)
+                }
+            } else {
+                sink.add(fields.at("attachments"), "expected an array, found \(attachments.kindName)")
+            }
+        }
         return content
+    }
+
+    /// One attachment; its ranges, URL and type are checked with the request (``RequestValidator``),
+    /// so that a request built in code is held to the same rules.
+    private func decodeAttachment(_ value: JSONRef, path: String, sink: IssueSink) -> NotificationAttachment? {
+        guard let fields = FieldReader(value, path: path, sink: sink) else { return nil }
+        fields.warnUnknown(known: ["id", "url", "type", "options"])
+        let id = fields.string("id", required: true)
+        let url = fields.string("url", required: true)
+        var attachment = NotificationAttachment(id: id ?? "", url: url ?? "", type: fields.string("type"))
+        if let options = FieldReader(fields["options"], path: fields.at("options"), sink: sink, required: false) {
+            options.warnUnknown(known: ["thumbnailHidden", "thumbnailClippingRect", "thumbnailTime"])
+            attachment.thumbnailHidden = options.bool("thumbnailHidden")
+            attachment.thumbnailTime = options.number("thumbnailTime")
+            if let rect = FieldReader(
+                options["thumbnailClippingRect"], path: options.at("thumbnailClippingRect"), sink: sink,
+                required: false)
+            {
+                rect.warnUnknown(known: ["x", "y", "width", "height"])
+                let values = ["x", "y", "width", "height"].map { rect.number($0, required: true) }
+                if case (let x?, let y?, let width?, let height?) = (values[0], values[1], values[2], values[3]) {
+                    attachment.thumbnailClippingRect = .init(x: x, y: y, width: width, height: height)
+                }
+            }
+        }
+        return id != nil && url != nil ? attachment : nil
     }
 
     func decodeCategories(_ value: JSONRef?, sink: IssueSink) -> [NotificationCategory] {

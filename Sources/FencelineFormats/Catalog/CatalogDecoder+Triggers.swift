@@ -13,7 +13,7 @@ extension CatalogDecoder {
     static let centerFields: [String] = ["lat", "lon"]
     static let geometryFields: [String] = ["type", "coordinates", "bbox", "crs"]
     static let contentFields: [String] = [
-        "title", "subtitle", "body", "badge", "sound", "category", "thread", "userInfo", "mutableContent",
+        "title", "subtitle", "body", "badge", "sound", "category", "thread", "userInfo", "mutableContent", "attachments",
     ]
     static let hysteresisFields: [String] = [
         "preset", "enterCushion", "exitCushion", "enterDelay", "exitDelay", "minFixes", "accuracy", "maxAccuracy",

@@ -7,8 +7,10 @@ public import Fenceline
 /// ```
 ///
 /// `payload` is the request body Apple documents (`aps.alert.title/subtitle/body`, `badge`,
-/// `sound`, `category`, `thread-id`, `mutable-content` when the content asks for it), with the
-/// content's `userInfo` keys beside `aps` (a `userInfo` key named `aps` is left out). The collapse
+/// `sound`, `category`, `thread-id`, `mutable-content` when the content asks for it or has
+/// attachments), the content's `attachments` beside `aps` (SPEC §8: for the app's notification
+/// service extension to fetch), and the content's `userInfo` keys beside them (a `userInfo` key
+/// named `aps`, or `attachments` when there are some, is left out). The collapse
 /// id is the request id, so a newer notification of a request replaces the older one on the device.
 public struct APNsEventEncoder: EventEncoder {
     /// Creates the encoder.
@@ -50,9 +52,17 @@ public struct APNsEventEncoder: EventEncoder {
         if let sound = content.sound { member("sound"); writer.string(sound) }
         if let category = content.category { member("category"); writer.string(category) }
         if let thread = content.thread { member("thread-id"); writer.string(thread) }
-        if content.mutableContent { member("mutable-content"); writer.raw("1") }
+        // Attachments are fetched by the app's notification service extension, which runs only
+        // for a payload with mutable-content.
+        if content.mutableContent || !content.attachments.isEmpty { member("mutable-content"); writer.raw("1") }
         writer.raw("}")
-        for (key, value) in content.userInfo?.members ?? [] where key != "aps" {
+        if !content.attachments.isEmpty {
+            writer.raw(",")
+            writer.key("attachments", first: true)
+            writer.writeAttachments(content.attachments)
+        }
+        for (key, value) in content.userInfo?.members ?? []
+        where key != "aps" && (key != "attachments" || content.attachments.isEmpty) {
             writer.raw(",")
             writer.string(key)
             writer.raw(":")

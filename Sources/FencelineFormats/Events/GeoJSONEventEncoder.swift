@@ -69,6 +69,10 @@ public final class GeoJSONEventEncoder: EventEncoder {
             writer.raw(",\"\(name)\":")
             writer.string(value)
         }
+        if !content.attachments.isEmpty {
+            writer.key("attachments")
+            writer.writeAttachments(content.attachments)
+        }
         writer.key("marker-color")
         writer.string(Self.colour(of: event.kind))
         writer.key("marker-symbol")

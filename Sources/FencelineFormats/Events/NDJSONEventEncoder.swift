@@ -102,7 +102,55 @@ extension JSONWriter {
         if let thread = content.thread { member("thread"); string(thread) }
         if let userInfo = content.userInfo { member("userInfo"); value(.object(userInfo)) }
         if content.mutableContent { member("mutableContent"); raw("true") }
+        if !content.attachments.isEmpty { member("attachments"); writeAttachments(content.attachments) }
         raw("}")
+    }
+
+    /// Attachments as the catalog spells them: `{"id", "url", "type", "options"}`.
+    package mutating func writeAttachments(_ attachments: [NotificationAttachment]) {
+        raw("[")
+        for (index, attachment) in attachments.enumerated() {
+            raw(index == 0 ? "{" : ",{")
+            key("id", first: true)
+            string(attachment.id)
+            key("url")
+            string(attachment.url)
+            if let type = attachment.type {
+                key("type")
+                string(type)
+            }
+            if attachment.hasOptions {
+                key("options")
+                raw("{")
+                var first = true
+                if let hidden = attachment.thumbnailHidden {
+                    key("thumbnailHidden", first: first)
+                    first = false
+                    raw(hidden ? "true" : "false")
+                }
+                if let rect = attachment.thumbnailClippingRect {
+                    key("thumbnailClippingRect", first: first)
+                    first = false
+                    raw("{")
+                    key("x", first: true)
+                    number(rect.x)
+                    key("y")
+                    number(rect.y)
+                    key("width")
+                    number(rect.width)
+                    key("height")
+                    number(rect.height)
+                    raw("}")
+                }
+                if let time = attachment.thumbnailTime {
+                    key("thumbnailTime", first: first)
+                    number(time)
+                }
+                raw("}")
+            }
+            raw("}")
+        }
+        raw("]")
     }
 
     mutating func writeActions(_ actions: [NotificationAction]) {

@@ -29,6 +29,9 @@ public struct TextEventEncoder: EventEncoder {
         var flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 }).terminalSafe
         while flat.hasSuffix(" ") { flat.removeLast() }
         if !flat.isEmpty { line += "  " + flat }
+        if !event.content.attachments.isEmpty {
+            line += "  [attachments: \(event.content.attachments.map(\.id).joined(separator: ", ").terminalSafe)]"
+        }
         if let since = event.since, since != event.time {
             line += "  (since \(since.rfc3339))"
         }
