@@ -22,15 +22,16 @@ import Testing
         let text =
             #"{"requests":[{"id":"r","content":{"attachments":["#
             + #"{"id":"a","url":"https://x.example/a.png","type":"image/png","options":{"thumbnailHidden":false,"thumbnailClippingRect":{"x":0,"y":0.25,"width":1,"height":0.5},"thumbnailTime":2.5}},"#
-            + #"{"id":"b","url":"file:///srv/b.jpg","type":"public.jpeg"},{"id":"c","url":"http://h/c"}]},"#
+            + #"{"id":"b","url":"file:///srv/b.jpg","type":"public.jpeg"},{"id":"c","url":"http://h/c","type":null,"options":null},"#
+            + #"{"id":"d","url":"https://h/d","options":{"thumbnailClippingRect":null,"thumbnailTime":null}}]},"#
             + Self.circle + "}]}"
         let request = try CatalogDecoder().decode(Array(text.utf8)).catalog.requests[0]
         let attachments = request.content.attachments
-        #expect(attachments.map(\.id) == ["a", "b", "c"])
+        #expect(attachments.map(\.id) == ["a", "b", "c", "d"])
         #expect(attachments[0].thumbnailClippingRect == .init(x: 0, y: 0.25, width: 1, height: 0.5))
         #expect(attachments[0].thumbnailHidden == false && attachments[0].thumbnailTime == 2.5)
         #expect(attachments[1].type == "public.jpeg" && !attachments[1].hasOptions)
-        #expect(attachments[2].type == nil)
+        #expect(attachments[2].type == nil && !attachments[2].hasOptions && !attachments[3].hasOptions)
     }
 
     @Test(

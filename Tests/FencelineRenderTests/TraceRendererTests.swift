@@ -211,6 +211,29 @@ extension TraceRendererTests {
         #expect(SVGTree(String(html[start.lowerBound..<end.upperBound])) != nil)
     }
 
+    /// Image attachments appear beside their event as thumbnails (their URLs are the only
+    /// resources the page loads), others as links; a hidden thumbnail is a link too.
+    @Test func htmlShowsImageAttachmentsBesideTheirEvents() throws {
+        var (catalog, fixes, events) = try Self.driveFixes()
+        events[0].content.attachments = [
+            .init(id: "site", url: "https://img.example/7.png?a=1&b=\"2\"", type: "image/png"),
+            .init(id: "map", url: "file:///srv/maps/7.jpg"),
+            .init(id: "clip", url: "https://img.example/7.mp4", type: "video/mp4"),
+            .init(id: "hidden", url: "https://img.example/h.png", thumbnailHidden: true),
+        ]
+        let html = TraceRenderer(catalog: catalog).html(fixes: fixes, events: events)
+        #expect(html.contains("<th>attachments</th>"))
+        #expect(html.ranges(of: "<td class=\"att\">").count == events.count)
+        #expect(html.contains(#"<img src="https://img.example/7.png?a=1&amp;b=&quot;2&quot;" alt="site""#))
+        #expect(html.contains(#"<img src="file:///srv/maps/7.jpg" alt="map""#))
+        #expect(html.contains(#"<a href="https://img.example/7.mp4" title="clip">clip</a>"#))
+        #expect(html.contains(#"<a href="https://img.example/h.png" title="hidden">hidden</a>"#))
+        #expect(html.ranges(of: "<img ").count == 2)
+        // Without attachments there is no such column.
+        let plain = TraceRenderer(catalog: catalog).html(fixes: fixes, events: try Self.driveFixes().events)
+        #expect(!plain.contains("attachments"))
+    }
+
     /// With `FENCELINE_RENDER_OUT=DIR`, writes the pictures to look at: drive, fleet, antimeridian.
     @Test func writesPicturesWhenAsked() throws {
         guard let directory = ProcessInfo.processInfo.environment["FENCELINE_RENDER_OUT"] else { return }

@@ -48,12 +48,16 @@ extension CatalogDecoder {
         let id = fields.string("id", required: true)
         let url = fields.string("url", required: true)
         var attachment = NotificationAttachment(id: id ?? "", url: url ?? "", type: fields.string("type"))
-        if let options = FieldReader(fields["options"], path: fields.at("options"), sink: sink, required: false) {
+        // A null option set, or rectangle, is absent, as every optional member is.
+        func present(_ value: JSONRef?) -> JSONRef? { value?.isNull == true ? nil : value }
+        if let options = FieldReader(
+            present(fields["options"]), path: fields.at("options"), sink: sink, required: false)
+        {
             options.warnUnknown(known: ["thumbnailHidden", "thumbnailClippingRect", "thumbnailTime"])
             attachment.thumbnailHidden = options.bool("thumbnailHidden")
             attachment.thumbnailTime = options.number("thumbnailTime")
             if let rect = FieldReader(
-                options["thumbnailClippingRect"], path: options.at("thumbnailClippingRect"), sink: sink,
+                present(options["thumbnailClippingRect"]), path: options.at("thumbnailClippingRect"), sink: sink,
                 required: false)
             {
                 rect.warnUnknown(known: ["x", "y", "width", "height"])

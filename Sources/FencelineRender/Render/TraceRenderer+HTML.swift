@@ -2,8 +2,9 @@ public import Fenceline
 import FencelineFormats
 
 extension TraceRenderer {
-    /// A self-contained HTML page (no external resources) embedding the SVG, with a title, the
-    /// legend (inside the picture), hover details and a table of the events.
+    /// A self-contained HTML page embedding the SVG, with a title, the legend (inside the picture),
+    /// hover details and a table of the events, with their image attachments beside them (the only
+    /// resources it loads, from the attachments' own URLs).
     ///
     /// Hovering an event marker shows its details in a box under the title and lights its table
     /// row; hovering a row lights the marker; clicking a marker scrolls to its row; hovering a
@@ -41,15 +42,20 @@ extension TraceRenderer {
             out += "<p>No events.</p>\n"
         } else {
             out += "<table id=\"fl-events\">\n<thead><tr><th>#</th><th>time (UTC)</th><th>event</th><th>request</th>"
-            out += "<th>device</th><th>distance</th><th>position</th></tr></thead>\n<tbody>\n"
-            for row in rows { out += tableRow(row.event, mark: row.mark, index: row.row) }
+            out += "<th>device</th><th>distance</th><th>position</th>"
+            let showsAttachments = rows.contains { !$0.event.content.attachments.isEmpty }
+            if showsAttachments { out += "<th>attachments</th>" }
+            out += "</tr></thead>\n<tbody>\n"
+            for row in rows {
+                out += tableRow(row.event, mark: row.mark, index: row.row, attachments: showsAttachments)
+            }
             out += "</tbody>\n</table>\n"
         }
         out += "<script>\(Self.pageScript)</script>\n</body>\n</html>\n"
         return out
     }
 
-    private func tableRow(_ event: Event, mark: TraceScene.Mark?, index: Int) -> String {
+    private func tableRow(_ event: Event, mark: TraceScene.Mark?, index: Int, attachments: Bool) -> String {
         let kind = event.kind == .state ? "state: \(event.state?.rawValue ?? "")" : event.kind.rawValue
         var row = index >= 0 ? "<tr id=\"fl-row\(index)\" data-marker=\"fl-ev\(index)\">" : "<tr>"
         row += "<td>\(event.sequence)</td><td>\(event.time.rfc3339)</td>"
@@ -63,7 +69,38 @@ extension TraceRenderer {
         } else {
             row += "<em>none</em>"
         }
-        return row + "</td></tr>\n"
+        row += "</td>"
+        if attachments { row += "<td class=\"att\">\(Self.attachmentCell(event.content.attachments))</td>" }
+        return row + "</tr>\n"
+    }
+
+    /// An event's attachments beside it: images as thumbnails (loaded from their own URLs, the one
+    /// thing the page does not hold itself), anything else as a link, each titled by its id.
+    static func attachmentCell(_ attachments: [NotificationAttachment]) -> String {
+        attachments.map { attachment in
+            let url = SVGText.escaped(attachment.url)
+            let id = SVGText.escaped(attachment.id)
+            guard isImage(attachment), attachment.thumbnailHidden != true else {
+                return "<a href=\"\(url)\" title=\"\(id)\">\(id)</a>"
+            }
+            return "<a href=\"\(url)\" title=\"\(id)\"><img src=\"\(url)\" alt=\"\(id)\" loading=\"lazy\" "
+                + "referrerpolicy=\"no-referrer\"></a>"
+        }.joined(separator: " ")
+    }
+
+    /// Whether an attachment is an image, by its type or else its URL's extension.
+    static func isImage(_ attachment: NotificationAttachment) -> Bool {
+        if let type = attachment.type?.lowercased() {
+            return type.hasPrefix("image/")
+                || [
+                    "public.png", "public.jpeg", "public.heic", "com.compuserve.gif", "public.image",
+                    "org.webmproject.webp",
+                ]
+                .contains(type)
+        }
+        let path = attachment.url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? attachment.url
+        let name = path.lowercased()
+        return [".png", ".jpg", ".jpeg", ".gif", ".webp", ".heic", ".svg"].contains { name.hasSuffix($0) }
     }
 
     static let pageStylesheet = """
@@ -77,7 +114,8 @@ extension TraceRenderer {
         table{border-collapse:collapse;font-size:12.5px}\
         th,td{padding:3px 10px;border-bottom:1px solid #e5e7eb;text-align:left;white-space:nowrap}\
         th{background:#f9fafb;position:sticky;top:0}tr.hl td{background:#fef3c7}\
-        .kind{display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:6px}
+        .kind{display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:6px}\
+        td.att img{height:40px;max-width:80px;object-fit:cover;vertical-align:middle;border-radius:3px;margin-right:4px}
         """
 
     static let pageScript = """
