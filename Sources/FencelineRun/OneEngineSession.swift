@@ -49,15 +49,44 @@ final class OneEngineSession: DrivenSession {
     private func decodeInFull(_ line: UnsafeBufferPointer<UInt8>, _ number: Int, output: RunOutput) {
         do throws(LineError) {
             if let reading = try output.decoder.decode(line, number: number, afterCanonical: true) {
+                if case .control(let control) = reading, case .respond(let response) = control.operation {
+                    unansweredResponses.append((response, number))
+                }
                 apply(reading, output: output)
+                if !unansweredResponses.isEmpty { reportRefusedResponses(output: output) }
             }
         } catch {
             output.reject(error, line: number)
         }
     }
 
-    /// Nothing waits: every line was applied as it came.
+    /// `respond` lines read whose outcome the engine has not told yet (one, unless a reorder
+    /// window holds them), with their line numbers.
+    private var unansweredResponses: [(response: NotificationResponse, line: Int)] = []
+
+    /// Reports each refused response as a bad line of its own line number: whether the notification
+    /// exists and offers the action is known only once the engine applies the record.
+    private func reportRefusedResponses(output: RunOutput) {
+        for outcome in engine.takeResponseOutcomes() {
+            guard let index = unansweredResponses.firstIndex(where: { $0.response == outcome.response }) else {
+                continue
+            }
+            let line = unansweredResponses.remove(at: index).line
+            if let refusal = outcome.refusal {
+                output.summary.readings -= 1  // counted as applied when it was read
+                output.reject(LineError(field: refusal.field, message: refusal.message), line: line)
+            }
+        }
+    }
+
+    /// Nothing waits: every line was applied as it came (a reorder window's held `respond`
+    /// records are told when the run finishes).
     func endInput(output: RunOutput) {}
+
+    /// The outcomes of `respond` records held by a reorder window until the end.
+    func finishResponses(output: RunOutput) {
+        if !unansweredResponses.isEmpty { reportRefusedResponses(output: output) }
+    }
 
     /// A line of an NDJSON block as the first pass leaves it: a canonical fix's fields (the device
     /// a range of the block), or else where the line lies, to be decoded in full in its turn.

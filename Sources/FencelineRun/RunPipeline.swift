@@ -238,7 +238,10 @@ public final class RunPipeline {
             if !output.keepsReading || shouldStop?() == true { until = nil }
         }
         let stoppedInInput = lastEngine?.stoppedInJump == true
-        let last = session.finish(until: until, keepingHeldReadings: checkpointing)
+        let last =
+            (session as? ShardedSession)?.finish(until: until, keepingHeldReadings: checkpointing, output: output)
+            ?? session.finish(until: until, keepingHeldReadings: checkpointing)
+        (session as? OneEngineSession)?.finishResponses(output: output)
         if checkpointing { lastCheckpoint = try session.checkpoint() }
         if let engine = lastEngine, engine.stoppedInJump, let clock = engine.clock {
             report(
@@ -265,7 +268,7 @@ public final class RunPipeline {
             let next =
                 target.microseconds - clock.microseconds <= step
                 ? target : Timestamp(microseconds: clock.microseconds + step)
-            let events = session.advance(to: next)
+            let events = session.advance(to: next, output: output)
             output.emit(events, flush: false)
             if events.count > 100_000 {
                 step = max(step / 2, 1)

@@ -16,9 +16,9 @@ import Synchronization
 /// line, time, SPEC §4 order, production order) reproduces the single-engine stream byte for byte.
 /// Before a shard applies a line its engine is moved to the global clock (by a tick, unless the line
 /// is stamped with that clock and so moves it itself), so its devices' timers have fired exactly as
-/// in one engine. Time and calendar requests fire in shard 0 only (once, not once per shard: forks
-/// list the catalog's ones without their timers, and ones added later are removed from the other
-/// shards); control records go to every shard; each batch ends with a tick to the global clock so
+/// in one engine. Time and calendar requests fire in shard 0 only (once, not once per shard: the
+/// other shards' engines are forks, which keep such requests without their timers); control
+/// records go to every shard; each batch ends with a tick to the global clock so
 /// every shard fires the timers one engine would have fired by then.
 ///
 /// The coordinator is confined to the thread that runs the pipeline; its properties are
@@ -161,13 +161,6 @@ final class ShardedRun {
         shards = (0..<count).map { _ in Shard(engine: first) }
     }
 
-    static func isTimed(_ request: NotificationRequest) -> Bool {
-        switch request.trigger {
-        case .timeInterval, .calendar: true
-        case .region, .beacon: false
-        }
-    }
-
     /// A device's shard, from the high bits of its ``DeviceHash`` (the engine's table uses the low
     /// ones): the same on every run, where Swift's own hashing is seeded.
     @inline(__always)
@@ -279,16 +272,10 @@ final class ShardedRun {
             deliver(reading, to: shards[Self.shard(of: fix.device, count: shards.count)])
         case .sighting(let sighting):
             deliver(reading, to: shards[Self.shard(of: sighting.device, count: shards.count)])
-        case .control(let control):
-            if case .add(let request) = control.operation, Self.isTimed(request) {
-                // A time or calendar request fires in shard 0 only; elsewhere it just takes the
-                // place of any request with its id.
-                deliver(reading, to: shards[0])
-                let retire = Reading.control(ControlRecord(time: control.time, operation: .removePending([request.id])))
-                for shard in shards.dropFirst() { deliver(retire, to: shard) }
-            } else {
-                for shard in shards { deliver(reading, to: shard) }
-            }
+        case .control:
+            // Every shard takes every control record; a time or calendar request fires in shard 0
+            // only (the others are forks, which schedule no such timers).
+            for shard in shards { deliver(reading, to: shard) }
         }
     }
 
@@ -432,11 +419,31 @@ final class ShardedRun {
     private func gather(_ keys: inout [ReleaseKey]) -> [Event] {
         let boxes = shards.map(\.outbox)
         return pending.withUnsafeBufferPointer { pending in
-            func event(_ key: ReleaseKey) -> Event {
-                key.source < 0 ? pending[key.position].event.event : boxes[key.source][key.position].event.event
+            func produced(_ key: ReleaseKey) -> ProducedEvent {
+                key.source < 0 ? pending[key.position].event : boxes[key.source][key.position].event
             }
+            func event(_ key: ReleaseKey) -> Event { produced(key).event }
             keys.sort { ReleaseKey.precedes($0, $1, event: event) }
+            gatheredSources = keys.map { (key: ReleaseKey) in (shard: key.order.shard, order: produced(key).order) }
             return keys.map(event)
+        }
+    }
+
+    /// For each event the last ``runBatch(final:until:parts:otherWork:)`` returned, the shard that
+    /// produced it and its production order there, for ``numberDelivered(_:)``.
+    private var gatheredSources: [(shard: Int, order: Int)] = []
+
+    /// Tells each shard's engine the `seq` its events of the last batch got (`events` as numbered),
+    /// so that its delivered ledger can answer a response that names one.
+    func numberDelivered(_ events: [Event]) {
+        guard events.count == gatheredSources.count, !events.isEmpty else { return }
+        var perShard = [(orders: [Int], events: [Event])](repeating: ([], []), count: shards.count)
+        for (event, source) in zip(events, gatheredSources) {
+            perShard[source.shard].orders.append(source.order)
+            perShard[source.shard].events.append(event)
+        }
+        for (index, share) in perShard.enumerated() where !share.events.isEmpty {
+            shards[index].engine.numberDelivered(orders: share.orders, events: share.events)
         }
     }
 

@@ -56,22 +56,22 @@ public final class ShardedSession: RunSession, DrivenSession {
 
     public func process(_ reading: Reading) -> [Event] {
         route(reading)
-        return routed >= 0x8000 ? runBatch() : []
+        return takeEarly() + (routed >= 0x8000 ? runBatch() : [])
     }
 
     /// Moves every engine's clock to `time` and returns the events released by then (those at
     /// `time` itself come with the next batch).
     public func advance(to time: Timestamp) -> [Event] {
         route(.control(ControlRecord(time: time, operation: .tick)))
-        return runBatch()
+        return takeEarly() + runBatch()
     }
 
     public func finish(until: Timestamp?, keepingHeldReadings: Bool) -> [Event] {
         if !keepingHeldReadings, let held = reorder?.release(through: nil) {
-            for reading in held { coordinator.route(reading) }
+            for reading in held { deliver(reading) }
         }
         routed = 0
-        return numbered(coordinator.runBatch(final: true, until: until))
+        return takeEarly() + numbered(coordinator.runBatch(final: true, until: until))
     }
 
     public func checkpoint() throws -> [UInt8] {
@@ -87,10 +87,89 @@ public final class ShardedSession: RunSession, DrivenSession {
     private func route(_ reading: Reading) {
         routed += 1
         if reorder != nil, let time = reading.time {
-            for due in reorder!.add(reading, at: time) { coordinator.route(due) }
+            for due in reorder!.add(reading, at: time) { deliver(due) }
+        } else {
+            deliver(reading)
+        }
+    }
+
+    /// Hands a reading to the coordinator; a `respond` record goes through ``respond(_:)``.
+    private func deliver(_ reading: Reading) {
+        if case .control(let control) = reading, case .respond(let response) = control.operation {
+            respond(reading, response)
         } else {
             coordinator.route(reading)
         }
+    }
+
+    // MARK: Responses
+
+    /// Events released by a response's batches (see ``respond(_:_:)``) not handed out yet, for a
+    /// caller without a ``RunOutput``.
+    @exclusivity(unchecked) private var early: [Event] = []
+    /// The run's output while a driven call routes, so a response's batches are written at once.
+    @exclusivity(unchecked) private var activeOutput: RunOutput?
+    /// The parsed parts of the block being routed, which routed items point into.
+    @exclusivity(unchecked) private var activeParts: [ShardedRun.ParsedPart]?
+    /// `respond` lines read whose outcome is not known yet, with their line numbers.
+    @exclusivity(unchecked) private var unansweredResponses: [(response: NotificationResponse, line: Int)] = []
+
+    private func takeEarly() -> [Event] {
+        guard !early.isEmpty else { return [] }
+        defer { early = [] }
+        return early
+    }
+
+    /// A `respond` record, which names a notification by the `seq` only the merge knows: what is
+    /// routed so far runs as a batch, with a tick to the record's time first (so the events of
+    /// every instant before it are numbered and their engines told), then the record goes to
+    /// every shard (only the one holding the notification can take it) and runs as a batch of its
+    /// own, whose outcome says whether it was refused. Responses are rare; the two batches keep
+    /// the output exactly one engine's.
+    private func respond(_ reading: Reading, _ response: NotificationResponse) {
+        if let time = reading.time { coordinator.route(.control(ControlRecord(time: time, operation: .tick))) }
+        flushBatch()
+        coordinator.route(reading)
+        flushBatch()
+        var outcomes: [Engine.ResponseOutcome] = []
+        for shard in coordinator.shards { outcomes += shard.engine.takeResponseOutcomes() }
+        let refusal: ResponseRefusal?
+        if coordinator.clock == nil {
+            refusal = ResponseRefusal(.notDelivered, field: "seq", "no notification has been delivered yet")
+        } else if outcomes.contains(where: { $0.refusal == nil }) {
+            refusal = nil
+        } else {
+            let refusals = outcomes.compactMap(\.refusal)
+            refusal = refusals.first { $0.code == .invalidAction } ?? refusals.first
+        }
+        guard let output = activeOutput,
+            let index = unansweredResponses.firstIndex(where: { $0.response == response })
+        else { return }
+        let line = unansweredResponses.remove(at: index).line
+        if let refusal {
+            output.summary.readings -= 1  // counted as applied when it was read
+            output.reject(LineError(field: refusal.field, message: refusal.message), line: line)
+        }
+    }
+
+    /// Runs what is routed as a batch and writes its events (or keeps them for the next return).
+    private func flushBatch() {
+        routed = 0
+        let views = activeParts?.map(\.view) ?? []
+        let events = numbered(
+            views.withUnsafeBufferPointer { coordinator.runBatch(final: false, until: nil, parts: $0) })
+        if let output = activeOutput {
+            output.emit(events, flush: !output.readsFile)
+        } else {
+            early += events
+        }
+    }
+
+    /// Notes a `respond` line of a driven run, whose outcome ``respond(_:_:)`` reports.
+    private func noteResponse(_ reading: Reading, line: Int, output: RunOutput) {
+        guard case .control(let control) = reading, case .respond(let response) = control.operation else { return }
+        activeOutput = output
+        unansweredResponses.append((response, line))
     }
 
     private func runBatch() -> [Event] {
@@ -98,13 +177,15 @@ public final class ShardedSession: RunSession, DrivenSession {
         return numbered(coordinator.runBatch(final: false, until: nil))
     }
 
-    /// Numbers a batch's events on from the last batch's (taking the array, so it is not copied).
+    /// Numbers a batch's events on from the last batch's (taking the array, so it is not copied),
+    /// and tells the engines that produced them.
     private func numbered(_ events: consuming [Event]) -> [Event] {
         var events = events
         for index in events.indices {
             sequence += 1
             events[index].sequence = sequence
         }
+        coordinator.numberDelivered(events)
         return events
     }
 
@@ -112,6 +193,8 @@ public final class ShardedSession: RunSession, DrivenSession {
 
     func apply(_ reading: Reading, output: RunOutput) {
         output.summary.readings += 1
+        activeOutput = output
+        defer { activeOutput = nil }
         route(reading)
         if routed >= 0x8000 { batchDone(runBatch(), output: output) }
     }
@@ -120,6 +203,7 @@ public final class ShardedSession: RunSession, DrivenSession {
         if let parts = output.decoder.canonicalParts(line) { return apply(.fix(parts.fix(in: line)), output: output) }
         do throws(LineError) {
             if let reading = try output.decoder.decode(line, number: number, afterCanonical: true) {
+                noteResponse(reading, line: number, output: output)
                 apply(reading, output: output)
             }
         } catch {
@@ -133,6 +217,22 @@ public final class ShardedSession: RunSession, DrivenSession {
             apply(last, output: output)
         }
         if routed > 0 { output.emit(runBatch(), flush: !output.readsFile) }
+    }
+
+    /// ``advance(to:)`` with `output` at hand, so a `respond` record the reorder window releases
+    /// on the way is written and reported as it goes.
+    func advance(to time: Timestamp, output: RunOutput) -> [Event] {
+        activeOutput = output
+        defer { activeOutput = nil }
+        return advance(to: time)
+    }
+
+    /// Runs the end of the input with `output` at hand, so a `respond` record that the reorder
+    /// window held until now is written and reported as it is released.
+    func finish(until: Timestamp?, keepingHeldReadings: Bool, output: RunOutput) -> [Event] {
+        activeOutput = output
+        defer { activeOutput = nil }
+        return finish(until: until, keepingHeldReadings: keepingHeldReadings)
     }
 
     /// Writes a batch's events; the first batch with a reading (which added the catalog to the
@@ -196,6 +296,12 @@ public final class ShardedSession: RunSession, DrivenSession {
             ShardedRun.perform(pieces, threads: threads) { part in work.parse(part: part) }
         }
         var number = firstLine + headerLines
+        activeOutput = output
+        activeParts = parts
+        defer {
+            activeOutput = nil
+            activeParts = nil
+        }
         for (partIndex, part) in parts.enumerated() where output.keepsReading {
             var position = 0
             while position < part.count && output.keepsReading {
@@ -223,6 +329,7 @@ public final class ShardedSession: RunSession, DrivenSession {
                         let span = part.lines[position]
                         let line = UnsafeBufferPointer(rebasing: block[span.start..<span.end])
                         if let reading = try output.decoder.decode(line, number: number) {
+                            noteResponse(reading, line: number, output: output)
                             accepted(reading, output: output)
                         }
                     }

@@ -43,14 +43,17 @@ public enum StateEncoder {
         return writer.bytes
     }
 
-    /// Delivered notifications as a JSON array, one per line: request, device, trigger, event,
-    /// time and content (what `--state-out` and the service's `GET /v1/delivered` list).
+    /// Delivered notifications as a JSON array, one per line: seq (0 for one delivered before
+    /// checkpoints kept it), request, device, trigger, event, time, content and the latest
+    /// response (what `--state-out` and the service's `GET /v1/delivered` list).
     public static func deliveredList(_ events: [Event]) -> [UInt8] {
         var writer = JSONWriter()
         writer.raw("[")
         for (index, event) in events.enumerated() {
             writer.raw(index == 0 ? "\n  {" : ",\n  {")
-            writer.key("request", first: true)
+            writer.key("seq", first: true)
+            writer.integer(event.sequence)
+            writer.key("request")
             writer.string(event.requestID)
             writer.key("device")
             if let device = event.device { writer.string(device) } else { writer.raw("null") }
@@ -62,6 +65,10 @@ public enum StateEncoder {
             writer.time(event.time)
             writer.key("content")
             writer.writeContent(event.content)
+            if let response = event.response {
+                writer.key("response")
+                writer.writeAnswer(response)
+            }
             writer.raw("}")
         }
         writer.raw("]")

@@ -57,7 +57,7 @@ import Testing
                 let event = Event(
                     time: Timestamp(microseconds: Int64(step) * 1_000_000), requestID: request,
                     device: devices[device], trigger: .region, kind: Bool.random(using: &generator) ? .enter : .exit)
-                ledger.add(event, device: Int32(device - 1))
+                ledger.add(event, device: Int32(device - 1), order: step + 1)
                 reference.add(event)
             } else if roll < 94 {
                 let content = NotificationContent(title: "{request} \(step)")

@@ -38,7 +38,7 @@ import Testing
                 (a.event.time, a.event.kind.rank, a.event.requestID, a.event.device ?? "", a.order)
                     < (b.event.time, b.event.kind.rank, b.event.requestID, b.event.device ?? "", b.order)
             }
-            let got = queue.release(before: limit, inclusive: inclusive)
+            let got = queue.release(before: limit, inclusive: inclusive).events
             let numbered = expected.enumerated().map { offset, item in
                 var event = item.event
                 event.sequence = released + offset + 1

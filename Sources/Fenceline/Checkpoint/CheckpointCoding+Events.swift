@@ -15,6 +15,13 @@ extension CheckpointWriter {
         write(event.beacon) { $0.write($1) }
         write(event.content)
         write(each: event.actions) { $0.write($1) }
+        write(event.response) { writer, response in
+            writer.write(response.respondsTo)
+            writer.write(response.action)
+            writer.write(response.text) { $0.write($1) }
+            writer.write(each: response.options) { $0.write($1) }
+            writer.write(response.time)
+        }
     }
 
     mutating func write(_ position: Position) {
@@ -74,6 +81,19 @@ extension CheckpointWriter {
         case .setCategories(let categories):
             write(UInt8(6))
             write(each: categories) { $0.write($1) }
+        case .respond(let response):
+            write(UInt8(7))
+            switch response.target {
+            case .sequence(let sequence):
+                write(UInt8(0))
+                write(sequence)
+            case .latest(let request, let device):
+                write(UInt8(1))
+                write(request)
+                write(device) { $0.write($1) }
+            }
+            write(response.action)
+            write(response.text) { $0.write($1) }
         }
     }
 }
@@ -93,10 +113,22 @@ extension CheckpointReader {
         let position = try optional { try $0.position() }
         let distance = try optional { try $0.double() }
         let beacon = try optional { try $0.beaconReport() }
+        let content = try content()
+        let actions = try array { try $0.action() }
+        // Format 1 kept no responses.
+        let response =
+            version < 2
+            ? nil
+            : try optional { reader in
+                ResponseReport(
+                    respondsTo: try reader.int(in: 0...Int(Int64.max), "a response's seq"), action: try reader.string(),
+                    text: try reader.optional { try $0.string() }, options: try reader.array { try $0.string() },
+                    time: try reader.timestamp())
+            }
         return Event(
             sequence: sequence, time: time, requestID: request, device: device, trigger: trigger, kind: kind,
             since: since, state: state, position: position, distance: distance, beacon: beacon,
-            content: try content(), actions: try array { try $0.action() })
+            content: content, actions: actions, response: response)
     }
 
     mutating func position() throws -> Position {
@@ -148,6 +180,15 @@ extension CheckpointReader {
         case 4: operation = .removeAllDelivered
         case 5: operation = .tick
         case 6: operation = .setCategories(try array(typicalSize: 12) { try $0.category() })
+        case 7:
+            let target: NotificationResponse.Target
+            switch try byte() {
+            case 0: target = .sequence(try int(in: 1...Int(Int64.max), "a response's seq"))
+            case 1: target = .latest(request: try string(), device: try optional { try $0.string() })
+            case let tag: throw damaged("response target \(tag) is unknown")
+            }
+            operation = .respond(
+                NotificationResponse(target: target, action: try string(), text: try optional { try $0.string() }))
         case let tag: throw damaged("control operation \(tag) is unknown")
         }
         return ControlRecord(time: time, operation: operation)

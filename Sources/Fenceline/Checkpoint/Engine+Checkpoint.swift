@@ -144,6 +144,7 @@ extension Engine {
         writer.write(each: ledger) { writer, entry in
             writer.write(entry.event)
             writer.write(entry.device)
+            writer.write(entry.order)
         }
         writer.write(arrivals)
         writer.write(reorder.newestSeen) { $0.write($1) }
@@ -436,7 +437,10 @@ extension Engine {
             guard device >= -1, device < deviceCount else {
                 throw reader.damaged("a delivered entry names device \(device)")
             }
-            return (event: event, device: device)
+            // Format 1 kept no production orders (nor seqs): its entries cannot be numbered,
+            // so they cannot be answered by a response either.
+            let order = reader.version < 2 ? -1 : try reader.int(in: -1...produced, "a delivered entry's order")
+            return (event: event, device: device, order: order)
         }
         delivered = DeliveredLedger(limit: configuration.deliveredLimit, restoring: ledger)
         let arrivals = try reader.counter()

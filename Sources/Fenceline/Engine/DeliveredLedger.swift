@@ -16,6 +16,16 @@ struct DeliveredLedger {
     /// `devices[i]`: the engine's interned device of `log[i]`, -1 for none, so a compaction counts
     /// entries per device in an array rather than by hashing names (which cost 0.36 us per entry).
     private var devices: [Int32] = []
+    /// `orders[i]`: the production order of `log[i]`'s event in the engine's queue, by which an
+    /// entry is found to be numbered when its instant is released (its `seq` is 0 until then).
+    private var orders: [Int] = []
+    /// The entries not numbered yet: all of them lie after every numbered entry of an earlier
+    /// instant but a few moved by `replace`, so numbering scans back from the end until it has
+    /// seen this many.
+    private var unnumbered = 0
+    /// `seq` → position, built when a response names a `seq` and kept up while entries are
+    /// appended and numbered; dropped when positions shift (compaction, replace, remove).
+    private var positionsBySequence: [Int: Int]?
     /// The log's size at which it is next compacted.
     private var compactionSize = DeliveredLedger.smallestCompaction
 
@@ -29,19 +39,24 @@ struct DeliveredLedger {
     /// Adds an event of the interned `device` (-1 for none). Among the entries of its instant at
     /// the end of the log it takes its SPEC §4 place, so the list does not depend on the order the
     /// engine happened to evaluate fences in (which a rebuilt index, after a checkpoint, changes).
-    mutating func add(_ event: Event, device: Int32) {
+    mutating func add(_ event: Event, device: Int32, order: Int) {
         var position = log.count
         while position > 0, log[position - 1].time == event.time,
             Event.releasePrecedes(event, log[position - 1]) == true
         {
             position -= 1
         }
+        if event.sequence == 0 && order >= 0 { unnumbered += 1 }
         if position == log.count {
             log.append(event)
             devices.append(device)
+            orders.append(order)
+            if event.sequence != 0 { positionsBySequence?[event.sequence] = position }
         } else {
             log.insert(event, at: position)
             devices.insert(device, at: position)
+            orders.insert(order, at: position)
+            positionsBySequence = nil
         }
         if log.count >= compactionSize {
             compact()
@@ -68,25 +83,30 @@ struct DeliveredLedger {
     /// capacity, so the pages it grew into are written again rather than new ones faulted in.
     private mutating func keep(_ isKept: (Int) -> Bool) {
         var kept = 0
+        unnumbered = 0
         for position in log.indices where isKept(position) {
             if kept != position {
                 log.swapAt(kept, position)
                 devices.swapAt(kept, position)
+                orders.swapAt(kept, position)
             }
+            if log[kept].sequence == 0 && orders[kept] >= 0 { unnumbered += 1 }
             kept += 1
         }
+        if kept != log.count { positionsBySequence = nil }
         log.removeLast(log.count - kept)
         devices.removeLast(devices.count - kept)
+        orders.removeLast(orders.count - kept)
     }
 
     /// Moves `requestID`'s entries to the top, re-rendering them with `content`: device by device
     /// (in name order), each device's in their delivery order.
     mutating func replace(requestID: String, content: NotificationContent, actions: [NotificationAction]) {
         compact()
-        var moved: [(position: Int, event: Event, device: Int32)] = []
+        var moved: [(position: Int, event: Event, device: Int32, order: Int)] = []
         let keeps = log.indices.map { position in
             guard log[position].requestID == requestID else { return true }
-            moved.append((position, log[position], devices[position]))
+            moved.append((position, log[position], devices[position], orders[position]))
             return false
         }
         guard !moved.isEmpty else { return }
@@ -96,12 +116,15 @@ struct DeliveredLedger {
             if DeviceNames.precedes(b.event.device, a.event.device) { return false }
             return a.position < b.position
         }
-        for (_, var event, device) in moved {
+        positionsBySequence = nil
+        for (_, var event, device, order) in moved {
             event.content = content.rendered(
                 device: event.device, request: requestID, event: event.kind.rawValue, time: event.time)
             event.actions = actions
+            if event.sequence == 0 && order >= 0 { unnumbered += 1 }
             log.append(event)
             devices.append(device)
+            orders.append(order)
         }
     }
 
@@ -114,7 +137,60 @@ struct DeliveredLedger {
     mutating func removeAll() {
         log = []
         devices = []
+        orders = []
+        unnumbered = 0
+        positionsBySequence = nil
         compactionSize = Self.smallestCompaction
+    }
+
+    /// Writes the `seq` each released event got into its entry: `orders[i]` and `events[i]` are
+    /// the production order and the numbered event of one release.
+    mutating func number(orders released: [Int], events: [Event]) {
+        guard unnumbered > 0, !released.isEmpty else { return }
+        var sequences: [Int: Int] = [:]
+        sequences.reserveCapacity(released.count)
+        for (order, event) in zip(released, events) { sequences[order] = event.sequence }
+        var seen = 0
+        var numbered = 0
+        var position = log.count
+        while seen < unnumbered, numbered < sequences.count, position > 0 {
+            position -= 1
+            guard log[position].sequence == 0, orders[position] >= 0 else { continue }
+            seen += 1
+            guard let sequence = sequences[orders[position]] else { continue }
+            log[position].sequence = sequence
+            positionsBySequence?[sequence] = position
+            numbered += 1
+        }
+        unnumbered -= numbered
+    }
+
+    /// The position of the entry numbered `sequence`, or `nil`.
+    mutating func position(ofSequence sequence: Int) -> Int? {
+        if positionsBySequence == nil {
+            var positions: [Int: Int] = [:]
+            positions.reserveCapacity(log.count)
+            for (position, event) in log.enumerated() where event.sequence != 0 {
+                positions[event.sequence] = position
+            }
+            positionsBySequence = positions
+        }
+        return positionsBySequence?[sequence]
+    }
+
+    /// The position of the latest numbered entry of `request` for `device` (`nil` for none), or `nil`.
+    func latestPosition(request: String, device: String?) -> Int? {
+        log.indices.reversed().first {
+            log[$0].sequence != 0 && log[$0].requestID == request && log[$0].device == device
+        }
+    }
+
+    /// The entry at `position`.
+    subscript(position: Int) -> Event { log[position] }
+
+    /// Records `response` on the entry at `position`.
+    mutating func record(_ response: ResponseReport, at position: Int) {
+        log[position].response = response
     }
 
     /// Every entry, newest first.
@@ -126,18 +202,21 @@ struct DeliveredLedger {
 }
 
 extension DeliveredLedger {
-    /// The entries kept, oldest first, each with its interned device (-1 for none), compacted.
-    var checkpointState: [(event: Event, device: Int32)] {
+    /// The entries kept, oldest first, each with its interned device (-1 for none) and production
+    /// order, compacted.
+    var checkpointState: [(event: Event, device: Int32, order: Int)] {
         var ledger = self
         ledger.compact()
-        return Array(zip(ledger.log, ledger.devices))
+        return zip(zip(ledger.log, ledger.devices), ledger.orders).map { ($0.0, $0.1, $1) }
     }
 
     /// A ledger holding `entries`, oldest first.
-    init(limit: Int, restoring entries: [(event: Event, device: Int32)]) {
+    init(limit: Int, restoring entries: [(event: Event, device: Int32, order: Int)]) {
         self.init(limit: limit)
         log = entries.map(\.event)
         devices = entries.map(\.device)
+        orders = entries.map(\.order)
+        unnumbered = zip(log, orders).reduce(0) { $0 + ($1.0.sequence == 0 && $1.1 >= 0 ? 1 : 0) }
         compact()
         compactionSize = max(Self.smallestCompaction, 2 * log.count)
     }

@@ -4,8 +4,8 @@ extension Engine {
     /// uses nothing up (SPEC §7).
     func deliver(_ event: Event, for entry: RequestEntry, device: Int32) -> Bool {
         guard entry.mayNotify(at: event.time) else { return false }
-        events.append(event, timerBound: firingBound)
-        delivered.add(event, device: device)
+        let order = events.append(event, timerBound: firingBound)
+        delivered.add(event, device: device, order: order)
         if let tracer, event.requestID == tracer.request, event.device == tracer.device {
             tracer.delivered.append(event)
         }
@@ -118,7 +118,7 @@ extension Engine {
             case .removePending(let ids): pending.removeAll { ids.contains($0.id) }
             case .removeAllPending: pending.removeAll()
             case .setCategories(let list): categories = list
-            case .removeDelivered, .removeAllDelivered, .tick: break
+            case .removeDelivered, .removeAllDelivered, .tick, .respond: break
             }
         }
         return (pending, categories)

@@ -103,6 +103,8 @@ extension Engine {
             break
         case .setCategories(let list):
             categories = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        case .respond(let response):
+            applyResponse(response)
         }
     }
 
@@ -184,7 +186,7 @@ extension Engine {
             if region.widensWithAccuracy { accuracyWideningRequests += 1 }
         }
         if let beacon { beaconSlots[beacon.key, default: []].append(slot) }
-        if let timing, !restoring { scheduleTiming(entry, at: timing.firstDue(added: time)) }
+        if let timing, !restoring, !isFork { scheduleTiming(entry, at: timing.firstDue(added: time)) }
         if replaced {
             delivered.replace(
                 requestID: request.id, content: request.content,

@@ -40,6 +40,8 @@ public struct RegionTraceStep: Sendable {
         case confirmationTimer(due: Timestamp)
         /// A visit's dwell time was reached.
         case dwellTimer(due: Timestamp)
+        /// The user answered one of the pair's notifications (its `response` event is the step's).
+        case response(ResponseReport)
     }
 
     /// Where the engine had the device relative to the region.
@@ -163,6 +165,24 @@ extension Engine {
                 before: before.standing, after: after.standing, streakBefore: before.streak, streak: after.streak,
                 awaitsDwell: after.awaitsDwell,
                 isDone: after.isDone))
+    }
+
+    /// Records a response to a notification of the traced pair as a step of its own (it changes
+    /// no standing), so that its event is not held for the pair's next fix.
+    func traceResponse(_ report: ResponseReport, tracer: RegionTracer) {
+        var standing:
+            (standing: RegionTraceStep.Standing, streak: RegionTraceStep.Streak?, awaitsDwell: Bool, isDone: Bool) =
+                (.unknown, nil, false, false)
+        if let slot = slotsByID[tracer.request], let region = requests[Int(slot)].region,
+            let device = devices.id(of: tracer.device)
+        {
+            standing = self.standing(slot: slot, device: device, bucket: region.bucket)
+        }
+        tracer.record(
+            RegionTraceStep(
+                cause: .response(report), before: standing.standing, after: standing.standing,
+                streakBefore: standing.streak, streak: standing.streak, awaitsDwell: standing.awaitsDwell,
+                isDone: standing.isDone))
     }
 
     /// Whether a region timer belongs to the traced pair.

@@ -122,6 +122,11 @@ public final class Engine {
     /// `finish(until:)` was taking it: that reading was not applied and the engine moves no
     /// further. A checkpoint then holds the state at the ``clock`` it stopped at.
     @exclusivity(unchecked) public internal(set) var stoppedInJump = false
+    /// Events a response released before its instant closed (see ``applyResponse(_:)``), handed
+    /// out first by the next release.
+    @exclusivity(unchecked) var releasedAhead: [Event] = []
+    /// What became of the `respond` records applied since ``takeResponseOutcomes()`` last ran.
+    @exclusivity(unchecked) var responseOutcomes: [ResponseOutcome] = []
     @exclusivity(unchecked) var devices = DeviceTable()
     @exclusivity(unchecked) var timers = TimerQueue()
     @exclusivity(unchecked) var events = EventQueue()
@@ -137,7 +142,10 @@ public final class Engine {
     /// Set on forks: every engine of a sharded run applies the same request changes, and only the
     /// first one logs them (``requestLogger``), so each message appears once. Last, so the hot
     /// properties above keep their places.
-    private var isFork = false
+    /// A shard's engine forked from the first (``fork()``): it never schedules time and calendar
+    /// timers, which fire in the first shard only, but keeps those requests so that adding one
+    /// updates its delivered notifications as in one engine.
+    private(set) var isFork = false
     /// The catalogs this engine's run was given (at creation, and on each resume), as requests and,
     /// from a checkpoint, as digests: a resumed run given the same catalog again adds none of it,
     /// whatever control records did to those requests since (SPEC §10 continuity).
@@ -281,9 +289,15 @@ public final class Engine {
         return problems
     }
 
-    /// Releases events and counts them.
+    /// Releases events, numbers their delivered entries and counts them; events a response
+    /// released ahead come first.
     func release(before limit: Timestamp?, inclusive: Bool) -> [Event] {
-        let released = events.release(before: limit, inclusive: inclusive)
+        var (released, orders) = events.release(before: limit, inclusive: inclusive)
+        delivered.number(orders: orders, events: released)
+        if !releasedAhead.isEmpty {
+            released = releasedAhead + released
+            releasedAhead = []
+        }
         statistics.events += released.count
         return released
     }
@@ -352,6 +366,9 @@ package struct ProducedEvent: Sendable {
     /// reading or record being applied: the later of the timer's due time and the clock when it
     /// was set. One engine fires that timer when its clock first moves past this instant.
     package var timerBound: Timestamp?
+    /// Its production order in its engine, by which the engine's delivered ledger knows the entry
+    /// until the sharded merge tells it the `seq` (``Engine/numberDelivered(orders:events:)``).
+    package var order: Int = 0
 
     /// Whether a timer produced it.
     package var byTimer: Bool { timerBound != nil }
@@ -374,6 +391,12 @@ extension Engine {
         assert(configuration.eventRelease == .asProduced)
         apply(deviceNamed: name, time: time, coordinate: coordinate, accuracy: accuracy)
         return events.drainProduced()
+    }
+
+    /// Tells the delivered ledger the `seq` the sharded merge gave the events this engine
+    /// produced with production orders `orders` (a response may name a notification by `seq`).
+    package func numberDelivered(orders: [Int], events: [Event]) {
+        delivered.number(orders: orders, events: events)
     }
 
     /// Ends the input like ``finish(until:)`` and returns the events it produced, as produced.

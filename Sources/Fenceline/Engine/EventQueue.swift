@@ -19,15 +19,19 @@ struct EventQueue {
         self.passesThrough = passesThrough
     }
 
-    mutating func append(_ event: Event, timerBound: Timestamp?) {
-        if passesThrough {
-            produced.append(ProducedEvent(event: event, timerBound: timerBound))
-            return
-        }
+    /// Queues `event` (or, in pass-through mode, keeps it for ``drainProduced()``); returns its
+    /// production order.
+    @discardableResult
+    mutating func append(_ event: Event, timerBound: Timestamp?) -> Int {
         count += 1
+        if passesThrough {
+            produced.append(ProducedEvent(event: event, timerBound: timerBound, order: count))
+            return count
+        }
         pending.append((event, count))
         earliest = min(earliest ?? event.time, event.time)
         latest = max(latest ?? event.time, event.time)
+        return count
     }
 
     var isEmpty: Bool { pending.isEmpty }
@@ -43,10 +47,12 @@ struct EventQueue {
         return produced
     }
 
-    /// Removes and returns, numbered, the events stamped before `limit` (or at it, when `inclusive`).
-    mutating func release(before limit: Timestamp?, inclusive: Bool) -> [Event] {
-        guard let first = earliest else { return [] }
-        if let limit, first > limit || (first == limit && !inclusive) { return [] }
+    /// Removes and returns, numbered, the events stamped before `limit` (or at it, when
+    /// `inclusive`), with the production order of each (which the delivered ledger knows its
+    /// entries by until they are numbered).
+    mutating func release(before limit: Timestamp?, inclusive: Bool) -> (events: [Event], orders: [Int]) {
+        guard let first = earliest else { return ([], []) }
+        if let limit, first > limit || (first == limit && !inclusive) { return ([], []) }
         func isReady(_ time: Timestamp) -> Bool {
             guard let limit else { return true }
             return time < limit || (inclusive && time == limit)
@@ -81,7 +87,7 @@ struct EventQueue {
             event.sequence = released
             result.append(event)
         }
-        return result
+        return (result, ready.map(\.order))
     }
 
     /// SPEC §4 order, ties in production order.

@@ -23,19 +23,25 @@ public struct Event: Hashable, Sendable {
     /// The beacon for beacon events.
     public var beacon: BeaconReport? {
         get { extras?.beacon }
-        set { extras = Extras.make(beacon: newValue, content: content, actions: actions) }
+        set { extras = Extras.make(beacon: newValue, content: content, actions: actions, response: response) }
     }
     /// The request's content with placeholders filled in.
     public var content: NotificationContent {
         get { extras?.content ?? NotificationContent() }
-        set { extras = Extras.make(beacon: beacon, content: newValue, actions: actions) }
+        set { extras = Extras.make(beacon: beacon, content: newValue, actions: actions, response: response) }
     }
     /// The actions of the content's category, for rendering buttons downstream.
     public var actions: [NotificationAction] {
         get { extras?.actions ?? [] }
-        set { extras = Extras.make(beacon: beacon, content: content, actions: newValue) }
+        set { extras = Extras.make(beacon: beacon, content: content, actions: newValue, response: response) }
     }
-    /// The beacon, content and actions, boxed and `nil` when all are empty (most events): held
+    /// For a `response` event, the answer it reports; for a delivered notification (the ledger's
+    /// entries), the latest answer to it (SPEC §8).
+    public var response: ResponseReport? {
+        get { extras?.response }
+        set { extras = Extras.make(beacon: beacon, content: content, actions: actions, response: newValue) }
+    }
+    /// The beacon, content, actions and response, boxed and `nil` when all are empty (most events): held
     /// inline they made an event 312 bytes instead of 128, copied on each step of its way out
     /// (the queue, the delivered ledger, the release) and faulting in the ledger's fresh pages.
     private var extras: Extras?
@@ -45,7 +51,7 @@ public struct Event: Hashable, Sendable {
         sequence: Int = 0, time: Timestamp, requestID: String, device: String?, trigger: TriggerKind,
         kind: EventKind, since: Timestamp? = nil, state: RegionStatus? = nil, position: Position? = nil,
         distance: Double? = nil, beacon: BeaconReport? = nil, content: NotificationContent = NotificationContent(),
-        actions: [NotificationAction] = []
+        actions: [NotificationAction] = [], response: ResponseReport? = nil
     ) {
         self.sequence = sequence
         self.time = time
@@ -57,7 +63,7 @@ public struct Event: Hashable, Sendable {
         self.state = state
         self.position = position
         self.distance = distance
-        self.extras = Extras.make(beacon: beacon, content: content, actions: actions)
+        self.extras = Extras.make(beacon: beacon, content: content, actions: actions, response: response)
     }
 }
 
@@ -66,35 +72,67 @@ private final class Extras: Hashable, Sendable {
     let beacon: BeaconReport?
     let content: NotificationContent
     let actions: [NotificationAction]
+    let response: ResponseReport?
 
-    private init(beacon: BeaconReport?, content: NotificationContent, actions: [NotificationAction]) {
+    private init(
+        beacon: BeaconReport?, content: NotificationContent, actions: [NotificationAction], response: ResponseReport?
+    ) {
         self.beacon = beacon
         self.content = content
         self.actions = actions
+        self.response = response
     }
 
     /// The box, or `nil` when every part is empty (so equal events hold equal boxes or none).
-    static func make(beacon: BeaconReport?, content: NotificationContent, actions: [NotificationAction]) -> Extras? {
-        guard beacon != nil || !content.isEmpty || !actions.isEmpty else { return nil }
-        return Extras(beacon: beacon, content: content, actions: actions)
+    static func make(
+        beacon: BeaconReport?, content: NotificationContent, actions: [NotificationAction], response: ResponseReport?
+    ) -> Extras? {
+        guard beacon != nil || !content.isEmpty || !actions.isEmpty || response != nil else { return nil }
+        return Extras(beacon: beacon, content: content, actions: actions, response: response)
     }
 
     static func == (a: Extras, b: Extras) -> Bool {
-        a.beacon == b.beacon && a.content == b.content && a.actions == b.actions
+        a.beacon == b.beacon && a.content == b.content && a.actions == b.actions && a.response == b.response
     }
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(beacon)
         hasher.combine(content)
         hasher.combine(actions)
+        hasher.combine(response)
+    }
+}
+
+/// A user's answer to a delivered notification (`UNNotificationResponse`), as a `response` event
+/// reports it and as the delivered notification keeps it.
+public struct ResponseReport: Hashable, Sendable {
+    /// The `seq` of the notification answered.
+    public var respondsTo: Int
+    /// `"default"` (opened), `"dismiss"`, or the id of one of the category's actions.
+    public var action: String
+    /// What the user typed into a text-input action.
+    public var text: String?
+    /// The action's options (`foreground`, `destructive`, `authenticationRequired`).
+    public var options: [String]
+    /// When the answer was applied.
+    public var time: Timestamp
+
+    /// Creates a report.
+    public init(respondsTo: Int, action: String, text: String?, options: [String], time: Timestamp) {
+        self.respondsTo = respondsTo
+        self.action = action
+        self.text = text
+        self.options = options
+        self.time = time
     }
 }
 
 /// What an event reports.
 public enum EventKind: String, Hashable, Sendable, CaseIterable {
-    case enter, exit, dwell, cross, state, fire
+    case enter, exit, dwell, cross, state, fire, response
 
-    /// The order of events of one instant (SPEC §4): exits, enters, state, dwell, cross, fires.
+    /// The order of events of one instant (SPEC §4): exits, enters, state, dwell, cross, fires,
+    /// responses.
     public var rank: Int {
         switch self {
         case .exit: 0
@@ -103,6 +141,7 @@ public enum EventKind: String, Hashable, Sendable, CaseIterable {
         case .dwell: 3
         case .cross: 4
         case .fire: 5
+        case .response: 6
         }
     }
 }

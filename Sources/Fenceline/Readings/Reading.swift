@@ -109,6 +109,8 @@ public struct ControlRecord: Hashable, Sendable {
         /// `PUT /v1/categories`, journaled so that its export replays it). A pending request whose
         /// category is gone notifies without actions.
         case setCategories([NotificationCategory])
+        /// A user's answer to a delivered notification (SPEC §8).
+        case respond(NotificationResponse)
     }
 
     /// Creates a control record.
@@ -116,4 +118,37 @@ public struct ControlRecord: Hashable, Sendable {
         self.time = time
         self.operation = operation
     }
+}
+
+/// A user's answer to a delivered notification, as a `respond` control record gives it (SPEC §8):
+/// the notification by its `seq`, or the latest delivered one of a request and device.
+public struct NotificationResponse: Hashable, Sendable {
+    /// Which delivered notification is answered.
+    public enum Target: Hashable, Sendable {
+        /// The notification with this `seq`.
+        case sequence(Int)
+        /// The latest delivered notification of this request and device (`nil`: an unscoped
+        /// time or calendar request's).
+        case latest(request: String, device: String?)
+    }
+
+    /// Which delivered notification is answered.
+    public var target: Target
+    /// `"default"` (the user opened it), `"dismiss"` (only for a category with
+    /// `customDismissAction`), or the id of one of the category's actions.
+    public var action: String
+    /// What the user typed, only for an action with `textInput`.
+    public var text: String?
+
+    /// Creates a response.
+    public init(target: Target, action: String, text: String? = nil) {
+        self.target = target
+        self.action = action
+        self.text = text
+    }
+
+    /// The action of a notification being opened.
+    public static let defaultAction = "default"
+    /// The action of a notification being dismissed.
+    public static let dismissAction = "dismiss"
 }

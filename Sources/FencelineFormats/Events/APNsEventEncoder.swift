@@ -12,11 +12,14 @@ public import Fenceline
 /// service extension to fetch), and the content's `userInfo` keys beside them (a `userInfo` key
 /// named `aps`, or `attachments` when there are some, is left out). The collapse
 /// id is the request id, so a newer notification of a request replaces the older one on the device.
+/// `response` events (answers that came from a device) are not written.
 public struct APNsEventEncoder: EventEncoder {
     /// Creates the encoder.
     public init() {}
 
     public func encode(_ event: Event, into bytes: inout [UInt8]) {
+        // A response came from the device: there is nothing to push.
+        guard event.kind != .response else { return }
         var writer = JSONWriter()
         swap(&writer.bytes, &bytes)
         writer.raw("{")

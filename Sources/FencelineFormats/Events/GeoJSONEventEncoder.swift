@@ -38,6 +38,16 @@ public final class GeoJSONEventEncoder: EventEncoder {
         }
         writer.raw(#","properties":{"#)
         writer.writeEventHeader(event)
+        if event.kind == .response, let response = event.response {
+            writer.key("respondsTo")
+            writer.integer(response.respondsTo)
+            writer.key("action")
+            writer.string(response.action)
+            if let text = response.text {
+                writer.key("text")
+                writer.string(text)
+            }
+        }
         if let distance = event.distance {
             writer.key("distance")
             writer.number(roundedDistance(distance))
@@ -90,6 +100,7 @@ public final class GeoJSONEventEncoder: EventEncoder {
         case .cross: "#984ea3"
         case .state: "#7f7f7f"
         case .fire: "#fdae61"
+        case .response: "#2b8cbe"
         }
     }
 
@@ -102,6 +113,7 @@ public final class GeoJSONEventEncoder: EventEncoder {
         case .cross: "cross"
         case .state: "circle"
         case .fire: "alarm"
+        case .response: "chat"
         }
     }
 }

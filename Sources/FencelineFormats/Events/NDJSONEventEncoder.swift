@@ -1,7 +1,8 @@
 public import Fenceline
 
 /// Events as NDJSON in SPEC §8's key order: `seq`, `time`, `request`, `device`, `trigger`,
-/// `event`, (`state`), `since`, `position`, `distance`, (`beacon`), `content`, (`actions`).
+/// `event`, (`state`), `since`, `position`, `distance`, (`beacon`), `content`, (`actions`); a
+/// `response` event has `respondsTo`, `action`, (`text`) and `options` after `event` instead.
 public struct NDJSONEventEncoder: EventEncoder {
     /// Creates the encoder.
     public init() {}
@@ -11,6 +12,13 @@ public struct NDJSONEventEncoder: EventEncoder {
         swap(&writer.bytes, &bytes)
         writer.raw("{")
         writer.writeEventHeader(event)
+        if event.kind == .response, let response = event.response {
+            // An answer, not a notification: what was answered and how, no content.
+            writer.writeResponse(response)
+            writer.raw("}\n")
+            swap(&writer.bytes, &bytes)
+            return
+        }
         if let position = event.position {
             writer.key("position")
             writer.writePosition(position)
@@ -83,6 +91,34 @@ extension JSONWriter {
             key("accuracy")
             number(accuracy)
         }
+        raw("}")
+    }
+
+    /// A `response` event's own members: `respondsTo`, `action`, `text` (when given), `options`.
+    package mutating func writeResponse(_ response: ResponseReport) {
+        key("respondsTo")
+        integer(response.respondsTo)
+        key("action")
+        string(response.action)
+        if let text = response.text {
+            key("text")
+            string(text)
+        }
+        key("options")
+        value(.array(response.options.map(JSONValue.string)))
+    }
+
+    /// What a delivered notification keeps of its latest answer: `{"action", "text", "time"}`.
+    package mutating func writeAnswer(_ response: ResponseReport) {
+        raw("{")
+        key("action", first: true)
+        string(response.action)
+        if let text = response.text {
+            key("text")
+            string(text)
+        }
+        key("time")
+        time(response.time)
         raw("}")
     }
 

@@ -25,6 +25,13 @@ public struct TextEventEncoder: EventEncoder {
             line +=
                 " \(beacon.identity.major)/\(beacon.identity.minor) \(JSONWriter.format((beacon.rssi * 10).rounded() / 10)) dBm \(beacon.proximity.rawValue)"
         }
+        if event.kind == .response, let response = event.response {
+            line += " " + "to #\(response.respondsTo)".padded(to: 14) + "  " + response.action.terminalSafe
+            if let text = response.text {
+                let flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+                line += ": \"" + flat.terminalSafe + "\""
+            }
+        }
         let text = [event.content.title, event.content.body].compactMap { $0 }.joined(separator: ": ")
         var flat = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 }).terminalSafe
         while flat.hasSuffix(" ") { flat.removeLast() }

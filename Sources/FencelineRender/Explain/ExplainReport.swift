@@ -133,11 +133,15 @@ public enum ExplainReport {
                 if step.events.isEmpty && step.after == .inside {
                     notes.append("an exit confirmable by now wins over the dwell: no dwell")
                 }
+            case .response(let response):
+                row = [response.time.rfc3339, "response", "", "", "", standing(step)]
+                let text = response.text.map { ": \"\($0.terminalSafe)\"" } ?? ""
+                notes.append("the user answered #\(response.respondsTo) with \(response.action.terminalSafe)\(text)")
             }
             for event in step.events {
                 let match = unnumbered.firstIndex { $0.kind == event.kind && $0.time == event.time }
                 let sequence = match.map { "#\(unnumbered.remove(at: $0).sequence) " } ?? ""
-                notes.append("→ \(sequence)\(event.kind.rawValue) notified")
+                notes.append("→ \(sequence)\(event.kind.rawValue)\(event.kind == .response ? " event" : " notified")")
             }
             if step.events.isEmpty && step.before != step.after && step.before != .unknown {
                 let kind = step.after == .inside ? "enter" : "exit"
@@ -285,6 +289,7 @@ public enum ExplainReport {
         switch step.cause {
         case .fix(let fix), .staleFix(let fix): fix.time.rfc3339
         case .confirmationTimer(let due), .dwellTimer(let due): due.rfc3339
+        case .response(let response): response.time.rfc3339
         }
     }
 

@@ -28,6 +28,7 @@ enum RenderStyle {
         case .cross: "#7c3aed"
         case .state: "#6b7280"
         case .fire: "#111827"
+        case .response: "#0284c7"
         }
     }
 
@@ -61,6 +62,8 @@ enum RenderStyle {
                 return (length * cos(angle), length * sin(angle))
             }
             return polygon(points)
+        case .response:  // a diamond: an answer from the device
+            return polygon([(0, -1.1 * r), (1.1 * r, 0), (0, 1.1 * r), (-1.1 * r, 0)])
         }
     }
 

@@ -1,0 +1,145 @@
+/// Why a response was refused (SPEC §8: a bad line in a stream, 404 or 422 in the service).
+public struct ResponseRefusal: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of refusal it is.
+    public enum Code: String, Hashable, Sendable {
+        /// No delivered notification has that `seq`, or that request and device (never, or removed).
+        case notDelivered
+        /// The action is not one the notification offers, or `text` is given where it cannot be.
+        case invalidAction
+    }
+
+    /// What kind of refusal it is.
+    public var code: Code
+    /// The field at fault (`seq`, `request`, `action`, `text`).
+    public var field: String
+    /// What is wrong, for a person.
+    public var message: String
+
+    /// Creates a refusal.
+    public init(_ code: Code, field: String, _ message: String) {
+        self.code = code
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+extension Engine {
+    /// What became of a `respond` control record the engine applied: its response event, or
+    /// why it was refused. Drained by ``takeResponseOutcomes()``.
+    package struct ResponseOutcome {
+        package var response: NotificationResponse
+        package var refusal: ResponseRefusal?
+    }
+
+    /// The outcomes of the `respond` records applied since the last call, in the order applied,
+    /// so that a caller feeding records through ``process(_:)`` can report refused ones.
+    package func takeResponseOutcomes() -> [ResponseOutcome] {
+        defer { responseOutcomes = [] }
+        return responseOutcomes
+    }
+
+    /// Applies a user's answer at the clock (already moved to the record's time): finds the
+    /// delivered notification, checks the action against its category, records the answer on it
+    /// and emits a `response` event (SPEC §8).
+    ///
+    /// Which notification a `seq` names is known once its instant is released, so the events of
+    /// every instant before the clock are released first (into the next release, in their
+    /// order): a response may answer an event of the instant just before it.
+    func applyResponse(_ response: NotificationResponse) {
+        guard let time = clock else { return }
+        releaseAhead(before: time)
+        do throws(ResponseRefusal) {
+            let position = try deliveredPosition(for: response.target)
+            let notification = delivered[position]
+            let options = try actionOptions(for: response, answering: notification)
+            let report = ResponseReport(
+                respondsTo: notification.sequence, action: response.action, text: response.text, options: options,
+                time: time)
+            delivered.record(report, at: position)
+            // Not a notification: it takes no delivered entry and no schedule mutes it.
+            let event = Event(
+                time: time, requestID: notification.requestID, device: notification.device,
+                trigger: notification.trigger, kind: .response, response: report)
+            events.append(event, timerBound: firingBound)
+            if let tracer, event.requestID == tracer.request, event.device == tracer.device {
+                tracer.delivered.append(event)
+                traceResponse(report, tracer: tracer)
+            }
+            responseOutcomes.append(ResponseOutcome(response: response, refusal: nil))
+        } catch {
+            responseOutcomes.append(ResponseOutcome(response: response, refusal: error))
+        }
+    }
+
+    /// Releases (and numbers) the events stamped before `time` now, for the next release to hand out.
+    private func releaseAhead(before time: Timestamp) {
+        let (released, orders) = events.release(before: time, inclusive: false)
+        guard !released.isEmpty else { return }
+        delivered.number(orders: orders, events: released)
+        releasedAhead += released
+    }
+
+    private func deliveredPosition(for target: NotificationResponse.Target) throws(ResponseRefusal) -> Int {
+        switch target {
+        case .sequence(let sequence):
+            guard let position = delivered.position(ofSequence: sequence) else {
+                throw ResponseRefusal(
+                    .notDelivered, field: "seq",
+                    "no delivered notification has seq \(sequence) (never delivered, removed, or beyond the delivered limit)"
+                )
+            }
+            return position
+        case .latest(let request, let device):
+            guard let position = delivered.latestPosition(request: request, device: device) else {
+                let whose = device.map { "device \"\($0)\"" } ?? "no device"
+                throw ResponseRefusal(
+                    .notDelivered, field: "request",
+                    "no delivered notification of request \"\(request)\" for \(whose)")
+            }
+            return position
+        }
+    }
+
+    /// The options of the action `response` takes on `notification`, after checking it may.
+    private func actionOptions(
+        for response: NotificationResponse, answering notification: Event
+    ) throws(ResponseRefusal) -> [String] {
+        let category = notification.content.category.flatMap { categories[$0] }
+        let offered = notification.actions.map(\.id)
+        func noText() throws(ResponseRefusal) {
+            guard response.text == nil else {
+                throw ResponseRefusal(
+                    .invalidAction, field: "text",
+                    "text is only for an action with textInput, not \"\(response.action)\"")
+            }
+        }
+        switch response.action {
+        case NotificationResponse.defaultAction:
+            try noText()
+            return []
+        case NotificationResponse.dismissAction:
+            guard category?.options.contains("customDismissAction") == true else {
+                let name = notification.content.category.map { "category \"\($0)\"" } ?? "the notification's content"
+                throw ResponseRefusal(
+                    .invalidAction, field: "action",
+                    "\"dismiss\" needs a category with the customDismissAction option; \(name) has none")
+            }
+            try noText()
+            return []
+        default:
+            guard let action = notification.actions.first(where: { $0.id == response.action }) else {
+                let dismiss = category?.options.contains("customDismissAction") == true ? ["dismiss"] : []
+                let known = (["default"] + offered + dismiss).map { "\"\($0)\"" }.joined(separator: ", ")
+                let name = notification.content.category.map { ", category \"\($0)\"" } ?? ""
+                throw ResponseRefusal(
+                    .invalidAction, field: "action",
+                    "unknown action \"\(response.action)\" for seq \(notification.sequence) (request \"\(notification.requestID)\"\(name)); expected one of \(known)"
+                )
+            }
+            if action.textInput == nil { try noText() }
+            return action.options
+        }
+    }
+}
