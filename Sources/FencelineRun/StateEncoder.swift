@@ -43,16 +43,17 @@ public enum StateEncoder {
         return writer.bytes
     }
 
-    /// Delivered notifications as a JSON array, one per line: seq (0 for one delivered before
-    /// checkpoints kept it), request, device, trigger, event, time, content and the latest
-    /// response (what `--state-out` and the service's `GET /v1/delivered` list).
+    /// Delivered notifications as a JSON array, one per line: seq (`null` while its instant is
+    /// still open, or for one kept by a checkpoint of format 1), request, device, trigger, event,
+    /// time, content and the latest response (what `--state-out` and the service's
+    /// `GET /v1/delivered` list).
     public static func deliveredList(_ events: [Event]) -> [UInt8] {
         var writer = JSONWriter()
         writer.raw("[")
         for (index, event) in events.enumerated() {
             writer.raw(index == 0 ? "\n  {" : ",\n  {")
             writer.key("seq", first: true)
-            writer.integer(event.sequence)
+            if event.sequence > 0 { writer.integer(event.sequence) } else { writer.raw("null") }
             writer.key("request")
             writer.string(event.requestID)
             writer.key("device")

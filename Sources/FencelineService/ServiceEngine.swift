@@ -136,6 +136,7 @@ actor ServiceEngine {
                 let reading = try entry.line.withUnsafeBufferPointer { try decoder.decode($0) }
                 if let reading { _ = engine.process(reading) }
             }
+            _ = engine.takeResponseOutcomes()  // told when the lines came in
             position = last.position
             replayed += entries.count
         }
@@ -189,6 +190,14 @@ actor ServiceEngine {
                         return
                     }
                     applied.append(Array(line))
+                    // A refused response is a bad line, but journaled all the same: it moved the
+                    // clock (which notification it names depends on the timers due before it),
+                    // and a replay or the export must move it there too.
+                    if case .control(let control) = reading, case .respond = control.operation,
+                        let refusal = engine.takeResponseOutcomes().compactMap(\.refusal).first
+                    {
+                        throw LineError(field: refusal.field, message: refusal.message)
+                    }
                     answer.accepted += 1
                 } catch {
                     let field = error.field.map { "field \"\($0)\": " } ?? ""
@@ -237,6 +246,28 @@ actor ServiceEngine {
         guard let reading else { return }
         let events = engine.process(reading)
         try commit(lines: [line], events: events, idempotency: nil)
+    }
+
+    /// Applies the `respond` record `line` (made by `POST /v1/responses`, without a time: at the
+    /// clock) and returns its `response` event, not numbered yet; a refused one is not journaled
+    /// (at the clock it changes nothing).
+    /// - Throws: ``LineError`` for a malformed record, ``ResponseRefusal`` for a refused one.
+    func respond(_ line: [UInt8]) throws -> Event {
+        let reading = try line.withUnsafeBufferPointer { bytes throws(LineError) in try decoder.decode(bytes) }
+        guard let reading, engine.clock != nil else {
+            throw ResponseRefusal(.notDelivered, field: "seq", "no notification has been delivered yet")
+        }
+        let events = engine.process(reading)
+        let outcome = engine.takeResponseOutcomes().last
+        if let refusal = outcome?.refusal {
+            if !events.isEmpty { try commit(lines: [line], events: events, idempotency: nil) }
+            throw refusal
+        }
+        try commit(lines: [line], events: events, idempotency: nil)
+        guard let event = outcome?.event else {
+            throw ResponseRefusal(.notDelivered, field: "seq", "the response was not applied")
+        }
+        return event
     }
 
     /// `--clock wall`: moves the clock to `now` with a journaled `tick` record, as a reading

@@ -274,6 +274,27 @@ enum ServiceRoutes {
                     field: "categories")
             }
         }
+        router.post("v1/responses") { request, _ in
+            var object = try await jsonObject(request, what: "a response (SPEC §8)")
+            // Applied at the clock, as every change made through the API is.
+            object.removeValue(forKey: "time")
+            object["op"] = "respond"
+            let line = Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+            do {
+                let event = try await engine.respond(line)
+                return response(NDJSONEventEncoder.unnumberedResponse(event), type: "application/json")
+            } catch let error as LineError {
+                throw ServiceError(.unprocessableContent, code: "invalid_request", error.message, field: error.field)
+            } catch let refusal as ResponseRefusal {
+                switch refusal.code {
+                case .notDelivered:
+                    throw ServiceError(.notFound, code: "not_found", refusal.message, field: refusal.field)
+                case .invalidAction:
+                    throw ServiceError(
+                        .unprocessableContent, code: "invalid_response", refusal.message, field: refusal.field)
+                }
+            }
+        }
         router.get("v1/delivered") { request, _ in
             let device = request.uri.queryParameters.get("device")
             let list = StateEncoder.deliveredList(await engine.delivered(device: device))

@@ -354,6 +354,70 @@ import Testing
     /// `PUT /v1/categories` replaces the set whole as a journaled `setCategories` record: requests
     /// may then name the new categories, events carry the new actions, a category in use cannot be
     /// dropped (409), and `fenceline run` over the export gives the log.
+    /// `POST /v1/responses` and `respond` lines in a batch (SPEC §8, §11): 200 with the response
+    /// event, 404 for a notification not delivered (or removed), 422 for an action it does not
+    /// offer; the delivered list keeps the answer; the export replays to the same event log, and a
+    /// restart keeps it all.
+    @Test func responsesAreTakenRefusedAndReplayed() throws {
+        let scenario = "Data/scenarios/responses-depot"
+        let directory = try CLI.temporaryDirectory()
+        var server = try Server(triggers: "\(scenario)/triggers.json", directory: directory)
+        let ndjson = ["Content-Type: application/x-ndjson"]
+        let none = try server.call("POST", "/v1/responses", body: #"{"seq":1,"action":"ack"}"#)
+        #expect(none.status == 404, "before any reading: \(none.body)")
+        let lines = try String(
+            contentsOfFile: "\(Fixtures.packageRoot.path)/\(scenario)/readings.ndjson", encoding: .utf8
+        )
+        .split(separator: "\n").map(String.init)
+        // The readings and the scenario's own respond lines up to the removeDelivered (line 12).
+        let batch = try server.call("POST", "/v1/readings", body: lines[..<11].joined(separator: "\n"), headers: ndjson)
+        #expect(batch.status == 200, "\(batch.body)")
+        let answer = try JSONSerialization.jsonObject(with: Data(batch.body.utf8)) as! [String: Any]
+        #expect(
+            (answer["errors"] as? [[String: Any]])?.compactMap { $0["line"] as? Int } == [7, 8, 9], "\(batch.body)")
+        let taken = try server.call(
+            "POST", "/v1/responses",
+            body: #"{"request":"gate","device":"truck-18","action":"ok","time":"2030-01-01T00:00:00Z"}"#)
+        #expect(taken.status == 200, "\(taken.body)")
+        #expect(
+            taken.body
+                == #"{"time":"2026-03-02T08:01:50Z","request":"gate","device":"truck-18","trigger":"region","event":"response","respondsTo":5,"action":"ok","options":[]}"#,
+            "applied at the clock, the body's time ignored")
+        let unknown = try server.call("POST", "/v1/responses", body: #"{"seq":5,"action":"reply","text":"x"}"#)
+        #expect(unknown.status == 422 && unknown.body.contains(#""code":"invalid_response""#), "\(unknown.body)")
+        let text = try server.call("POST", "/v1/responses", body: #"{"seq":5,"action":"ok","text":"x"}"#)
+        #expect(text.status == 422 && text.body.contains(#""field":"text""#), "\(text.body)")
+        #expect(try server.call("POST", "/v1/responses", body: #"{"seq":999,"action":"ok"}"#).status == 404)
+        #expect(try server.call("POST", "/v1/responses", body: #"{"seq":0,"action":"ok"}"#).status == 422)
+        #expect(try server.call("POST", "/v1/responses", body: #"{"seq":5}"#).status == 422)
+        #expect(try server.call("POST", "/v1/responses", body: "[]").status == 400)
+        #expect(try server.call("DELETE", "/v1/delivered/gate").status == 200)
+        let removed = try server.call("POST", "/v1/responses", body: #"{"seq":5,"action":"ok"}"#)
+        #expect(removed.status == 404, "a removed notification cannot be answered: \(removed.body)")
+        let delivered = try server.call("GET", "/v1/delivered").body
+        #expect(delivered.contains(#""response":{"action":"dismiss","time":"2026-03-02T08:01:40Z"}"#), "\(delivered)")
+        #expect(
+            try server.call("POST", "/v1/readings", body: lines[11...].joined(separator: "\n"), headers: ndjson).status
+                == 200)
+        let log = try server.call("GET", "/v1/events").body
+        #expect(log.contains(#""event":"response","respondsTo":5,"action":"ok""#), "\(log)")
+
+        let exported = directory.appendingPathComponent("export.ndjson").path
+        try server.call("GET", "/v1/export").body.write(toFile: exported, atomically: true, encoding: .utf8)
+        let replay = try CLI.run(["run", "--quiet", "--triggers", "\(scenario)/triggers.json", exported])
+        let events = try #require(
+            (try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [String: Any])?["events"] as? [[String: Any]])
+        let replayed = replay.stdout.split(separator: "\n")
+        #expect(replayed.count == events.count, "\(replay.stdout)\(replay.stderr)")
+        try Self.expectSameEvents(events, replayed)
+        let kept = try server.call("GET", "/v1/delivered").body
+        server.stop()
+        server = try Server(triggers: "\(scenario)/triggers.json", directory: directory)
+        defer { server.stop() }
+        #expect(try server.call("GET", "/v1/events").body == log, "kept across a restart")
+        #expect(try server.call("GET", "/v1/delivered").body == kept, "responses kept across a restart")
+    }
+
     @Test func categoriesAreReplacedLiveAndReplayed() throws {
         let scenario = "Data/scenarios/categories-in-events"
         let directory = try CLI.temporaryDirectory()

@@ -31,6 +31,8 @@ extension Engine {
     package struct ResponseOutcome {
         package var response: NotificationResponse
         package var refusal: ResponseRefusal?
+        /// The `response` event, not numbered yet (it leaves when its instant closes).
+        package var event: Event?
     }
 
     /// The outcomes of the `respond` records applied since the last call, in the order applied,
@@ -38,6 +40,26 @@ extension Engine {
     package func takeResponseOutcomes() -> [ResponseOutcome] {
         defer { responseOutcomes = [] }
         return responseOutcomes
+    }
+
+    /// Applies a user's answer to a delivered notification (SPEC §8), as a `respond` control
+    /// record stamped `time` (`nil`: at the clock) does, and returns the events released by then.
+    ///
+    /// The clock moves to `time` even when the answer is refused, as for the record: which
+    /// notification a `seq` names depends on the timers due before it. With a reorder window the
+    /// answer waits like any record and is not checked here.
+    /// - Throws: ``ResponseRefusal`` when no such notification is delivered or it does not offer
+    ///   the action; the events released are then handed out by the next call.
+    public func respond(_ response: NotificationResponse, at time: Timestamp? = nil) throws(ResponseRefusal) -> [Event]
+    {
+        let released = process(.control(ControlRecord(time: time, operation: .respond(response))))
+        let outcome = takeResponseOutcomes().last { $0.response == response }
+        if let refusal = outcome?.refusal {
+            releasedAhead = released + releasedAhead
+            statistics.events -= released.count  // counted again when handed out
+            throw refusal
+        }
+        return released
     }
 
     /// Applies a user's answer at the clock (already moved to the record's time): finds the
@@ -67,9 +89,9 @@ extension Engine {
                 tracer.delivered.append(event)
                 traceResponse(report, tracer: tracer)
             }
-            responseOutcomes.append(ResponseOutcome(response: response, refusal: nil))
+            responseOutcomes.append(ResponseOutcome(response: response, refusal: nil, event: event))
         } catch {
-            responseOutcomes.append(ResponseOutcome(response: response, refusal: error))
+            responseOutcomes.append(ResponseOutcome(response: response, refusal: error, event: nil))
         }
     }
 

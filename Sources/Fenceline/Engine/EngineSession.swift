@@ -70,6 +70,15 @@ public actor EngineSession {
         try engine.add(request)
     }
 
+    /// Applies a user's answer to a delivered notification (see ``Engine/respond(_:at:)``) and
+    /// publishes the events released by then, the `response` event once its instant closes.
+    /// - Throws: ``ResponseRefusal`` when it is refused.
+    @discardableResult
+    public func respond(_ response: NotificationResponse, at time: Timestamp? = nil) throws(ResponseRefusal) -> [Event]
+    {
+        publish(try engine.respond(response, at: time))
+    }
+
     /// Removes pending requests by id.
     public func removePendingRequests(withIdentifiers ids: [String]) {
         engine.removePendingRequests(withIdentifiers: ids)

@@ -55,6 +55,19 @@ public struct NDJSONEventEncoder: EventEncoder {
     }
 }
 
+extension NDJSONEventEncoder {
+    /// A `response` event that has no `seq` yet (its instant is still open), as the service's
+    /// `POST /v1/responses` answers: the §8 members after `seq`, one object.
+    package static func unnumberedResponse(_ event: Event) -> [UInt8] {
+        var numbered: [UInt8] = []
+        NDJSONEventEncoder().encode(event, into: &numbered)
+        // Drop `"seq":0,` and the newline: the rest is the event as it will be written.
+        let prefix = Array(#"{"seq":0,"#.utf8)
+        guard numbered.starts(with: prefix) else { return numbered }
+        return [UInt8(ascii: "{")] + numbered.dropFirst(prefix.count).dropLast()
+    }
+}
+
 extension JSONWriter {
     /// The members every event encoding starts with, in SPEC §8 order: `seq`, `time`, `request`,
     /// `device`, `trigger`, `event`, then `state` and `since` when present.

@@ -1,0 +1,110 @@
+import Fenceline
+import TestSupport
+import Testing
+
+/// SPEC §8's action responses through the library: found by seq or by request and device,
+/// checked against the category, recorded on the delivered entry, kept by a checkpoint.
+@Suite struct ResponseTests {
+    typealias F = Fixtures
+
+    static let arrival = NotificationCategory(
+        id: "arrival",
+        actions: [
+            NotificationAction(id: "ack", title: "OK", options: ["foreground"]),
+            NotificationAction(
+                id: "reply", title: "Reply", textInput: NotificationAction.TextInput(button: "Send", placeholder: "")),
+        ], options: ["customDismissAction"])
+
+    /// An engine whose `gate` (category `arrival`) has notified d1 of an enter, released as seq 1.
+    static func engine() throws -> (Engine, [Event]) {
+        var gate = F.circle(hysteresis: .naive)
+        gate.content = NotificationContent(title: "Gate", category: "arrival")
+        let engine = try Engine(catalog: Catalog(categories: [arrival], requests: [gate]))
+        var events = engine.process(F.fix(0, east: 300))
+        events += engine.process(F.fix(1, east: 0))
+        events += engine.advance(to: F.at(1))
+        return (engine, events)
+    }
+
+    @Test func anAnswerIsAnEventAndStaysOnTheNotification() throws {
+        let (engine, events) = try Self.engine()
+        #expect(events.map(\.sequence) == [1])
+        var out = try engine.respond(.init(target: .sequence(1), action: "reply", text: "on my way"), at: F.at(5))
+        out += engine.advance(to: F.at(6))
+        let answer = try #require(out.first)
+        #expect(answer.kind == .response && answer.sequence == 2 && answer.requestID == "gate" && answer.device == "d1")
+        #expect(answer.response?.respondsTo == 1 && answer.response?.text == "on my way")
+        #expect(engine.deliveredNotifications.first?.response?.action == "reply")
+        // By request and device: the latest of the pair; the action's options come along.
+        out = try engine.respond(.init(target: .latest(request: "gate", device: "d1"), action: "ack"))
+        out += engine.advance(to: F.at(7))
+        #expect(out.first?.response?.options == ["foreground"])
+        #expect(engine.deliveredNotifications.first?.response?.action == "ack")
+    }
+
+    @Test(arguments: [
+        (NotificationResponse(target: .sequence(2), action: "ack"), ResponseRefusal.Code.notDelivered, "seq"),
+        (.init(target: .latest(request: "gate", device: "d9"), action: "ack"), .notDelivered, "request"),
+        (.init(target: .latest(request: "other", device: "d1"), action: "ack"), .notDelivered, "request"),
+        (.init(target: .sequence(1), action: "unload"), .invalidAction, "action"),
+        (.init(target: .sequence(1), action: "ack", text: "x"), .invalidAction, "text"),
+        (.init(target: .sequence(1), action: "default", text: "x"), .invalidAction, "text"),
+    ])
+    func refusalsNameTheField(response: NotificationResponse, code: ResponseRefusal.Code, field: String) throws {
+        let (engine, _) = try Self.engine()
+        #expect(throws: ResponseRefusal.self) { try engine.respond(response) }
+        do {
+            _ = try engine.respond(response)
+        } catch {
+            #expect(error.code == code && error.field == field, "\(error)")
+        }
+        #expect(engine.deliveredNotifications.first?.response == nil)
+    }
+
+    @Test func dismissNeedsTheCategorysCustomDismissAction() throws {
+        let (engine, _) = try Self.engine()
+        _ = try engine.respond(.init(target: .sequence(1), action: "dismiss"))
+        var plain = F.circle("plain", hysteresis: .naive)
+        plain.content = NotificationContent(title: "Plain")
+        try engine.add(plain)
+        _ = engine.process(F.fix(10, east: 300))
+        _ = engine.process(F.fix(11, east: 0))
+        let events = engine.advance(to: F.at(12))
+        let seq = try #require(events.first { $0.requestID == "plain" }?.sequence)
+        #expect(throws: ResponseRefusal.self) { try engine.respond(.init(target: .sequence(seq), action: "dismiss")) }
+        _ = try engine.respond(.init(target: .sequence(seq), action: "default"))
+    }
+
+    @Test func aRemovedNotificationCannotBeAnswered() throws {
+        let (engine, _) = try Self.engine()
+        engine.removeDeliveredNotifications(withIdentifiers: ["gate"])
+        #expect(throws: ResponseRefusal.self) { try engine.respond(.init(target: .sequence(1), action: "ack")) }
+    }
+
+    /// A notification released by the response's own clock move can be answered at once, and a
+    /// refused answer's events are not lost.
+    @Test func theInstantBeforeTheAnswerIsReleasedFirst() throws {
+        var gate = F.circle(hysteresis: .naive)
+        gate.content = NotificationContent(title: "Gate", category: "arrival")
+        let engine = try Engine(catalog: Catalog(categories: [Self.arrival], requests: [gate]))
+        _ = engine.process(F.fix(0, east: 300))
+        #expect(engine.process(F.fix(1, east: 0)).isEmpty, "the enter's instant is still open")
+        let out = try engine.respond(NotificationResponse(target: .sequence(1), action: "ack"), at: F.at(3))
+        #expect(out.map(\.kind) == [.enter])
+        #expect(throws: ResponseRefusal.self) {
+            try engine.respond(.init(target: .sequence(1), action: "x"), at: F.at(4))
+        }
+        #expect(engine.advance(to: F.at(5)).map(\.kind) == [.response])
+    }
+
+    @Test func aCheckpointKeepsAnswersAndSeqs() throws {
+        let (engine, _) = try Self.engine()
+        _ = try engine.respond(.init(target: .sequence(1), action: "reply", text: "x"), at: F.at(2))
+        _ = engine.finish(until: F.at(3), keepingHeldReadings: true)
+        let resumed = try Engine(resuming: engine.checkpoint())
+        #expect(resumed.deliveredNotifications == engine.deliveredNotifications)
+        #expect(resumed.deliveredNotifications.first?.response?.text == "x")
+        _ = try resumed.respond(.init(target: .sequence(1), action: "ack"), at: F.at(4))
+        #expect(resumed.finish().map(\.kind) == [.response])
+    }
+}
