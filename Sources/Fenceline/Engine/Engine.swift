@@ -253,7 +253,10 @@ public final class Engine {
             closeInput(until: until)
             return release(before: nil, inclusive: true)
         }
-        guard let end = [clock, until].compactMap({ $0 }).max() else { return [] }
+        guard let end = [clock, until].compactMap({ $0 }).max() else {
+            refuseUnclockedResponses()
+            return []
+        }
         moveClock(to: end)
         fireTimers(before: end, inclusive: true)
         return release(before: end, inclusive: true)
@@ -267,6 +270,22 @@ public final class Engine {
         if let end {
             moveClock(to: end)
             fireTimers(before: end, inclusive: true)
+        } else {
+            refuseUnclockedResponses()
+        }
+    }
+
+    /// At the end of an input that never set the clock, the `respond` records waiting for it are
+    /// refused (nothing was ever delivered) rather than kept waiting unanswered.
+    func refuseUnclockedResponses() {
+        untimedControls.removeAll { control in
+            guard case .respond(let response) = control.operation else { return false }
+            responseOutcomes.append(
+                ResponseOutcome(
+                    response: response,
+                    refusal: ResponseRefusal(.notDelivered, field: "seq", "no notification has been delivered yet"),
+                    event: nil))
+            return true
         }
     }
 
