@@ -18,7 +18,8 @@ struct WebhookDelivery: Service {
     let metrics: ServiceMetrics
     let logger: Logger
 
-    static let answerTimeout = TimeAmount.seconds(10)
+    /// How long a receiver has to answer (10 s; a test that stalls one on purpose waits longer).
+    var answerTimeout = TimeAmount.seconds(10)
     static let longestBackoff = 300.0
     static let drainPeriod = Duration.seconds(10)
     /// Deliveries tried at once, over every webhook and to one: a receiver that stalls holds at
@@ -32,7 +33,7 @@ struct WebhookDelivery: Service {
             eventLoopGroupProvider: .singleton,
             configuration: .init(
                 redirectConfiguration: .disallow,
-                timeout: .init(connect: Self.answerTimeout, read: Self.answerTimeout),
+                timeout: .init(connect: answerTimeout, read: answerTimeout),
                 connectionPool: .init(
                     idleTimeout: .seconds(60),
                     concurrentHTTP1ConnectionsPerHostSoftLimit: Self.concurrency)))
@@ -126,7 +127,7 @@ struct WebhookDelivery: Service {
         request.body = .bytes(ByteBuffer(bytes: delivery.json))
         var answered = false
         do {
-            let response = try await client.execute(request, timeout: Self.answerTimeout)
+            let response = try await client.execute(request, timeout: answerTimeout)
             answered = (200..<300).contains(response.status.code)
             _ = try? await response.body.collect(upTo: 1 << 16)
             if !answered { logger.debug("webhook answered \(response.status.code)", metadata: meta(delivery)) }
