@@ -37,8 +37,13 @@ final class OneEngineSession: DrivenSession {
     private func apply(
         _ fix: NDJSONReadingDecoder.CanonicalParts, in bytes: UnsafeBufferPointer<UInt8>, output: RunOutput
     ) {
-        // Only a reorder window keeps the fix itself (its speed, heading and altitude too).
-        guard !holdsReadings else { return output.applied(engine.process(fix.fix(in: bytes))) }
+        // Only a reorder window keeps the fix itself (its speed, heading and altitude too); it may
+        // release a `respond` record it held, whose outcome is told at once.
+        guard !holdsReadings else {
+            output.applied(engine.process(fix.fix(in: bytes)))
+            if !unansweredResponses.isEmpty { reportRefusedResponses(output: output) }
+            return
+        }
         output.applied(
             engine.process(
                 deviceNamed: UnsafeBufferPointer(rebasing: bytes[fix.device]), time: fix.time,

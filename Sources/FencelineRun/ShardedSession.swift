@@ -127,20 +127,24 @@ public final class ShardedSession: RunSession, DrivenSession {
     /// own, whose outcome says whether it was refused. Responses are rare; the two batches keep
     /// the output exactly one engine's.
     private func respond(_ reading: Reading, _ response: NotificationResponse) {
-        if let time = reading.time { coordinator.route(.control(ControlRecord(time: time, operation: .tick))) }
-        flushBatch()
-        coordinator.route(reading)
-        flushBatch()
-        var outcomes: [Engine.ResponseOutcome] = []
-        for shard in coordinator.shards { outcomes += shard.engine.takeResponseOutcomes() }
         let refusal: ResponseRefusal?
-        if coordinator.clock == nil {
-            refusal = ResponseRefusal(.notDelivered, field: "seq", "no notification has been delivered yet")
-        } else if outcomes.contains(where: { $0.refusal == nil }) {
-            refusal = nil
+        if reading.time == nil && coordinator.clock == nil {
+            // Before the first clock nothing is delivered: refused at once, as one engine does.
+            refusal = ResponseRefusal.nothingDelivered
         } else {
-            let refusals = outcomes.compactMap(\.refusal)
-            refusal = refusals.first { $0.code == .invalidAction } ?? refusals.first
+            if let time = reading.time { coordinator.route(.control(ControlRecord(time: time, operation: .tick))) }
+            flushBatch()
+            coordinator.route(reading)
+            flushBatch()
+            var outcomes: [Engine.ResponseOutcome] = []
+            for shard in coordinator.shards { outcomes += shard.engine.takeResponseOutcomes() }
+            if outcomes.contains(where: { $0.refusal == nil }) {
+                refusal = nil
+            } else {
+                // Only the shard holding the notification can say more than "not delivered".
+                let refusals = outcomes.compactMap(\.refusal)
+                refusal = refusals.first { $0.code == .invalidAction } ?? refusals.first ?? .nothingDelivered
+            }
         }
         guard let output = activeOutput,
             let index = unansweredResponses.firstIndex(where: { $0.response == response })

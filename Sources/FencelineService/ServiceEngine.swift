@@ -193,10 +193,16 @@ actor ServiceEngine {
                     // A refused response is a bad line, but journaled all the same: it moved the
                     // clock (which notification it names depends on the timers due before it),
                     // and a replay or the export must move it there too.
-                    if case .control(let control) = reading, case .respond = control.operation,
-                        let refusal = engine.takeResponseOutcomes().compactMap(\.refusal).first
-                    {
-                        throw LineError(field: refusal.field, message: refusal.message)
+                    if case .control(let control) = reading, case .respond(let response) = control.operation {
+                        // This line's outcome (a reorder window may hold it: then it is logged
+                        // when the window lets it go, see `logHeldResponses`).
+                        var outcomes = engine.takeResponseOutcomes()
+                        let own = outcomes.lastIndex { $0.response == response }
+                        let refusal = own.flatMap { outcomes.remove(at: $0).refusal }
+                        logHeldResponses(outcomes)
+                        if let refusal { throw LineError(field: refusal.field, message: refusal.message) }
+                    } else if engine.holdsReadings {
+                        logHeldResponses(engine.takeResponseOutcomes())
                     }
                     answer.accepted += 1
                 } catch {
@@ -248,6 +254,14 @@ actor ServiceEngine {
         try commit(lines: [line], events: events, idempotency: nil)
     }
 
+    /// Logs the refusals of `respond` records a reorder window held past their batch (their
+    /// batch's answer could not tell them).
+    private func logHeldResponses(_ outcomes: [Engine.ResponseOutcome]) {
+        for case let refusal? in outcomes.map(\.refusal) {
+            logger.warning("refused a held response", metadata: ["reason": "\(refusal.message)"])
+        }
+    }
+
     /// Applies the `respond` record `line` (made by `POST /v1/responses`, without a time: at the
     /// clock) and returns its `response` event, not numbered yet; a refused one is not journaled
     /// (at the clock it changes nothing).
@@ -258,7 +272,9 @@ actor ServiceEngine {
             throw ResponseRefusal(.notDelivered, field: "seq", "no notification has been delivered yet")
         }
         let events = engine.process(reading)
-        let outcome = engine.takeResponseOutcomes().last
+        var response: NotificationResponse?
+        if case .control(let control) = reading, case .respond(let own) = control.operation { response = own }
+        let outcome = engine.takeResponseOutcomes().last { $0.response == response }
         if let refusal = outcome?.refusal {
             if !events.isEmpty { try commit(lines: [line], events: events, idempotency: nil) }
             throw refusal

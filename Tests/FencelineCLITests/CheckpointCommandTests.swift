@@ -121,6 +121,12 @@ import Testing
             let format = name == "apns-output" ? ["--format", "apns"] : []
             let resumed = try CLI.run(["run", "--resume", state, rest.path, "--quiet"] + format)
             #expect(resumed.status == 0, "\(name): \(resumed.stderr)")
+            // Given its catalog again, the run recognises every request (their digests are those
+            // format 1 kept) and adds none afresh.
+            let again = try CLI.run(
+                ["run", "--resume", state, "--triggers", "\(scenario.path)/triggers.json", rest.path, "--quiet"]
+                    + format)
+            #expect(again.stdout == resumed.stdout, "\(name): --triggers changed the resumed run")
             let expected = try String(contentsOf: scenario.appendingPathComponent("expected.ndjson"), encoding: .utf8)
                 .split(separator: "\n").dropFirst(written).map { $0 + "\n" }.joined()
             #expect(resumed.stdout == expected, "\(name)")

@@ -86,6 +86,19 @@ import Testing
         }
     }
 
+    /// `fenceline run` over the server's export (with the catalog it started from) writes exactly
+    /// its event log `log` (the body of `GET /v1/events`).
+    static func expectExportReplays(_ server: Server, to log: String, triggers: String, in directory: URL) throws {
+        let exported = directory.appendingPathComponent("export.ndjson").path
+        try server.call("GET", "/v1/export").body.write(toFile: exported, atomically: true, encoding: .utf8)
+        let replay = try CLI.run(["run", "--quiet", "--triggers", triggers, exported])
+        let events = try #require(
+            (try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [String: Any])?["events"] as? [[String: Any]])
+        let replayed = replay.stdout.split(separator: "\n")
+        #expect(replayed.count == events.count, "\(replay.stdout)\(replay.stderr)")
+        try expectSameEvents(events, replayed)
+    }
+
     /// `Tools/webhook-receiver` on a free loopback port, logging what it gets to `log`.
     final class Receiver {
         let process = Process()
@@ -402,14 +415,7 @@ import Testing
         let log = try server.call("GET", "/v1/events").body
         #expect(log.contains(#""event":"response","respondsTo":5,"action":"ok""#), "\(log)")
 
-        let exported = directory.appendingPathComponent("export.ndjson").path
-        try server.call("GET", "/v1/export").body.write(toFile: exported, atomically: true, encoding: .utf8)
-        let replay = try CLI.run(["run", "--quiet", "--triggers", "\(scenario)/triggers.json", exported])
-        let events = try #require(
-            (try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [String: Any])?["events"] as? [[String: Any]])
-        let replayed = replay.stdout.split(separator: "\n")
-        #expect(replayed.count == events.count, "\(replay.stdout)\(replay.stderr)")
-        try Self.expectSameEvents(events, replayed)
+        try Self.expectExportReplays(server, to: log, triggers: "\(scenario)/triggers.json", in: directory)
         let kept = try server.call("GET", "/v1/delivered").body
         server.stop()
         server = try Server(triggers: "\(scenario)/triggers.json", directory: directory)
@@ -460,14 +466,7 @@ import Testing
         #expect(log.contains(#""request":"yard""#) && log.contains(#""title":"Why?""#), "\(log)")
         #expect(log.contains(#"{"id":"ack","title":"OK"}"#), "the dock's events carry the new actions: \(log)")
 
-        let exported = directory.appendingPathComponent("export.ndjson").path
-        try server.call("GET", "/v1/export").body.write(toFile: exported, atomically: true, encoding: .utf8)
-        let replay = try CLI.run(["run", "--quiet", "--triggers", "\(scenario)/triggers.json", exported])
-        let events = try #require(
-            (try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [String: Any])?["events"] as? [[String: Any]])
-        let replayed = replay.stdout.split(separator: "\n")
-        #expect(replayed.count == events.count, "\(replay.stdout)\(replay.stderr)")
-        try Self.expectSameEvents(events, replayed)
+        try Self.expectExportReplays(server, to: log, triggers: "\(scenario)/triggers.json", in: directory)
         server.stop()
         server = try Server(triggers: "\(scenario)/triggers.json", directory: directory)
         defer { server.stop() }

@@ -457,6 +457,23 @@ import Testing
         #expect(single.output.split(separator: "\n").count > 100)
     }
 
+    /// An answer before the first reading is refused at once by one engine and by shards alike:
+    /// under `--strict` neither writes anything.
+    @Test(arguments: [1, 2, 3])
+    func anAnswerBeforeTheFirstReadingIsRefusedAtOnce(threads: Int) throws {
+        let path = try Self.file(seed: 6)
+        let lines = try String(contentsOfFile: path, encoding: .utf8)
+        try Data((#"{"op":"respond","seq":1,"action":"default"}"# + "\n" + lines).utf8)
+            .write(to: URL(fileURLWithPath: path))
+        let strict = try Self.run(threads: threads, path: path, strict: true)
+        #expect(strict.output.isEmpty)
+        #expect(strict.reports.first?.hasSuffix(#":1: field "seq": no notification has been delivered yet"#) == true)
+        let single = try Self.run(threads: 1, path: path)
+        let sharded = try Self.run(threads: threads, path: path)
+        #expect(Array(sharded.output.utf8) == Array(single.output.utf8))
+        #expect(sharded.reports == single.reports)
+    }
+
     /// Under `--strict` the sharded run stops at the first bad line too, mid-block, with the lines
     /// before it applied (the block routed so far is applied before the run ends).
     @Test(arguments: [2, 3])

@@ -24,6 +24,9 @@ extension CheckpointWriter {
         write(content.badge) { $0.write($1) }
         write(content.userInfo) { $0.write($1) }
         write(content.mutableContent)
+        // A request's digest must not change with the format: content without attachments is
+        // digested as format 1 wrote it, so a resumed file's catalog is recognised.
+        if digestsAsFormat1 && content.attachments.isEmpty { return }
         write(each: content.attachments) { writer, attachment in
             writer.write(attachment.id)
             writer.write(attachment.url)

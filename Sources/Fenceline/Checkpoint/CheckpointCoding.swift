@@ -31,6 +31,9 @@ public struct CheckpointError: Error, Hashable, Sendable, CustomStringConvertibl
 /// read in well under two seconds, and every count and index read back is checked against the
 /// bytes that remain, so a damaged file is refused rather than trusted.
 struct CheckpointWriter {
+    /// Set for a request's digest (``Engine/digest(of:)``): what format 2 added is left out
+    /// where it is empty, so a digest is the same as format 1's.
+    var digestsAsFormat1 = false
     private(set) var bytes: [UInt8] = []
 
     mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }

@@ -442,7 +442,8 @@ extension Engine {
             let order = reader.version < 2 ? -1 : try reader.int(in: -1...produced, "a delivered entry's order")
             return (event: event, device: device, order: order)
         }
-        delivered = DeliveredLedger(limit: configuration.deliveredLimit, restoring: ledger)
+        delivered = DeliveredLedger(
+            limit: configuration.deliveredLimit, restoring: ledger, queued: Set(pending.map(\.order)))
         let arrivals = try reader.counter()
         let newestSeen = try reader.optional { try $0.timestamp() }
         let held = try reader.array(typicalSize: 20) { reader in

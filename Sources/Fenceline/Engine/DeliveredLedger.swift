@@ -53,10 +53,13 @@ struct DeliveredLedger {
             orders.append(order)
             if event.sequence != 0 { positionsBySequence?[event.sequence] = position }
         } else {
+            // Only numbered entries are in the map; those of the open instant it passes are not.
+            if positionsBySequence != nil, log[position...].contains(where: { $0.sequence != 0 }) {
+                positionsBySequence = nil
+            }
             log.insert(event, at: position)
             devices.insert(device, at: position)
             orders.insert(order, at: position)
-            positionsBySequence = nil
         }
         if log.count >= compactionSize {
             compact()
@@ -165,7 +168,8 @@ struct DeliveredLedger {
         unnumbered -= numbered
     }
 
-    /// The position of the entry numbered `sequence`, or `nil`.
+    /// The position of the entry numbered `sequence`, or `nil` (also for one beyond its device's
+    /// newest `limit`, see ``isKept(_:)``).
     mutating func position(ofSequence sequence: Int) -> Int? {
         if positionsBySequence == nil {
             var positions: [Int: Int] = [:]
@@ -175,14 +179,28 @@ struct DeliveredLedger {
             }
             positionsBySequence = positions
         }
-        return positionsBySequence?[sequence]
+        return positionsBySequence?[sequence].flatMap { isKept($0) ? $0 : nil }
     }
 
-    /// The position of the latest numbered entry of `request` for `device` (`nil` for none), or `nil`.
+    /// The position of the latest numbered entry of `request` for `device` (`nil` for none), or
+    /// `nil` (also when it is beyond its device's newest `limit`).
     func latestPosition(request: String, device: String?) -> Int? {
         log.indices.reversed().first {
             log[$0].sequence != 0 && log[$0].requestID == request && log[$0].device == device
+        }.flatMap { isKept($0) ? $0 : nil }
+    }
+
+    /// Whether the entry at `position` is among its device's newest `limit`: one that is not is
+    /// dropped at the next compaction, whenever that comes, so it is answered as if already gone
+    /// (lookups must not depend on when the log last compacted).
+    private func isKept(_ position: Int) -> Bool {
+        let device = devices[position]
+        var newer = 0
+        for later in (position + 1)..<log.count where devices[later] == device {
+            newer += 1
+            if newer >= limit { return false }
         }
+        return true
     }
 
     /// The entry at `position`.
@@ -211,11 +229,16 @@ extension DeliveredLedger {
     }
 
     /// A ledger holding `entries`, oldest first.
-    init(limit: Int, restoring entries: [(event: Event, device: Int32, order: Int)]) {
+    init(limit: Int, restoring entries: [(event: Event, device: Int32, order: Int)], queued: Set<Int>) {
         self.init(limit: limit)
         log = entries.map(\.event)
         devices = entries.map(\.device)
         orders = entries.map(\.order)
+        // An unnumbered entry's event waits in the queue; one whose order names no queued event
+        // (a damaged file) could never be numbered and would be scanned at every release.
+        for index in log.indices where log[index].sequence == 0 && !queued.contains(orders[index]) {
+            orders[index] = -1
+        }
         unnumbered = zip(log, orders).reduce(0) { $0 + ($1.0.sequence == 0 && $1.1 >= 0 ? 1 : 0) }
         compact()
         compactionSize = max(Self.smallestCompaction, 2 * log.count)

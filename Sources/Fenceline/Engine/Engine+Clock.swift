@@ -12,6 +12,12 @@ extension Engine {
             apply(sighting, device: device)
         case .control(let control):
             guard let time = control.time ?? clock else {
+                // Nothing is delivered before the first clock: an answer then is refused at once
+                // (in every mode alike), not held for it.
+                if case .respond(let response) = control.operation {
+                    noteOutcome(ResponseOutcome(response: response, refusal: .nothingDelivered, event: nil))
+                    return
+                }
                 // No clock yet: applied when the first timed line sets it.
                 untimedControls.append(control)
                 return

@@ -47,6 +47,7 @@ extension Engine {
     /// A request's digest as a checkpoint keeps it: the checksum of its encoding.
     static func digest(of request: NotificationRequest) -> UInt64 {
         var writer = CheckpointWriter()
+        writer.digestsAsFormat1 = true
         writer.write(request)
         return writer.bytes.withUnsafeBytes { CheckpointChecksum.of($0) }
     }

@@ -14,6 +14,9 @@ public struct ResponseRefusal: Error, Hashable, Sendable, CustomStringConvertibl
     public var field: String
     /// What is wrong, for a person.
     public var message: String
+    /// The events released by the record's move of the clock, which a refused answer makes too
+    /// (``Engine/respond(_:at:)`` hands them out here).
+    public var released: [Event] = []
 
     /// Creates a refusal.
     public init(_ code: Code, field: String, _ message: String) {
@@ -21,6 +24,10 @@ public struct ResponseRefusal: Error, Hashable, Sendable, CustomStringConvertibl
         self.field = field
         self.message = message
     }
+
+    /// An answer before anything could have been delivered: the clock is not set yet.
+    package static let nothingDelivered = ResponseRefusal(
+        .notDelivered, field: "seq", "no notification has been delivered yet")
 
     public var description: String { message }
 }
@@ -34,6 +41,10 @@ extension Engine {
         /// The `response` event, not numbered yet (it leaves when its instant closes).
         package var event: Event?
     }
+
+    /// The most outcomes kept undrained: a library caller feeding records through ``process(_:)``
+    /// may never ask for them.
+    static let keptResponseOutcomes = 4096
 
     /// The outcomes of the `respond` records applied since the last call, in the order applied,
     /// so that a caller feeding records through ``process(_:)`` can report refused ones.
@@ -49,14 +60,13 @@ extension Engine {
     /// notification a `seq` names depends on the timers due before it. With a reorder window the
     /// answer waits like any record and is not checked here.
     /// - Throws: ``ResponseRefusal`` when no such notification is delivered or it does not offer
-    ///   the action; the events released are then handed out by the next call.
+    ///   the action, with the events released all the same in its `released`.
     public func respond(_ response: NotificationResponse, at time: Timestamp? = nil) throws(ResponseRefusal) -> [Event]
     {
         let released = process(.control(ControlRecord(time: time, operation: .respond(response))))
         let outcome = takeResponseOutcomes().last { $0.response == response }
-        if let refusal = outcome?.refusal {
-            releasedAhead = released + releasedAhead
-            statistics.events -= released.count  // counted again when handed out
+        if var refusal = outcome?.refusal {
+            refusal.released = released
             throw refusal
         }
         return released
@@ -89,10 +99,15 @@ extension Engine {
                 tracer.delivered.append(event)
                 traceResponse(report, tracer: tracer)
             }
-            responseOutcomes.append(ResponseOutcome(response: response, refusal: nil, event: event))
+            noteOutcome(ResponseOutcome(response: response, refusal: nil, event: event))
         } catch {
-            responseOutcomes.append(ResponseOutcome(response: response, refusal: error, event: nil))
+            noteOutcome(ResponseOutcome(response: response, refusal: error, event: nil))
         }
+    }
+
+    func noteOutcome(_ outcome: ResponseOutcome) {
+        if responseOutcomes.count >= Self.keptResponseOutcomes { responseOutcomes.removeFirst() }
+        responseOutcomes.append(outcome)
     }
 
     /// Releases (and numbers) the events stamped before `time` now, for the next release to hand out.
@@ -128,8 +143,10 @@ extension Engine {
     private func actionOptions(
         for response: NotificationResponse, answering notification: Event
     ) throws(ResponseRefusal) -> [String] {
+        // The category as it is now, for the actions and for customDismissAction alike.
         let category = notification.content.category.flatMap { categories[$0] }
-        let offered = notification.actions.map(\.id)
+        let actions = category?.actions ?? []
+        let offered = actions.map(\.id)
         func noText() throws(ResponseRefusal) {
             guard response.text == nil else {
                 throw ResponseRefusal(
@@ -151,7 +168,7 @@ extension Engine {
             try noText()
             return []
         default:
-            guard let action = notification.actions.first(where: { $0.id == response.action }) else {
+            guard let action = actions.first(where: { $0.id == response.action }) else {
                 let dismiss = category?.options.contains("customDismissAction") == true ? ["dismiss"] : []
                 let known = (["default"] + offered + dismiss).map { "\"\($0)\"" }.joined(separator: ", ")
                 let name = notification.content.category.map { ", category \"\($0)\"" } ?? ""

@@ -253,10 +253,7 @@ public final class Engine {
             closeInput(until: until)
             return release(before: nil, inclusive: true)
         }
-        guard let end = [clock, until].compactMap({ $0 }).max() else {
-            refuseUnclockedResponses()
-            return []
-        }
+        guard let end = [clock, until].compactMap({ $0 }).max() else { return [] }
         moveClock(to: end)
         fireTimers(before: end, inclusive: true)
         return release(before: end, inclusive: true)
@@ -270,22 +267,6 @@ public final class Engine {
         if let end {
             moveClock(to: end)
             fireTimers(before: end, inclusive: true)
-        } else {
-            refuseUnclockedResponses()
-        }
-    }
-
-    /// At the end of an input that never set the clock, the `respond` records waiting for it are
-    /// refused (nothing was ever delivered) rather than kept waiting unanswered.
-    func refuseUnclockedResponses() {
-        untimedControls.removeAll { control in
-            guard case .respond(let response) = control.operation else { return false }
-            responseOutcomes.append(
-                ResponseOutcome(
-                    response: response,
-                    refusal: ResponseRefusal(.notDelivered, field: "seq", "no notification has been delivered yet"),
-                    event: nil))
-            return true
         }
     }
 

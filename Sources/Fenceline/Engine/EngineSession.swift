@@ -76,7 +76,12 @@ public actor EngineSession {
     @discardableResult
     public func respond(_ response: NotificationResponse, at time: Timestamp? = nil) throws(ResponseRefusal) -> [Event]
     {
-        publish(try engine.respond(response, at: time))
+        do {
+            return publish(try engine.respond(response, at: time))
+        } catch {
+            _ = publish(error.released)
+            throw error
+        }
     }
 
     /// Removes pending requests by id.
