@@ -148,6 +148,16 @@ import Testing
             "PUT", "/v1/requests/bad", body: #"{"trigger":{"type":"region","center":{"lat":95,"lon":1},"radius":5}}"#)
         #expect(invalid.status == 422)
         #expect(invalid.body.contains(#""field":"trigger.center""#), "\(invalid.body)")
+        // Attachments are checked as in a catalog, the field named by its path.
+        let media =
+            #"{"content":{"attachments":[{"id":"a","url":"ftp://x/a.png"}]},"trigger":{"type":"timeInterval","seconds":600}}"#
+        let badMedia = try server.call("PUT", "/v1/requests/media", body: media)
+        #expect(
+            badMedia.status == 422 && badMedia.body.contains(#""field":"content.attachments[0].url""#),
+            "\(badMedia.body)")
+        let goodMedia = media.replacingOccurrences(of: "ftp://x/a.png", with: "https://x/{device}.png")
+        #expect(try server.call("PUT", "/v1/requests/media", body: goodMedia).status == 201)
+        #expect(try server.call("DELETE", "/v1/requests/media").status == 200)
         #expect(try server.call("DELETE", "/v1/requests/nothing").status == 404)
         let form = try server.call(
             "PUT", "/v1/requests/ping", body: #"{"trigger":{"type":"timeInterval","seconds":60}}"#,
