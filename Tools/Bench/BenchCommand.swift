@@ -53,6 +53,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Only time the library's process() on both workloads (a quick check while optimising).")
     var libraryOnly = false
 
+    @Flag(help: "Only time the service (fenceline serve on loopback): ingest, single POSTs, SSE, restart.")
+    var serviceOnly = false
+
     func run() async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let files = try generate()
@@ -73,6 +76,12 @@ struct BenchCommand: AsyncParsableCommand {
                         format: "%@: %@ readings/s, p50 %.2f µs, p99 %.2f µs, p99.9 %.2f µs", name, rate(library.rate),
                         library.p50, library.p99, library.p999))
             }
+            return
+        }
+        if serviceOnly {
+            var table = Table()
+            try await addServiceFigures(to: &table, files: files, runRate: nil, target: { text, _, _ in text })
+            print(table.render(title: "Fenceline service benchmark, release build, \(Date())"))
             return
         }
         if checkpointOnly {
@@ -227,6 +236,7 @@ struct BenchCommand: AsyncParsableCommand {
             "country100k: resume of 1,000,000 devices (s)", String(format: "%.2f", checkpoint.resume), "",
             checkpoint.roundTrips ? "round trip identical ✓" : "DIFFERENT ✗",
             target("≤ 2", "resume", met: checkpoint.resume <= 2))
+        try await addServiceFigures(to: &table, files: files, runRate: canonicalCountryRate, target: target)
         print(
             table.render(title: "Fenceline benchmark, \(devices) devices × \(steps) readings, release build, \(Date())")
         )
@@ -238,6 +248,31 @@ struct BenchCommand: AsyncParsableCommand {
             for failure in failures { print("FAILED: \(failure)") }
             throw ExitCode(1)
         }
+    }
+
+    /// Issue 27's service figures: `fenceline serve` on loopback, fed by async-http-client.
+    func addServiceFigures(
+        to table: inout Table, files: Files, runRate: Double?, target: (String, String, Bool) -> String
+    ) async throws {
+        let service = try await ServiceBench(fenceline: fenceline, catalog: files.country, directory: directory)
+            .measure(readings: files.countryReadings, million: files.million)
+        table.add(
+            "service: ingest, batches of 1,000 lines, each durable (readings/s; vs run)", rate(service.batchRate),
+            runRate.map(rate) ?? "", runRate.map { ratio(service.batchRate / $0) } ?? "",
+            target(
+                "≥ 400 k, ≥ 25 % of run", "service ingest",
+                service.batchRate >= 400_000 && service.batchRate >= 0.25 * (runRate ?? 0)))
+        table.add(
+            "service: single-reading POSTs, 32 connections (requests/s; p50 / p99 ms)",
+            String(format: "%@; %.1f / %.1f", rate(service.singleRate), service.singleP50, service.singleP99), "", "",
+            target("≥ 5 k, p99 ≤ 20", "single POSTs", service.singleRate >= 5_000 && service.singleP99 <= 20))
+        table.add(
+            "service: ingest with 100 SSE subscribers (readings/s; vs none)", rate(service.batchRateWithSubscribers),
+            rate(service.batchRate), ratio(service.batchRateWithSubscribers / service.batchRate),
+            target("≥ 0.9×", "ingest with SSE", service.batchRateWithSubscribers >= 0.9 * service.batchRate))
+        table.add(
+            "service: ready after SIGKILL, 1,000,000 devices (s)", String(format: "%.2f", service.restartSeconds), "",
+            "", target("≤ 5", "restart", service.restartSeconds <= 5))
     }
 
     // MARK: Workload

@@ -1,0 +1,221 @@
+import AsyncHTTPClient
+import Foundation
+import Glibc
+import NIOCore
+import NIOHTTP1
+
+/// The service figures of issue 27, measured against the real `fenceline serve` on loopback with
+/// async-http-client as the load generator (no load generator of Debian's posts NDJSON batches in
+/// event-time order, which ingest needs: a batch read out of order is mostly stale readings).
+struct ServiceBench {
+    let fenceline: String
+    let catalog: String
+    let directory: String
+
+    struct Figures {
+        /// Batches of 1,000 lines, one after another, each answered once durable.
+        var batchRate: Double
+        /// The same with 100 SSE subscribers reading the event stream.
+        var batchRateWithSubscribers: Double
+        /// Single-reading POSTs from 32 connections at once.
+        var singleRate: Double
+        var singleP50: Double
+        var singleP99: Double
+        /// From the restart (after SIGKILL, a million devices ingested) to `/readyz` answering.
+        var restartSeconds: Double
+    }
+
+    /// A `fenceline serve` process on a free loopback port, with its own store.
+    final class Server: @unchecked Sendable {
+        let process = Process()
+        let port: Int
+        let data: String
+
+        init(fenceline: String, catalog: String, data: String) throws {
+            self.data = data
+            process.executableURL = URL(fileURLWithPath: fenceline)
+            process.arguments = ["serve", "--data", data, "--triggers", catalog, "--listen", "127.0.0.1:0"]
+            process.environment = ProcessInfo.processInfo.environment.merging(["FENCELINE_TOKEN": ServiceBench.token]) {
+                $1
+            }
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            var seen = ""
+            var found: Int?
+            while found == nil {
+                let chunk = errors.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += String(decoding: chunk, as: UTF8.self)
+                if let match = seen.firstMatch(of: /serving on http:\/\/127\.0\.0\.1:(\d+)/) { found = Int(match.1) }
+            }
+            guard let found else { throw BenchFailure("the service did not start: \(seen)") }
+            port = found
+            // Keep reading its log so that it never blocks on a full pipe.
+            Thread.detachNewThread { while !errors.fileHandleForReading.availableData.isEmpty {} }
+        }
+
+        func kill() {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    static let token = "bench-token"
+
+    struct BenchFailure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    func measure(readings: String, million: String) async throws -> Figures {
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(
+                timeout: .init(connect: .seconds(10), read: .seconds(120)),
+                connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 200)))
+        do {
+            let figures = try await measure(readings: readings, million: million, client: client)
+            try await client.shutdown()
+            return figures
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    private func measure(readings: String, million: String, client: HTTPClient) async throws -> Figures {
+        let lines = try String(contentsOfFile: readings, encoding: .utf8).split(separator: "\n")
+        // The first 300 s of the stream (300,000 readings): long enough to be steady.
+        let stretch = Array(lines.prefix(300_000))
+
+        let plain = try await ingestRun(stretch, subscribers: 0, client: client)
+        let watched = try await ingestRun(stretch, subscribers: 100, client: client)
+        let singles = try await singleRun(lines, client: client)
+        let restart = try await restartRun(million, client: client)
+        return Figures(
+            batchRate: plain, batchRateWithSubscribers: watched, singleRate: singles.rate, singleP50: singles.p50,
+            singleP99: singles.p99, restartSeconds: restart)
+    }
+
+    private func freshData(_ name: String) throws -> String {
+        let path = "\(directory)/service-\(name)"
+        try? FileManager.default.removeItem(atPath: path)
+        return path
+    }
+
+    private func post(_ client: HTTPClient, port: Int, path: String, body: String) async throws -> Int {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(Self.token)")
+        request.headers.add(name: "Content-Type", value: "application/x-ndjson")
+        request.body = .bytes(ByteBuffer(string: body))
+        let response = try await client.execute(request, timeout: .seconds(120))
+        _ = try await response.body.collect(upTo: 1 << 24)
+        return Int(response.status.code)
+    }
+
+    /// Batches of 1,000 lines posted one after another; readings per second of the whole run.
+    private func ingestRun(_ lines: [Substring], subscribers: Int, client: HTTPClient) async throws -> Double {
+        let server = try Server(fenceline: fenceline, catalog: catalog, data: try freshData("ingest-\(subscribers)"))
+        defer { server.stop() }
+        // Subscribers read the event stream to its end (the server's shutdown closes it).
+        var readers: [Task<Void, Never>] = []
+        for _ in 0..<subscribers {
+            readers.append(
+                Task {
+                    var request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/v1/events/stream")
+                    request.headers.add(name: "Authorization", value: "Bearer \(Self.token)")
+                    guard let response = try? await client.execute(request, timeout: .seconds(3600)) else { return }
+                    do {
+                        for try await _ in response.body {}
+                    } catch {}
+                })
+        }
+        defer { for reader in readers { reader.cancel() } }
+        if subscribers > 0 { try await Task.sleep(for: .milliseconds(500)) }
+        let start = ContinuousClock.now
+        var index = 0
+        while index < lines.count {
+            let batch = lines[index..<min(index + 1_000, lines.count)].joined(separator: "\n")
+            let status = try await post(client, port: server.port, path: "/v1/readings", body: batch)
+            guard status == 200 else { throw BenchFailure("a batch was answered \(status)") }
+            index += 1_000
+        }
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        return Double(lines.count) / seconds
+    }
+
+    /// 32 connections, each posting one device's readings one at a time; requests per second and
+    /// latency percentiles (ms).
+    private func singleRun(_ lines: [Substring], client: HTTPClient) async throws -> (
+        rate: Double, p50: Double, p99: Double
+    ) {
+        let server = try Server(fenceline: fenceline, catalog: catalog, data: try freshData("single"))
+        defer { server.stop() }
+        // Each connection's own device, its readings in time order.
+        var perDevice: [Substring: [Substring]] = [:]
+        for line in lines.prefix(200_000) {
+            guard let start = line.firstRange(of: #""device":""#)?.upperBound,
+                let end = line[start...].firstIndex(of: "\"")
+            else { continue }
+            perDevice[line[start..<end], default: []].append(line)
+        }
+        let streams = perDevice.keys.sorted().prefix(32).map { Array(perDevice[$0]!.prefix(150)) }
+        let port = server.port
+        let start = ContinuousClock.now
+        let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+            for stream in streams {
+                group.addTask {
+                    var own: [Double] = []
+                    for line in stream {
+                        let sent = ContinuousClock.now
+                        let status = try await post(client, port: port, path: "/v1/readings", body: String(line))
+                        guard status == 200 else { throw BenchFailure("a single reading was answered \(status)") }
+                        own.append((ContinuousClock.now - sent) / .milliseconds(1))
+                    }
+                    return own
+                }
+            }
+            var all: [Double] = []
+            for try await own in group { all += own }
+            return all.sorted()
+        }
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        return (Double(latencies.count) / seconds, percentile(0.5), percentile(0.99))
+    }
+
+    /// A million devices ingested in batches of 10,000, SIGKILL, restart: seconds to ready.
+    private func restartRun(_ million: String, client: HTTPClient) async throws -> Double {
+        let data = try freshData("restart")
+        let server = try Server(fenceline: fenceline, catalog: catalog, data: data)
+        let lines = try String(contentsOfFile: million, encoding: .utf8).split(separator: "\n")
+        var index = 0
+        while index < lines.count {
+            let batch = lines[index..<min(index + 10_000, lines.count)].joined(separator: "\n")
+            let status = try await post(client, port: server.port, path: "/v1/readings", body: batch)
+            guard status == 200 else { throw BenchFailure("a batch was answered \(status)") }
+            index += 10_000
+        }
+        server.kill()
+        let start = ContinuousClock.now
+        let again = try Server(fenceline: fenceline, catalog: catalog, data: data)
+        defer { again.stop() }
+        while true {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(again.port)/readyz")
+            request.method = .GET
+            if let response = try? await client.execute(request, timeout: .seconds(5)), response.status == .ok {
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return (ContinuousClock.now - start) / .seconds(1)
+    }
+}
