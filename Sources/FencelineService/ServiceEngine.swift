@@ -101,7 +101,7 @@ actor ServiceEngine {
     /// id) as journaled `add` records, but only those the engine does not have as they are, so
     /// that restarting with the same file changes nothing. (Categories and defaults stay those of
     /// the store's first catalog.)
-    func addChangedRequests(catalogBytes: [UInt8]) throws {
+    func addChangedRequests(catalogBytes: [UInt8]) async throws {
         guard startedOnExistingStore else { return }
         let catalog = try CatalogDecoder().decode(catalogBytes).catalog
         guard let root = try? JSONSerialization.jsonObject(with: Data(catalogBytes)) as? [String: Any],
@@ -113,7 +113,7 @@ actor ServiceEngine {
         where !engine.hasRequest(identicalTo: request) && !pending.contains(request) {
             let record: [String: Any] = ["op": "add", "request": object]
             do {
-                try control(Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])))
+                try await control(Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])))
             } catch let error as LineError {
                 throw TriggersRefused(request: request.id, reason: error.message)
             }
@@ -146,7 +146,10 @@ actor ServiceEngine {
 
     /// Applies a batch of NDJSON lines and commits it with its events. Under an idempotency key
     /// already used, the first answer is returned and nothing is applied.
-    func ingest(_ body: [UInt8], idempotencyKey: String?) throws -> (answer: IngestAnswer, repeated: Bool) {
+    func ingest(_ body: [UInt8], idempotencyKey: String?) async throws -> (answer: IngestAnswer, repeated: Bool) {
+        await waitWhilePaused()
+        // A repeat of a batch still being written waits for it, then finds its answer.
+        if let key = idempotencyKey, pendingKeys.contains(key) { await settle() }
         if let key = idempotencyKey, let first = try store.answer(forKey: key) {
             return (try JSONDecoder().decode(IngestAnswer.self, from: Data(first)), true)
         }
@@ -212,7 +215,11 @@ actor ServiceEngine {
             }
         }
         if let overflowLine {
-            // Nothing of the batch is kept: the engine goes back to what the store holds.
+            // Nothing of the batch is kept: the engine goes back to what the store holds, once
+            // the batches applied before it are written; nothing is applied meanwhile.
+            paused = true
+            defer { resume() }
+            await settle()
             try reload()
             throw TooManyEvents(line: overflowLine, limit: Self.maximumBatchEvents)
         }
@@ -224,34 +231,39 @@ actor ServiceEngine {
         answer.firstSeq = events.first?.sequence
         answer.lastSeq = events.last?.sequence
         let answerBytes = Array(try JSONEncoder().encode(answer))
-        try commit(lines: applied, events: events, idempotency: idempotencyKey.map { ($0, answerBytes) })
+        try await commit(lines: applied, events: events, idempotency: idempotencyKey.map { ($0, answerBytes) })
         return (answer, false)
     }
 
     /// Applies one control record made by the API and returns what `look` found in the engine
     /// just before, read in the same actor call, so that an answer ("201 new", "removed: …")
     /// cannot be told wrong by a request between the two.
-    func control<Found: Sendable>(_ line: [UInt8], lookingFirst look: @Sendable (Engine) -> Found) throws -> Found {
+    func control<Found: Sendable>(_ line: [UInt8], lookingFirst look: @Sendable (Engine) -> Found) async throws
+        -> Found
+    {
+        await waitWhilePaused()
         let found = look(engine)
-        try control(line)
+        try await control(line)
         return found
     }
 
     /// Applies `line` only when `id` is a pending request; `false` (nothing applied) when not.
-    func controlIfPending(_ id: String, _ line: [UInt8]) throws -> Bool {
+    func controlIfPending(_ id: String, _ line: [UInt8]) async throws -> Bool {
+        await waitWhilePaused()
         guard hasRequest(id) else { return false }
-        try control(line)
+        try await control(line)
         return true
     }
 
     /// Applies one control record made by the API (a request added, removed…), journaled like a
     /// line of readings so that the export and a replay see it where it happened.
     /// - Throws: ``LineError`` when the record is invalid (nothing is applied then).
-    func control(_ line: [UInt8]) throws {
+    func control(_ line: [UInt8]) async throws {
+        await waitWhilePaused()
         let reading = try line.withUnsafeBufferPointer { bytes throws(LineError) in try decoder.decode(bytes) }
         guard let reading else { return }
         let events = engine.process(reading)
-        try commit(lines: [line], events: events, idempotency: nil)
+        try await commit(lines: [line], events: events, idempotency: nil)
     }
 
     /// Logs the refusals of `respond` records a reorder window held past their batch (their
@@ -266,7 +278,8 @@ actor ServiceEngine {
     /// clock) and returns its `response` event, not numbered yet; a refused one is not journaled
     /// (at the clock it changes nothing).
     /// - Throws: ``LineError`` for a malformed record, ``ResponseRefusal`` for a refused one.
-    func respond(_ line: [UInt8]) throws -> Event {
+    func respond(_ line: [UInt8]) async throws -> Event {
+        await waitWhilePaused()
         let reading = try line.withUnsafeBufferPointer { bytes throws(LineError) in try decoder.decode(bytes) }
         guard let reading, engine.clock != nil else {
             throw ResponseRefusal(.notDelivered, field: "seq", "no notification has been delivered yet")
@@ -276,10 +289,10 @@ actor ServiceEngine {
         if case .control(let control) = reading, case .respond(let own) = control.operation { response = own }
         let outcome = engine.takeResponseOutcomes().last { $0.response == response }
         if let refusal = outcome?.refusal {
-            if !events.isEmpty { try commit(lines: [line], events: events, idempotency: nil) }
+            if !events.isEmpty { try await commit(lines: [line], events: events, idempotency: nil) }
             throw refusal
         }
-        try commit(lines: [line], events: events, idempotency: nil)
+        try await commit(lines: [line], events: events, idempotency: nil)
         guard let event = outcome?.event else {
             throw ResponseRefusal(.notDelivered, field: "seq", "the response was not applied")
         }
@@ -289,10 +302,10 @@ actor ServiceEngine {
     /// `--clock wall`: moves the clock to `now` with a journaled `tick` record, as a reading
     /// stamped `now` would, so a replay of the journal (or `fenceline run` over the export) makes
     /// the same moves. Nothing happens before the first reading or when `now` is not later.
-    func tick(now: Timestamp) throws {
+    func tick(now: Timestamp) async throws {
         guard let clock = engine.clock, now > clock else { return }
         let line = Array(#"{"time":"\#(now.rfc3339)","op":"tick"}"#.utf8)
-        try control(line)
+        try await control(line)
     }
 
     /// The category set, sorted by id.
@@ -303,7 +316,8 @@ actor ServiceEngine {
     /// Replaces the category set with the `setCategories` record `line` (journaled), unless a
     /// pending request names a category it drops.
     /// - Throws: ``LineError`` for an invalid set, ``CategoryInUse`` (nothing applied then).
-    func replaceCategories(_ line: [UInt8]) throws -> [NotificationCategory] {
+    func replaceCategories(_ line: [UInt8]) async throws -> [NotificationCategory] {
+        await waitWhilePaused()
         let reading = try line.withUnsafeBufferPointer { bytes throws(LineError) in try decoder.decode(bytes) }
         guard case .control(let control)? = reading, case .setCategories(let list) = control.operation else {
             return engine.notificationCategories
@@ -314,7 +328,7 @@ actor ServiceEngine {
             requestContext.reset(categories: engine.notificationCategories)  // decoding moved it on
             throw CategoryInUse(category: request.content.category ?? "", request: request.id)
         }
-        try commit(lines: [line], events: engine.process(.control(control)), idempotency: nil)
+        try await commit(lines: [line], events: engine.process(.control(control)), idempotency: nil)
         return engine.notificationCategories
     }
 
@@ -376,9 +390,13 @@ actor ServiceEngine {
         engine.deliveredNotifications.filter { device == nil || $0.device == device }
     }
 
-    /// Commits applied lines and their events, reloading the engine from the store if that fails.
+    /// Commits applied lines and their events: the batch joins the group being gathered and waits
+    /// until that group is on disk (a group commit: batches applied while one group is written go
+    /// to disk together in the next, with one sync for all). Batches are applied and written in
+    /// the same order, so the journal replays exactly. If a write fails, the engine is rebuilt from
+    /// the store and every batch not written is refused.
     @discardableResult
-    private func commit(lines: [[UInt8]], events: [Event], idempotency: (String, [UInt8])?) throws
+    private func commit(lines: [[UInt8]], events: [Event], idempotency: (String, [UInt8])?) async throws
         -> [ServiceStore.LoggedEvent]
     {
         let logged = events.map { event in
@@ -397,25 +415,104 @@ actor ServiceEngine {
                 }
             }
         }
-        do {
-            journalPosition = try store.commit(
-                lines: lines, events: logged, deliveries: deliveries, idempotency: idempotency)
-        } catch {
-            // The engine went ahead of the store: take it back to what the store holds.
-            logger.error("commit failed; reloading the engine from the store", metadata: ["error": "\(error)"])
-            try reload()
-            throw error
+        gathering.append(
+            ServiceStore.Batch(
+                lines: lines, events: logged, deliveries: deliveries, idempotency: idempotency.map { ($0.0, $0.1) }))
+        if let key = idempotency?.0 { pendingKeys.insert(key) }
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+            gatheringWaiters.append(waiter)
+            if !writing {
+                writing = true
+                Task { await self.writeGroups() }
+            }
         }
         for (kind, count) in Dictionary(logged.map { ($0.kind, 1) }, uniquingKeysWith: +) {
             metrics.countEvents(kind: kind, count)
         }
-        if journalPosition - checkpointPosition >= settings.checkpointEvery { try checkpoint() }
         return logged
+    }
+
+    /// Batches applied and waiting to be written, with their callers.
+    private var gathering: [ServiceStore.Batch] = []
+    private var gatheringWaiters: [CheckedContinuation<Void, any Error>] = []
+    /// Whether a group is being written (by ``writeGroups()``).
+    private var writing = false
+    /// The idempotency keys of batches applied but not yet written.
+    private var pendingKeys: Set<String> = []
+    /// Callers waiting for everything applied to be written (``settle()``).
+    private var settleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Set while the engine is taken back to the store: nothing is applied meanwhile.
+    private var paused = false
+    private var pausedWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Writes the gathered batches as groups until none is left; the write runs off the actor, so
+    /// the next group is gathered (applied) while this one is synced.
+    private func writeGroups() async {
+        while !gathering.isEmpty {
+            let group = gathering
+            let waiters = gatheringWaiters
+            gathering = []
+            gatheringWaiters = []
+            let store = self.store
+            let written = await Task.detached { Result { try store.commit(group) } }.value
+            for batch in group { if let key = batch.idempotency?.key { pendingKeys.remove(key) } }
+            switch written {
+            case .success(let position):
+                journalPosition = position
+                for waiter in waiters { waiter.resume() }
+                // Only with nothing gathered is the engine's state the store's: checkpoint then.
+                if gathering.isEmpty && journalPosition - checkpointPosition >= settings.checkpointEvery {
+                    do { try checkpointNow() } catch {
+                        logger.error("checkpoint failed", metadata: ["error": "\(error)"])
+                    }
+                }
+            case .failure(let error):
+                // The engine went ahead of the store by this group and every batch applied since:
+                // take it back to what the store holds and refuse them all.
+                logger.error("commit failed; reloading the engine from the store", metadata: ["error": "\(error)"])
+                let later = gatheringWaiters
+                gathering = []
+                gatheringWaiters = []
+                pendingKeys.removeAll()
+                do { try reload() } catch {
+                    logger.critical("could not reload the engine from the store", metadata: ["error": "\(error)"])
+                }
+                for waiter in waiters + later { waiter.resume(throwing: error) }
+            }
+        }
+        writing = false
+        let settled = settleWaiters
+        settleWaiters = []
+        for waiter in settled { waiter.resume() }
+    }
+
+    /// Waits until every batch applied is written: the engine's state is then the store's.
+    private func settle() async {
+        while writing || !gathering.isEmpty {
+            await withCheckedContinuation { settleWaiters.append($0) }
+        }
+    }
+
+    private func waitWhilePaused() async {
+        while paused { await withCheckedContinuation { pausedWaiters.append($0) } }
+    }
+
+    private func resume() {
+        paused = false
+        let waiting = pausedWaiters
+        pausedWaiters = []
+        for waiter in waiting { waiter.resume() }
     }
 
     /// Keeps the engine's state with the journal position it covers, and forgets idempotency
     /// answers past their 24 hours.
-    func checkpoint() throws {
+    func checkpoint() async throws {
+        await settle()
+        try checkpointNow()
+    }
+
+    /// ``checkpoint()`` with nothing applied that is not written.
+    private func checkpointNow() throws {
         guard journalPosition > checkpointPosition else { return }
         let state = engine.checkpoint()
         // Every event released is in the log: the state's next seq follows the last one logged.
@@ -433,9 +530,9 @@ actor ServiceEngine {
 
     /// `--retention`: checkpoints what changed, then drops the journal and the log up to the
     /// newest checkpoint older than the retention period.
-    func prune(now: Double) throws -> ServiceStore.Pruned {
+    func prune(now: Double) async throws -> ServiceStore.Pruned {
         guard let retention = settings.retention else { return ServiceStore.Pruned() }
-        try checkpoint()
+        try await checkpoint()
         return try store.prune(before: now - retention)
     }
 

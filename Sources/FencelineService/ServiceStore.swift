@@ -115,38 +115,58 @@ final class ServiceStore: Sendable {
         var device: String?
     }
 
-    /// Commits a batch at once: the lines applied, the events they released, their webhook
-    /// deliveries and, under an idempotency key, the answer given. Returns the journal position
-    /// of the batch's last line.
+    /// One batch's share of a commit: the lines applied, the events they released, their webhook
+    /// deliveries and, under an idempotency key, the answer given.
+    struct Batch: Sendable {
+        var lines: [[UInt8]]
+        var events: [LoggedEvent]
+        var deliveries: [Delivery] = []
+        var idempotency: (key: String, answer: [UInt8])?
+    }
+
+    /// Commits a batch at once. Returns the journal position of the batch's last line.
     @discardableResult
     func commit(
         lines: [[UInt8]], events: [LoggedEvent], deliveries: [Delivery] = [],
         idempotency: (key: String, answer: [UInt8])?
     ) throws -> Int {
+        try commit([Batch(lines: lines, events: events, deliveries: deliveries, idempotency: idempotency)])
+    }
+
+    /// Commits batches in one transaction (one sync to disk for all: a group commit), in order.
+    /// Returns the journal position of the last line.
+    @discardableResult
+    func commit(_ batches: [Batch]) throws -> Int {
         try pool.write { db in
-            for line in lines { try db.execute(sql: "INSERT INTO journal (line) VALUES (?)", arguments: [Data(line)]) }
-            for event in events {
-                try db.execute(
-                    sql: "INSERT INTO events (seq, kind, device, request, json) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [event.seq, event.kind, event.device, event.request, Data(event.json)])
-            }
-            let now = Date().timeIntervalSince1970
-            for delivery in deliveries {
-                let device = delivery.device ?? ""
-                let queued =
-                    try Bool.fetchOne(
-                        db, sql: "SELECT EXISTS (SELECT 1 FROM outbox WHERE webhook = ? AND device = ?)",
-                        arguments: [delivery.webhook, device]) ?? false
-                try db.execute(
-                    sql: "INSERT INTO outbox (webhook, seq, device, nextAttempt, created) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [delivery.webhook, delivery.seq, device, queued ? Self.notDue : now, now])
-            }
-            if let idempotency {
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO idempotency (key, answer, created) VALUES (?, ?, ?)",
-                    arguments: [idempotency.key, Data(idempotency.answer), Date().timeIntervalSince1970])
-            }
+            for batch in batches { try Self.insert(batch, into: db) }
             return try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position), 0) FROM journal") ?? 0
+        }
+    }
+
+    private static func insert(_ batch: Batch, into db: Database) throws {
+        for line in batch.lines {
+            try db.execute(sql: "INSERT INTO journal (line) VALUES (?)", arguments: [Data(line)])
+        }
+        for event in batch.events {
+            try db.execute(
+                sql: "INSERT INTO events (seq, kind, device, request, json) VALUES (?, ?, ?, ?, ?)",
+                arguments: [event.seq, event.kind, event.device, event.request, Data(event.json)])
+        }
+        let now = Date().timeIntervalSince1970
+        for delivery in batch.deliveries {
+            let device = delivery.device ?? ""
+            let queued =
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM outbox WHERE webhook = ? AND device = ?)",
+                    arguments: [delivery.webhook, device]) ?? false
+            try db.execute(
+                sql: "INSERT INTO outbox (webhook, seq, device, nextAttempt, created) VALUES (?, ?, ?, ?, ?)",
+                arguments: [delivery.webhook, delivery.seq, device, queued ? Self.notDue : now, now])
+        }
+        if let idempotency = batch.idempotency {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO idempotency (key, answer, created) VALUES (?, ?, ?)",
+                arguments: [idempotency.key, Data(idempotency.answer), now])
         }
     }
 

@@ -377,6 +377,50 @@ import Testing
     /// `PUT /v1/categories` replaces the set whole as a journaled `setCategories` record: requests
     /// may then name the new categories, events carry the new actions, a category in use cannot be
     /// dropped (409), and `fenceline run` over the export gives the log.
+    /// Many clients at once, each posting its device's readings one line at a time: the batches
+    /// are written in groups (one sync for many), in the order they were applied, so the export
+    /// still replays to exactly the event log, and every answer came after its batch was durable.
+    @Test func concurrentClientsAreGroupCommittedInOrder() throws {
+        let scenario = "Data/scenarios/devices-scope"
+        let directory = try CLI.temporaryDirectory()
+        let server = try Server(triggers: "\(scenario)/triggers.json", directory: directory)
+        defer { server.stop() }
+        // 16 devices, 40 readings each, walking in and out of the fences.
+        var script = ""
+        for device in 0..<16 {
+            var lines: [String] = []
+            for step in 0..<40 {
+                let north = Double((step * 7 + device * 3) % 41 - 20) * 10
+                let lat = 52.37 + north / 111_320
+                lines.append(
+                    #"{"device":"truck-\#(device)","time":\#(1_772_438_400 + step * 5 + device % 5),"lat":\#(lat),"lon":4.89}"#
+                )
+            }
+            let file = directory.appendingPathComponent("d\(device).ndjson")
+            try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+            script +=
+                "(while IFS= read -r line; do curl -s -o /dev/null -w '%{http_code}\\n' -H 'Authorization: Bearer t0ken' "
+                + "-H 'Content-Type: application/x-ndjson' --data-binary \"$line\" http://127.0.0.1:\(server.port)/v1/readings; "
+                + "done < \(file.path)) > \(file.path).codes &\n"
+        }
+        script += "wait\n"
+        let run = try CLI.runShell(script, arguments: [])
+        #expect(run.status == 0, "\(run.stderr)")
+        for device in 0..<16 {
+            let codes = try String(
+                contentsOf: directory.appendingPathComponent("d\(device).ndjson.codes"), encoding: .utf8)
+            #expect(codes.split(separator: "\n").allSatisfy { $0 == "200" }, "truck-\(device): \(codes)")
+        }
+        #expect(
+            try server.call(
+                "POST", "/v1/readings", body: #"{"op":"tick","time":1772438800}"#,
+                headers: ["Content-Type: application/x-ndjson"]
+            ).status == 200)
+        let log = try server.call("GET", "/v1/events?limit=10000").body
+        #expect(log.contains(#""event":"enter""#), "\(log)")
+        try Self.expectExportReplays(server, to: log, triggers: "\(scenario)/triggers.json", in: directory)
+    }
+
     /// `POST /v1/responses` and `respond` lines in a batch (SPEC §8, §11): 200 with the response
     /// event, 404 for a notification not delivered (or removed), 422 for an action it does not
     /// offer; the delivered list keeps the answer; the export replays to the same event log, and a
