@@ -460,8 +460,12 @@ actor ServiceEngine {
             case .success(let position):
                 journalPosition = position
                 for waiter in waiters { waiter.resume() }
-                // Only with nothing gathered is the engine's state the store's: checkpoint then.
-                if gathering.isEmpty && journalPosition - checkpointPosition >= settings.checkpointEvery {
+                // Only with nothing gathered is the engine's state the store's: checkpoint then,
+                // but not more often than keeps checkpoints under a tenth of the time (a large
+                // catalog makes each one cost a second or more).
+                if gathering.isEmpty && journalPosition - checkpointPosition >= settings.checkpointEvery
+                    && ContinuousClock.now - lastCheckpoint.end >= lastCheckpoint.cost * 10
+                {
                     do { try checkpointNow() } catch {
                         logger.error("checkpoint failed", metadata: ["error": "\(error)"])
                     }
@@ -511,9 +515,14 @@ actor ServiceEngine {
         try checkpointNow()
     }
 
+    /// When the last checkpoint ended and how long it took.
+    private var lastCheckpoint = (end: ContinuousClock.now, cost: Duration.zero)
+
     /// ``checkpoint()`` with nothing applied that is not written.
     private func checkpointNow() throws {
         guard journalPosition > checkpointPosition else { return }
+        let start = ContinuousClock.now
+        defer { lastCheckpoint = (ContinuousClock.now, ContinuousClock.now - start) }
         let state = engine.checkpoint()
         // Every event released is in the log: the state's next seq follows the last one logged.
         let lastSeq = try Engine.checkpointSummary(of: state).nextSequence - 1
