@@ -56,6 +56,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Only time the service (fenceline serve on loopback): ingest, single POSTs, SSE, restart.")
     var serviceOnly = false
 
+    @Option(help: "Feed the service at --soak-rate for this many minutes and print its memory and latency.")
+    var soakMinutes: Double?
+
+    @Option(help: "Readings per second of --soak-minutes.")
+    var soakRate = 50_000
+
     func run() async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let files = try generate()
@@ -76,6 +82,12 @@ struct BenchCommand: AsyncParsableCommand {
                         format: "%@: %@ readings/s, p50 %.2f µs, p99 %.2f µs, p99.9 %.2f µs", name, rate(library.rate),
                         library.p50, library.p99, library.p999))
             }
+            return
+        }
+        if let soakMinutes {
+            try await ServiceSoak(
+                fenceline: fenceline, catalog: files.country, directory: directory, minutes: soakMinutes, rate: soakRate
+            ).run(readings: files.countryReadings)
             return
         }
         if serviceOnly {

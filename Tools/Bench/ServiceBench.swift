@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fenceline
 import Foundation
 import Glibc
 import NIOCore
@@ -217,5 +218,91 @@ struct ServiceBench {
             try await Task.sleep(for: .milliseconds(10))
         }
         return (ContinuousClock.now - start) / .seconds(1)
+    }
+}
+
+/// `Tools/bench --soak-minutes N`: the service fed at a steady rate for minutes, to see that its
+/// memory stays flat and its batch latency steady (issue 27; run by hand, figures in the README).
+struct ServiceSoak {
+    let fenceline: String
+    let catalog: String
+    let directory: String
+    let minutes: Double
+    let rate: Int
+
+    /// The workload's readings again and again, each pass `passSeconds` later than the one before,
+    /// so the stream goes on in event time for as long as the soak lasts.
+    struct Stream {
+        let lines: [Substring]
+        let passSeconds: Int64
+        var index = 0
+        var pass: Int64 = 0
+
+        mutating func next() -> String {
+            if index == lines.count {
+                index = 0
+                pass += 1
+            }
+            let line = lines[index]
+            index += 1
+            guard pass > 0, let start = line.firstRange(of: #""time":""#)?.upperBound,
+                let end = line[start...].firstIndex(of: "\""),
+                let time = Timestamp(rfc3339: line[start..<end])
+            else { return String(line) }
+            let shifted = time.advanced(by: TimeSpan(seconds: Double(passSeconds * pass)))
+            return String(line[..<start]) + shifted.rfc3339 + String(line[end...])
+        }
+    }
+
+    func run(readings: String) async throws {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let data = "\(directory)/service-soak"
+        try? FileManager.default.removeItem(atPath: data)
+        let server = try ServiceBench.Server(fenceline: fenceline, catalog: catalog, data: data)
+        let lines = try String(contentsOfFile: readings, encoding: .utf8).split(separator: "\n")
+        var stream = Stream(lines: lines, passSeconds: 1_000)
+        let batch = 1_000
+        let interval = Duration.seconds(Double(batch) / Double(rate))
+        let start = ContinuousClock.now
+        var next = start
+        var window: [Double] = []
+        var windowStart = start
+        var sent = 0
+        print("soak: \(rate) readings/s in batches of \(batch) for \(minutes) min; a line every 30 s")
+        print("elapsed  readings   RSS MB  batch p50 ms  p99 ms")
+        while ContinuousClock.now - start < .seconds(minutes * 60) {
+            let body = (0..<batch).map { _ in stream.next() }.joined(separator: "\n")
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/v1/readings")
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: "Bearer \(ServiceBench.token)")
+            request.headers.add(name: "Content-Type", value: "application/x-ndjson")
+            request.body = .bytes(ByteBuffer(string: body))
+            let sentAt = ContinuousClock.now
+            let response = try await client.execute(request, timeout: .seconds(60))
+            _ = try await response.body.collect(upTo: 1 << 24)
+            guard response.status == .ok else {
+                throw ServiceBench.BenchFailure("a batch was answered \(response.status)")
+            }
+            window.append((ContinuousClock.now - sentAt) / .milliseconds(1))
+            sent += batch
+            let last = ContinuousClock.now - start >= .seconds(minutes * 60)
+            if ContinuousClock.now - windowStart >= .seconds(30) || last {
+                window.sort()
+                let rss =
+                    (try? String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8))?
+                    .split(separator: "\n").first { $0.hasPrefix("VmRSS:") }?
+                    .split(separator: " ").dropFirst().first.flatMap { Double($0) }.map { $0 / 1024 } ?? 0
+                print(
+                    String(
+                        format: "%5.0f s  %9d  %7.0f  %12.1f  %6.1f", (ContinuousClock.now - start) / .seconds(1), sent,
+                        rss, window[window.count / 2], window[min(window.count - 1, window.count * 99 / 100)]))
+                window = []
+                windowStart = .now
+            }
+            next = next.advanced(by: interval)
+            if next > .now { try await Task.sleep(until: next) }
+        }
+        server.stop()
+        try await client.shutdown()
     }
 }
