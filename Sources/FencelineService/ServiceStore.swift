@@ -144,13 +144,13 @@ final class ServiceStore: Sendable {
     }
 
     private static func insert(_ batch: Batch, into db: Database) throws {
-        for line in batch.lines {
-            try db.execute(sql: "INSERT INTO journal (line) VALUES (?)", arguments: [Data(line)])
-        }
+        // Prepared once per connection: a batch inserts a row per line and per event.
+        let journal = try db.cachedStatement(sql: "INSERT INTO journal (line) VALUES (?)")
+        for line in batch.lines { try journal.execute(arguments: [Data(line)]) }
+        let log = try db.cachedStatement(
+            sql: "INSERT INTO events (seq, kind, device, request, json) VALUES (?, ?, ?, ?, ?)")
         for event in batch.events {
-            try db.execute(
-                sql: "INSERT INTO events (seq, kind, device, request, json) VALUES (?, ?, ?, ?, ?)",
-                arguments: [event.seq, event.kind, event.device, event.request, Data(event.json)])
+            try log.execute(arguments: [event.seq, event.kind, event.device, event.request, Data(event.json)])
         }
         let now = Date().timeIntervalSince1970
         for delivery in batch.deliveries {
