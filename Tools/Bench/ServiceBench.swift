@@ -122,6 +122,17 @@ struct ServiceBench {
         return Int(response.status.code)
     }
 
+    /// `lines` posted in batches of `size`, one after another, each answered 200.
+    private func postBatches(_ lines: [Substring], of size: Int, to server: Server, client: HTTPClient) async throws {
+        var index = 0
+        while index < lines.count {
+            let batch = lines[index..<min(index + size, lines.count)].joined(separator: "\n")
+            let status = try await post(client, port: server.port, path: "/v1/readings", body: batch)
+            guard status == 200 else { throw BenchFailure("a batch was answered \(status)") }
+            index += size
+        }
+    }
+
     /// Batches of 1,000 lines posted one after another; readings per second of the whole run.
     private func ingestRun(_ lines: [Substring], subscribers: Int, client: HTTPClient) async throws -> Double {
         let server = try Server(fenceline: fenceline, catalog: catalog, data: try freshData("ingest-\(subscribers)"))
@@ -142,13 +153,7 @@ struct ServiceBench {
         defer { for reader in readers { reader.cancel() } }
         if subscribers > 0 { try await Task.sleep(for: .milliseconds(500)) }
         let start = ContinuousClock.now
-        var index = 0
-        while index < lines.count {
-            let batch = lines[index..<min(index + 1_000, lines.count)].joined(separator: "\n")
-            let status = try await post(client, port: server.port, path: "/v1/readings", body: batch)
-            guard status == 200 else { throw BenchFailure("a batch was answered \(status)") }
-            index += 1_000
-        }
+        try await postBatches(lines, of: 1_000, to: server, client: client)
         let seconds = (ContinuousClock.now - start) / .seconds(1)
         return Double(lines.count) / seconds
     }
@@ -198,13 +203,7 @@ struct ServiceBench {
         let data = try freshData("restart")
         let server = try Server(fenceline: fenceline, catalog: catalog, data: data)
         let lines = try String(contentsOfFile: million, encoding: .utf8).split(separator: "\n")
-        var index = 0
-        while index < lines.count {
-            let batch = lines[index..<min(index + 10_000, lines.count)].joined(separator: "\n")
-            let status = try await post(client, port: server.port, path: "/v1/readings", body: batch)
-            guard status == 200 else { throw BenchFailure("a batch was answered \(status)") }
-            index += 10_000
-        }
+        try await postBatches(lines, of: 10_000, to: server, client: client)
         server.kill()
         let start = ContinuousClock.now
         let again = try Server(fenceline: fenceline, catalog: catalog, data: data)
