@@ -442,8 +442,13 @@ extension Engine {
             let order = reader.version < 2 ? -1 : try reader.int(in: -1...produced, "a delivered entry's order")
             return (event: event, device: device, order: order)
         }
-        delivered = DeliveredLedger(
-            limit: configuration.deliveredLimit, restoring: ledger, queued: Set(pending.map(\.order)))
+        // An unnumbered entry's event waits in the queue to be numbered; one whose order names
+        // no queued event could never be, and would be scanned for at every release.
+        let queued = Set(pending.map(\.order))
+        if ledger.contains(where: { $0.event.sequence == 0 && $0.order >= 0 && !queued.contains($0.order) }) {
+            throw reader.damaged("a delivered entry waits for an event the queue does not hold")
+        }
+        delivered = DeliveredLedger(limit: configuration.deliveredLimit, restoring: ledger)
         let arrivals = try reader.counter()
         let newestSeen = try reader.optional { try $0.timestamp() }
         let held = try reader.array(typicalSize: 20) { reader in

@@ -229,16 +229,11 @@ extension DeliveredLedger {
     }
 
     /// A ledger holding `entries`, oldest first.
-    init(limit: Int, restoring entries: [(event: Event, device: Int32, order: Int)], queued: Set<Int>) {
+    init(limit: Int, restoring entries: [(event: Event, device: Int32, order: Int)]) {
         self.init(limit: limit)
         log = entries.map(\.event)
         devices = entries.map(\.device)
         orders = entries.map(\.order)
-        // An unnumbered entry's event waits in the queue; one whose order names no queued event
-        // (a damaged file) could never be numbered and would be scanned at every release.
-        for index in log.indices where log[index].sequence == 0 && !queued.contains(orders[index]) {
-            orders[index] = -1
-        }
         unnumbered = zip(log, orders).reduce(0) { $0 + ($1.0.sequence == 0 && $1.1 >= 0 ? 1 : 0) }
         compact()
         compactionSize = max(Self.smallestCompaction, 2 * log.count)
