@@ -93,10 +93,7 @@ extension GPXDecoder {
                 return (1, "the XML declaration (<?xml …) is not closed with ?>")
             }
             guard let encoding = GPXDecoder.declaredEncoding(text) else { return nil }
-            let known =
-                utf16 != nil
-                ? (try? #/(?i)utf-?16(?:le|be)?/#.wholeMatch(in: encoding)) != nil
-                : (try? GPXDecoder.asciiCompatibleEncoding.wholeMatch(in: encoding)) != nil
+            let known = utf16 != nil ? GPXDecoder.isUTF16(encoding) : GPXDecoder.isASCIICompatible(encoding)
             guard known else {
                 let form = utf16 != nil ? "UTF-16 text" : "8-bit text"
                 return (
@@ -140,20 +137,78 @@ extension GPXDecoder {
         }
     }
 
-    /// Encodings that keep ASCII characters as single ASCII bytes.
-    fileprivate static var asciiCompatibleEncoding: Regex<Substring> {
-        #/(?i)utf-?8|(?:us-)?ascii|iso[-_]?8859[-_]?[0-9]{1,2}|latin-?[0-9]{1,2}|(?:windows|cp)-?(?:125[0-8]|874)|shift_jis|sjis|euc-(?:jp|kr|cn)|gb2312|gbk|gb18030|big5|koi8-[ru]/#
+    /// Whether `name` is an encoding that keeps ASCII characters as single ASCII bytes: UTF-8,
+    /// ASCII, ISO 8859, Latin, Windows/CP code pages, Shift JIS, EUC, GB, Big5, KOI8. Matched by
+    /// hand (ASCII letters in any case) because a Regex is parsed anew on every use and is not
+    /// Sendable, so it cannot be kept in a static; that parse was most of a small document's time.
+    static func isASCIICompatible(_ name: String) -> Bool {
+        let name = asciiLowercased(name)
+        let whole: Set<String> = [
+            "utf8", "utf-8", "ascii", "us-ascii", "shift_jis", "sjis", "euc-jp", "euc-kr", "euc-cn", "gb2312", "gbk",
+            "gb18030", "big5", "koi8-r", "koi8-u",
+        ]
+        if whole.contains(name) { return true }
+        var rest = Substring(name)
+        func take(_ prefix: String) -> Bool {
+            guard rest.hasPrefix(prefix) else { return false }
+            rest = rest.dropFirst(prefix.count)
+            return true
+        }
+        func skipSeparator(_ separators: String) {
+            if let first = rest.first, separators.contains(first) { rest = rest.dropFirst() }
+        }
+        let oneOrTwoDigits = { (1...2).contains(rest.count) && rest.allSatisfy { ("0"..."9").contains($0) } }
+        if take("iso") {
+            skipSeparator("-_")
+            guard take("8859") else { return false }
+            skipSeparator("-_")
+            return oneOrTwoDigits()
+        }
+        if take("latin") {
+            skipSeparator("-")
+            return oneOrTwoDigits()
+        }
+        if take("windows") || take("cp") {
+            skipSeparator("-")
+            return rest == "874" || (rest.count == 4 && rest.hasPrefix("125") && ("0"..."8").contains(rest.last!))
+        }
+        return false
     }
 
-    /// The `encoding` of the XML declaration at the start of `text`, if it has one.
-    fileprivate static func declaredEncoding(_ text: [UInt8]) -> String? {
+    /// Whether `name` is UTF-16, optionally with its byte order (`utf-16`, `UTF16LE`, …).
+    static func isUTF16(_ name: String) -> Bool {
+        ["utf16", "utf-16", "utf16le", "utf-16le", "utf16be", "utf-16be"].contains(asciiLowercased(name))
+    }
+
+    private static func asciiLowercased(_ text: String) -> String {
+        String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// The `encoding` of the XML declaration at the start of `text`, if it has one: the first
+    /// `encoding` followed by `=` and a quoted value (spaces allowed around the `=`).
+    static func declaredEncoding(_ text: [UInt8]) -> String? {
         var text = text[...]
         if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
         guard text.starts(with: Array("<?xml".utf8)), let end = text.firstRange(of: Array("?>".utf8)) else {
             return nil
         }
-        let declaration = String(decoding: text[..<end.lowerBound], as: UTF8.self)
-        guard let match = declaration.firstMatch(of: #/encoding\s*=\s*(?:"([^"]*)"|'([^']*)')/#) else { return nil }
-        return String(match.output.1 ?? match.output.2 ?? "")
+        let declaration = text[..<end.lowerBound]
+        let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+        var searchFrom = declaration.startIndex
+        while let keyword = declaration[searchFrom...].firstRange(of: Array("encoding".utf8)) {
+            searchFrom = keyword.upperBound
+            var index = keyword.upperBound
+            while index < declaration.endIndex, isSpace(declaration[index]) { index += 1 }
+            guard index < declaration.endIndex, declaration[index] == UInt8(ascii: "=") else { continue }
+            index += 1
+            while index < declaration.endIndex, isSpace(declaration[index]) { index += 1 }
+            guard index < declaration.endIndex, declaration[index] == 0x22 || declaration[index] == 0x27 else {
+                continue
+            }
+            let quote = declaration[index]
+            guard let close = declaration[(index + 1)...].firstIndex(of: quote) else { continue }
+            return String(decoding: declaration[(index + 1)..<close], as: UTF8.self)
+        }
+        return nil
     }
 }
