@@ -97,4 +97,33 @@ import Testing
             #expect(second.pendingRequestIDs == whole.pendingRequestIDs)
         }
     }
+
+    /// An engine that checkpoints again and again keeps the encodings of its requests; its
+    /// checkpoints must be byte for byte those of an engine that encodes everything afresh, across
+    /// requests added, replaced and removed between them.
+    @Test func keptEncodingsWriteTheSameCheckpoints() throws {
+        let readings = Self.readings()
+        let kept = try Engine(catalog: Catalog(requests: Self.requests))
+        let afresh = try Engine(catalog: Catalog(requests: Self.requests))
+        var compared = 0
+        for (index, reading) in readings.enumerated() {
+            for engine in [kept, afresh] {
+                _ = engine.process(reading)
+                switch index {
+                case 40: try engine.add(Fixtures.circle("late", radius: 90))
+                case 80: try engine.add(Fixtures.circle("gate", radius: 300, hysteresis: .naive))  // replaces
+                case 120: engine.removePendingRequests(withIdentifiers: ["slow", "late"])
+                case 160: try engine.add(Fixtures.circle("slow", radius: 60))
+                default: break
+                }
+            }
+            guard index % 7 == 0 || (40...41).contains(index) || (80...81).contains(index) else { continue }
+            let state = kept.checkpoint()
+            afresh.checkpointCache = CheckpointCache()
+            #expect(state == afresh.checkpoint(), "after reading \(index)")
+            compared += 1
+        }
+        #expect(compared > 30)
+        #expect(kept.checkpointCache.requests.contains { !$0.isEmpty })
+    }
 }

@@ -30,6 +30,19 @@ public struct CheckpointError: Error, Hashable, Sendable, CustomStringConvertibl
 /// Written by hand rather than through `Codable`: a million devices' state must be written and
 /// read in well under two seconds, and every count and index read back is checked against the
 /// bytes that remain, so a damaged file is refused rather than trusted.
+/// The parts of a checkpoint an engine keeps between checkpoints (``Engine/checkpointCache``).
+struct CheckpointCache {
+    /// Checkpoints written so far: the encodings are kept from the second on, so a run that
+    /// writes one checkpoint at its end does not hold its catalog twice.
+    var checkpoints = 0
+    /// Set by a caller that will checkpoint again and again: kept from the first.
+    var keepsFromFirst = false
+    /// Each request's encoding by slot; empty for one not encoded yet or no longer alive.
+    var requests: [[UInt8]] = []
+    /// The given digests, sorted and encoded; `nil` until written.
+    var givenDigests: [UInt8]?
+}
+
 struct CheckpointWriter {
     /// Set for a request's digest (``Engine/digest(of:)``): what format 2 added is left out
     /// where it is empty, so a digest is the same as format 1's.
@@ -37,6 +50,9 @@ struct CheckpointWriter {
     private(set) var bytes: [UInt8] = []
 
     mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+
+    /// Bytes another writer wrote (a part kept from an earlier checkpoint).
+    mutating func append(encoded: [UInt8]) { bytes.append(contentsOf: encoded) }
 
     @inline(__always)
     mutating func write(_ value: UInt8) { bytes.append(value) }

@@ -77,19 +77,40 @@ extension Engine {
         writer.write(each: startCatalog) { $0.write($1) }
         writer.write(each: untimedControls) { $0.write($1) }
         // Each given request is hashed once for the engine's life: a service checkpoints often.
-        for request in givenRequests { givenDigests[request.id] = Self.digest(of: request) }
-        givenRequests = []
-        writer.write(each: givenDigests.sorted { $0.key < $1.key }) { writer, entry in
-            writer.write(entry.key)
-            writer.write(entry.value)
+        if !givenRequests.isEmpty || checkpointCache.givenDigests == nil {
+            for request in givenRequests { givenDigests[request.id] = Self.digest(of: request) }
+            givenRequests = []
+            var digests = CheckpointWriter()
+            digests.write(each: givenDigests.sorted { $0.key < $1.key }) { writer, entry in
+                writer.write(entry.key)
+                writer.write(entry.value)
+            }
+            checkpointCache.givenDigests = digests.bytes
         }
+        writer.append(encoded: checkpointCache.givenDigests!)
 
         writer.write(each: devices.names) { $0.write($1) }
         writer.write(each: devices.thresholds) { $0.write($1) }
+        checkpointCache.checkpoints += 1
+        let keepsEncodings = checkpointCache.keepsFromFirst || checkpointCache.checkpoints > 1
+        if keepsEncodings {
+            checkpointCache.requests.append(
+                contentsOf: repeatElement([], count: max(0, requests.count - checkpointCache.requests.count)))
+            for slot in requests.indices where !states[slot].isAlive { checkpointCache.requests[slot] = [] }
+        }
         writer.write(each: alive) { writer, slot in
             let entry = requests[slot]
             let state = states[slot]
-            writer.write(entry.request)
+            if keepsEncodings {
+                if checkpointCache.requests[slot].isEmpty {
+                    var encoding = CheckpointWriter()
+                    encoding.write(entry.request)
+                    checkpointCache.requests[slot] = encoding.bytes
+                }
+                writer.append(encoded: checkpointCache.requests[slot])
+            } else {
+                writer.write(entry.request)
+            }
             writer.write(entry.addedSequence)
             writer.write(entry.addedTime)
             writer.write(state.isFinished)
@@ -155,6 +176,13 @@ extension Engine {
         }
 
         return Self.sealed(writer.bytes)
+    }
+
+    /// Whether checkpoints keep what they encode of the requests from the first one on, for the
+    /// next (a service, which checkpoints again and again). Otherwise they do from the second.
+    package var keepsCheckpointEncodings: Bool {
+        get { checkpointCache.keepsFromFirst }
+        set { checkpointCache.keepsFromFirst = newValue }
     }
 
     /// A checkpoint file holding `payload`: the magic, the version, the payload's length and checksum.

@@ -151,6 +151,10 @@ public final class Engine {
     /// whatever control records did to those requests since (SPEC §10 continuity).
     var givenRequests: [NotificationRequest] = []
     var givenDigests: [String: UInt64] = [:]
+    /// What checkpoints write that changes only with the requests, kept by an engine that
+    /// checkpoints again and again (a service): each request's encoding by slot (empty until
+    /// encoded) and the sorted given digests. With a large catalog these are most of the work.
+    var checkpointCache = CheckpointCache()
     /// Set while a checkpoint's requests are installed: their timers and state come from the
     /// checkpoint, so installing schedules nothing.
     var restoring = false
