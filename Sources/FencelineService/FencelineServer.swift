@@ -1,4 +1,5 @@
 public import Fenceline
+import FencelineFormats
 import Foundation
 import Hummingbird
 public import Logging
@@ -14,6 +15,10 @@ public enum FencelineServer {
         public var dataDirectory: String
         /// The catalog a new store starts from, as its file's bytes.
         public var catalogBytes: [UInt8]
+        /// Decodes `catalogBytes`, throwing errors worded for the caller (the CLI names the file
+        /// and line). Called only when needed: on a new store, or when the bytes are not those
+        /// the store last applied (a large catalog takes a second or more to decode).
+        public var decodeCatalog: @Sendable ([UInt8]) throws -> Catalog = { try CatalogDecoder().decode($0).catalog }
         /// Where to listen (`--listen`); port 0 picks a free one, which is printed.
         public var host = "127.0.0.1"
         public var port = 8080
@@ -50,8 +55,9 @@ public enum FencelineServer {
         settings.retention = options.retention
         let metrics = ServiceMetrics()
         let engine = try ServiceEngine(
-            store: store, catalogBytes: options.catalogBytes, settings: settings, metrics: metrics, logger: logger)
-        try await engine.addChangedRequests(catalogBytes: options.catalogBytes)
+            store: store, catalogBytes: options.catalogBytes, decodeCatalog: options.decodeCatalog, settings: settings,
+            metrics: metrics, logger: logger)
+        try await engine.addChangedRequests(catalogBytes: options.catalogBytes, decodeCatalog: options.decodeCatalog)
         let token = try options.token ?? storedToken(in: store, announce: announce)
         let stopping = StopFlag()
         let router = ServiceRoutes.router(
@@ -149,7 +155,7 @@ private struct Housekeeping: Service {
                         logger.info(
                             "dropped what is past --retention",
                             metadata: [
-                                "journalLines": "\(pruned.journalLines)", "events": "\(pruned.events)",
+                                "journalRows": "\(pruned.journalRows)", "events": "\(pruned.events)",
                                 "deliveriesGivenUp": "\(pruned.deliveries)",
                             ])
                     }

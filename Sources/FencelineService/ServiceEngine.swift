@@ -1,4 +1,5 @@
 import CoreMetrics
+import Crypto
 import Fenceline
 import FencelineFormats
 import FencelineRun
@@ -48,7 +49,9 @@ actor ServiceEngine {
     /// The webhooks, kept here so that each batch's deliveries are chosen in its own commit.
     private var webhooks: [ServiceStore.Webhook]
     private let logger: Logger
-    private let catalog: Catalog
+    /// The catalog a new store started from, as stored, and decoded once needed.
+    private let startBytes: [UInt8]
+    private var startCatalog: Catalog?
     private var engine: Engine
     private let decoder: NDJSONReadingDecoder
     /// The decoder's `add` context, whose category ids follow the engine's.
@@ -60,58 +63,94 @@ actor ServiceEngine {
     /// Whether the store had a catalog before this start (then `--triggers` adds what changed).
     private var startedOnExistingStore = false
 
+    /// Decodes a catalog file's bytes, its errors located as the caller words them.
+    typealias CatalogDecoding = @Sendable ([UInt8]) throws -> Catalog
+
     /// Opens the engine over `store`: from its newest checkpoint and journal, or from the catalog
     /// `catalogBytes` on a new store (which keeps them, so a replay starts where this run did).
-    init(store: ServiceStore, catalogBytes: [UInt8], settings: Settings, metrics: ServiceMetrics, logger: Logger)
-        throws
-    {
+    /// `catalog` is `catalogBytes` decoded, if the caller has it.
+    init(
+        store: ServiceStore, catalogBytes: [UInt8], decodeCatalog: CatalogDecoding, settings: Settings,
+        metrics: ServiceMetrics, logger: Logger
+    ) throws {
         self.store = store
         self.settings = settings
         self.metrics = metrics
         self.logger = logger
         webhooks = try store.webhooks()
-        let startBytes: [UInt8]
         let isNew: Bool
+        var start: Catalog?
+        let startBytes: [UInt8]
         if let stored = try store.meta("startCatalog") {
             startBytes = stored
             isNew = false
         } else {
+            // Checked (with its located errors) before the store keeps it.
+            start = try decodeCatalog(catalogBytes)
             try store.setMeta("startCatalog", catalogBytes)
             startBytes = catalogBytes
             isNew = true
         }
-        let start = try CatalogDecoder().decode(startBytes).catalog
-        self.catalog = start
-        requestContext = NDJSONReadingDecoder.RequestContext(decoder: CatalogDecoder(), catalog: start)
-        decoder = NDJSONReadingDecoder(requests: requestContext)
+        self.startBytes = startBytes
+        // With a checkpoint, the engine's requests, defaults and categories are its own: the start
+        // catalog (seconds to decode when large) is decoded only if the engine is built from it.
+        let engine: Engine
+        let context: NDJSONReadingDecoder.RequestContext
+        var position = 0
         if let checkpoint = try store.latestCheckpoint() {
             engine = try Engine(resuming: checkpoint.state, configuration: settings.configuration, logger: logger)
-            requestContext.reset(categories: engine.notificationCategories)
-            journalPosition = checkpoint.journalPosition
-            checkpointPosition = checkpoint.journalPosition
+            context = NDJSONReadingDecoder.RequestContext(
+                decoder: CatalogDecoder(), defaults: engine.catalogDefaults, categories: engine.notificationCategories)
+            position = checkpoint.journalPosition
         } else {
-            engine = try Engine(catalog: start, configuration: settings.configuration, logger: logger)
+            let catalog = try start ?? CatalogDecoder().decode(startBytes).catalog
+            start = catalog
+            engine = try Engine(catalog: catalog, configuration: settings.configuration, logger: logger)
+            context = NDJSONReadingDecoder.RequestContext(decoder: CatalogDecoder(), catalog: catalog)
         }
-        journalPosition = try Self.replayJournal(
-            into: engine, after: journalPosition, store: store, decoder: decoder, logger: logger)
+        engine.keepsCheckpointEncodings = true  // a service checkpoints again and again
+        let lineDecoder = NDJSONReadingDecoder(requests: context)
+        let (replayed, replayedLines) = try Self.replayJournal(
+            into: engine, after: position, store: store, decoder: lineDecoder, logger: logger)
+        // Properties with defaults first: once the others are set, the actor's init may not.
+        startCatalog = start
+        checkpointPosition = position
+        journalPosition = replayed
+        linesSinceCheckpoint = replayedLines
         startedOnExistingStore = !isNew
+        self.engine = engine
+        requestContext = context
+        decoder = lineDecoder
     }
 
     /// `--triggers` on a store that has a catalog already: its requests are added (replacing by
     /// id) as journaled `add` records, but only those the engine does not have as they are, so
     /// that restarting with the same file changes nothing. (Categories and defaults stay those of
-    /// the store's first catalog.)
-    func addChangedRequests(catalogBytes: [UInt8]) async throws {
-        guard startedOnExistingStore else { return }
-        let catalog = try CatalogDecoder().decode(catalogBytes).catalog
-        guard let root = try? JSONSerialization.jsonObject(with: Data(catalogBytes)) as? [String: Any],
+    /// the store's first catalog.) A file whose digest is that of the last one applied is not
+    /// decoded again: it would only cost seconds of the restart.
+    func addChangedRequests(catalogBytes: [UInt8], decodeCatalog: CatalogDecoding) async throws {
+        let digest = Array(SHA256.hash(data: catalogBytes))
+        if startedOnExistingStore, try store.meta("triggersDigest") != digest {
+            try await addRequests(changedIn: catalogBytes, decodeCatalog: decodeCatalog)
+        }
+        try store.setMeta("triggersDigest", digest)
+    }
+
+    private func addRequests(changedIn catalogBytes: [UInt8], decodeCatalog: CatalogDecoding) async throws {
+        let catalog = try decodeCatalog(catalogBytes)
+        let pending = engine.pendingRequests
+        let changed = catalog.requests.indices.filter { index in
+            !engine.hasRequest(identicalTo: catalog.requests[index]) && !pending.contains(catalog.requests[index])
+        }
+        // The JSON of the changed requests only: a restart with an edited file changes few.
+        guard !changed.isEmpty,
+            let root = try? JSONSerialization.jsonObject(with: Data(catalogBytes)) as? [String: Any],
             let objects = root["requests"] as? [Any], objects.count == catalog.requests.count
         else { return }
         var added = 0
-        let pending = engine.pendingRequests
-        for (request, object) in zip(catalog.requests, objects)
-        where !engine.hasRequest(identicalTo: request) && !pending.contains(request) {
-            let record: [String: Any] = ["op": "add", "request": object]
+        for index in changed {
+            let request = catalog.requests[index]
+            let record: [String: Any] = ["op": "add", "request": objects[index]]
             do {
                 try await control(Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])))
             } catch let error as LineError {
@@ -126,22 +165,47 @@ actor ServiceEngine {
     /// events it gives are in the log already.
     private static func replayJournal(
         into engine: Engine, after position: Int, store: ServiceStore, decoder: NDJSONReadingDecoder, logger: Logger
-    ) throws -> Int {
-        var position = position
+    ) throws -> (position: Int, lines: Int) {
         var replayed = 0
-        while true {
-            let entries = try store.journal(after: position, limit: 10_000)
-            guard let last = entries.last else { break }
-            for entry in entries {
-                let reading = try entry.line.withUnsafeBufferPointer { try decoder.decode($0) }
-                if let reading { _ = engine.process(reading) }
-            }
-            _ = engine.takeResponseOutcomes()  // told when the lines came in
-            position = last.position
-            replayed += entries.count
+        let reached = try store.forEachJournalLine(after: position) { line in
+            _ = try apply(line, to: engine, decoder: decoder)
+            replayed += 1
+            // Their outcomes were told when the lines came in.
+            if replayed.isMultiple(of: 10_000) { _ = engine.takeResponseOutcomes() }
         }
+        _ = engine.takeResponseOutcomes()
         if replayed > 0 { logger.info("replayed the journal", metadata: ["lines": "\(replayed)"]) }
-        return position
+        return (reached, replayed)
+    }
+
+    /// What ``apply(_:to:decoder:)`` did with a line.
+    private enum Applied {
+        /// A canonical fix, applied without making a ``Reading``.
+        case fix([Event])
+        /// Any other line, decoded in full.
+        case reading(Reading, [Event])
+
+        var events: [Event] {
+            switch self {
+            case .fix(let events), .reading(_, let events): events
+            }
+        }
+    }
+
+    /// Applies one NDJSON line and returns what it released, or `nil` for a line with nothing to
+    /// apply. A canonical fix takes the decoder's fast path, as `fenceline run` does (its device
+    /// name is never made a String): most of ingest and of a journal's replay.
+    private static func apply(
+        _ line: UnsafeBufferPointer<UInt8>, to engine: Engine, decoder: NDJSONReadingDecoder
+    ) throws(LineError) -> Applied? {
+        if !engine.holdsReadings, let fix = decoder.canonicalParts(line) {
+            return .fix(
+                engine.process(
+                    deviceNamed: UnsafeBufferPointer(rebasing: line[fix.device]), time: fix.time,
+                    coordinate: fix.coordinate, accuracy: fix.accuracy))
+        }
+        guard let reading = try decoder.decode(line) else { return nil }
+        return .reading(reading, engine.process(reading))
     }
 
     /// Applies a batch of NDJSON lines and commits it with its events. Under an idempotency key
@@ -164,7 +228,10 @@ actor ServiceEngine {
         }
         if let longLine { throw LineTooLong(line: longLine, limit: settings.maximumLineBytes) }
         var answer = IngestAnswer(accepted: 0, skipped: 0, stale: 0, errors: [])
-        var applied: [[UInt8]] = []
+        // The lines applied, joined by newlines, as the journal keeps them.
+        var journal: [UInt8] = []
+        journal.reserveCapacity(body.count)
+        var journaled = 0
         var events: [Event] = []
         let staleBefore = engine.statistics.stale
         var number = 0
@@ -183,20 +250,21 @@ actor ServiceEngine {
                 guard overflowLine == nil else { return }
                 let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 do throws(LineError) {
-                    guard let reading = try decoder.decode(line) else { return }
-                    let released = engine.process(reading)
+                    guard let done = try Self.apply(line, to: engine, decoder: decoder) else { return }
                     events += spilled.events
                     spilled.events = []
-                    events += released
+                    events += done.events
                     if engine.stoppedInJump || events.count > Self.maximumBatchEvents {
                         overflowLine = number
                         return
                     }
-                    applied.append(Array(line))
+                    if !journal.isEmpty { journal.append(0x0A) }
+                    journal.append(contentsOf: line)
+                    journaled += 1
                     // A refused response is a bad line, but journaled all the same: it moved the
                     // clock (which notification it names depends on the timers due before it),
                     // and a replay or the export must move it there too.
-                    if case .control(let control) = reading, case .respond(let response) = control.operation {
+                    if case .reading(.control(let control), _) = done, case .respond(let response) = control.operation {
                         // This line's outcome (a reorder window may hold it: then it is logged
                         // when the window lets it go, see `logHeldResponses`).
                         var outcomes = engine.takeResponseOutcomes()
@@ -231,7 +299,8 @@ actor ServiceEngine {
         answer.firstSeq = events.first?.sequence
         answer.lastSeq = events.last?.sequence
         let answerBytes = Array(try JSONEncoder().encode(answer))
-        try await commit(lines: applied, events: events, idempotency: idempotencyKey.map { ($0, answerBytes) })
+        try await commit(
+            journal: journal, lines: journaled, events: events, idempotency: idempotencyKey.map { ($0, answerBytes) })
         return (answer, false)
     }
 
@@ -263,7 +332,7 @@ actor ServiceEngine {
         let reading = try line.withUnsafeBufferPointer { bytes throws(LineError) in try decoder.decode(bytes) }
         guard let reading else { return }
         let events = engine.process(reading)
-        try await commit(lines: [line], events: events, idempotency: nil)
+        try await commit(journal: line, lines: 1, events: events, idempotency: nil)
     }
 
     /// Logs the refusals of `respond` records a reorder window held past their batch (their
@@ -289,10 +358,10 @@ actor ServiceEngine {
         if case .control(let control) = reading, case .respond(let own) = control.operation { response = own }
         let outcome = engine.takeResponseOutcomes().last { $0.response == response }
         if let refusal = outcome?.refusal {
-            if !events.isEmpty { try await commit(lines: [line], events: events, idempotency: nil) }
+            if !events.isEmpty { try await commit(journal: line, lines: 1, events: events, idempotency: nil) }
             throw refusal
         }
-        try await commit(lines: [line], events: events, idempotency: nil)
+        try await commit(journal: line, lines: 1, events: events, idempotency: nil)
         guard let event = outcome?.event else {
             throw ResponseRefusal(.notDelivered, field: "seq", "the response was not applied")
         }
@@ -328,7 +397,7 @@ actor ServiceEngine {
             requestContext.reset(categories: engine.notificationCategories)  // decoding moved it on
             throw CategoryInUse(category: request.content.category ?? "", request: request.id)
         }
-        try await commit(lines: [line], events: engine.process(.control(control)), idempotency: nil)
+        try await commit(journal: line, lines: 1, events: engine.process(.control(control)), idempotency: nil)
         return engine.notificationCategories
     }
 
@@ -396,7 +465,7 @@ actor ServiceEngine {
     /// the same order, so the journal replays exactly. If a write fails, the engine is rebuilt from
     /// the store and every batch not written is refused.
     @discardableResult
-    private func commit(lines: [[UInt8]], events: [Event], idempotency: (String, [UInt8])?) async throws
+    private func commit(journal: [UInt8], lines: Int, events: [Event], idempotency: (String, [UInt8])?) async throws
         -> [ServiceStore.LoggedEvent]
     {
         let logged = events.map { event in
@@ -417,7 +486,9 @@ actor ServiceEngine {
         }
         gathering.append(
             ServiceStore.Batch(
-                lines: lines, events: logged, deliveries: deliveries, idempotency: idempotency.map { ($0.0, $0.1) }))
+                journal: journal, events: logged, deliveries: deliveries, idempotency: idempotency.map { ($0.0, $0.1) })
+        )
+        gatheringLines += lines
         if let key = idempotency?.0 { pendingKeys.insert(key) }
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             gatheringWaiters.append(waiter)
@@ -434,6 +505,10 @@ actor ServiceEngine {
 
     /// Batches applied and waiting to be written, with their callers.
     private var gathering: [ServiceStore.Batch] = []
+    /// The lines those batches journal, and the lines written since the last checkpoint (a
+    /// journal row holds a batch, so positions do not count lines).
+    private var gatheringLines = 0
+    private var linesSinceCheckpoint = 0
     private var gatheringWaiters: [CheckedContinuation<Void, any Error>] = []
     /// Whether a group is being written (by ``writeGroups()``).
     private var writing = false
@@ -451,19 +526,22 @@ actor ServiceEngine {
         while !gathering.isEmpty {
             let group = gathering
             let waiters = gatheringWaiters
+            let lines = gatheringLines
             gathering = []
             gatheringWaiters = []
+            gatheringLines = 0
             let store = self.store
             let written = await Task.detached { Result { try store.commit(group) } }.value
             for batch in group { if let key = batch.idempotency?.key { pendingKeys.remove(key) } }
             switch written {
             case .success(let position):
                 journalPosition = position
+                linesSinceCheckpoint += lines
                 for waiter in waiters { waiter.resume() }
                 // Only with nothing gathered is the engine's state the store's: checkpoint then,
                 // but not more often than keeps checkpoints under a tenth of the time (a large
                 // catalog makes each one cost a second or more).
-                if gathering.isEmpty && journalPosition - checkpointPosition >= settings.checkpointEvery
+                if gathering.isEmpty && linesSinceCheckpoint >= settings.checkpointEvery
                     && ContinuousClock.now - lastCheckpoint.end >= lastCheckpoint.cost * 10
                 {
                     do { try checkpointNow() } catch {
@@ -477,6 +555,7 @@ actor ServiceEngine {
                 let later = gatheringWaiters
                 gathering = []
                 gatheringWaiters = []
+                gatheringLines = 0
                 pendingKeys.removeAll()
                 do { try reload() } catch {
                     logger.critical("could not reload the engine from the store", metadata: ["error": "\(error)"])
@@ -530,7 +609,18 @@ actor ServiceEngine {
             state, journalPosition: journalPosition, lastSeq: lastSeq,
             spacing: settings.retention.map { $0 / ServiceEngine.checkpointsPerRetention })
         checkpointPosition = journalPosition
+        linesSinceCheckpoint = 0
         try store.forgetAnswers(olderThan: 25 * 3600)
+        logger.info(
+            "checkpoint written",
+            metadata: [
+                "bytes": "\(state.count)", "journalPosition": "\(journalPosition)",
+                "seconds": "\(String(format: "%.3f", Self.seconds(ContinuousClock.now - start)))",
+            ])
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// With `--retention`, checkpoints are kept this many times per retention period, so that
@@ -547,16 +637,19 @@ actor ServiceEngine {
 
     /// Rebuilds the engine from the store after a failed commit.
     private func reload() throws {
-        requestContext.reset(categories: catalog.categories)
         if let checkpoint = try store.latestCheckpoint() {
             engine = try Engine(resuming: checkpoint.state, configuration: settings.configuration, logger: logger)
             requestContext.reset(categories: engine.notificationCategories)
             journalPosition = checkpoint.journalPosition
         } else {
+            let catalog = try startCatalog ?? CatalogDecoder().decode(startBytes).catalog
+            startCatalog = catalog
+            requestContext.reset(categories: catalog.categories)
             engine = try Engine(catalog: catalog, configuration: settings.configuration, logger: logger)
             journalPosition = 0
         }
-        journalPosition = try Self.replayJournal(
+        engine.keepsCheckpointEncodings = true
+        (journalPosition, linesSinceCheckpoint) = try Self.replayJournal(
             into: engine, after: journalPosition, store: store, decoder: decoder, logger: logger)
     }
 }

@@ -3,9 +3,9 @@ import Foundation
 import GRDB
 
 /// The service's state on disk (SPEC §11): SQLite in WAL mode with full fsync on every commit,
-/// through GRDB, in `DIR/fenceline.sqlite`. It holds the journal of every line the engine applied,
-/// the event log, the engine checkpoints (each with the journal position it covers), idempotency
-/// answers and settings. Its schema is created and upgraded by numbered migrations.
+/// through GRDB, in `DIR/fenceline.sqlite`. It holds the journal of every line the engine applied
+/// (a row per batch, its lines joined by newlines), the event log, the engine checkpoints (each
+/// with the journal position it covers), idempotency answers and settings. Its schema is created and upgraded by numbered migrations.
 final class ServiceStore: Sendable {
     let pool: DatabasePool
 
@@ -118,13 +118,34 @@ final class ServiceStore: Sendable {
     /// One batch's share of a commit: the lines applied, the events they released, their webhook
     /// deliveries and, under an idempotency key, the answer given.
     struct Batch: Sendable {
-        var lines: [[UInt8]]
+        /// The lines applied, joined by newlines: the journal keeps a batch in one row, since a
+        /// row per line cost about as much as applying the lines. Empty for none.
+        var journal: [UInt8]
         var events: [LoggedEvent]
         var deliveries: [Delivery] = []
         var idempotency: (key: String, answer: [UInt8])?
+
+        init(
+            journal: [UInt8], events: [LoggedEvent], deliveries: [Delivery] = [],
+            idempotency: (key: String, answer: [UInt8])?
+        ) {
+            self.journal = journal
+            self.events = events
+            self.deliveries = deliveries
+            self.idempotency = idempotency
+        }
+
+        init(
+            lines: [[UInt8]], events: [LoggedEvent], deliveries: [Delivery] = [],
+            idempotency: (key: String, answer: [UInt8])?
+        ) {
+            self.init(
+                journal: Array(lines.joined(separator: [0x0A])), events: events, deliveries: deliveries,
+                idempotency: idempotency)
+        }
     }
 
-    /// Commits a batch at once. Returns the journal position of the batch's last line.
+    /// Commits a batch at once. Returns the journal position of the batch's row.
     @discardableResult
     func commit(
         lines: [[UInt8]], events: [LoggedEvent], deliveries: [Delivery] = [],
@@ -134,7 +155,7 @@ final class ServiceStore: Sendable {
     }
 
     /// Commits batches in one transaction (one sync to disk for all: a group commit), in order.
-    /// Returns the journal position of the last line.
+    /// Returns the journal position of the last row.
     @discardableResult
     func commit(_ batches: [Batch]) throws -> Int {
         try pool.write { db in
@@ -145,8 +166,11 @@ final class ServiceStore: Sendable {
 
     private static func insert(_ batch: Batch, into db: Database) throws {
         // Prepared once per connection: a batch inserts a row per line and per event.
-        let journal = try db.cachedStatement(sql: "INSERT INTO journal (line) VALUES (?)")
-        for line in batch.lines { try journal.execute(arguments: [Data(line)]) }
+        if !batch.journal.isEmpty {
+            try db.cachedStatement(sql: "INSERT INTO journal (line) VALUES (?)").execute(arguments: [
+                Data(batch.journal)
+            ])
+        }
         let log = try db.cachedStatement(
             sql: "INSERT INTO events (seq, kind, device, request, json) VALUES (?, ?, ?, ?, ?)")
         for event in batch.events {
@@ -256,7 +280,7 @@ final class ServiceStore: Sendable {
 
     /// What a prune removed.
     struct Pruned: Sendable, Equatable {
-        var journalLines = 0
+        var journalRows = 0
         var events = 0
         /// Webhook deliveries of removed events, given up.
         var deliveries = 0
@@ -285,7 +309,7 @@ final class ServiceStore: Sendable {
             }
             var pruned = Pruned()
             try db.execute(sql: "DELETE FROM journal WHERE position <= ?", arguments: [position])
-            pruned.journalLines = db.changesCount
+            pruned.journalRows = db.changesCount
             pruned.deliveries = try Self.giveUp(db, where: "seq <= ?", [lastSeq])
             try db.execute(sql: "DELETE FROM events WHERE seq <= ?", arguments: [lastSeq])
             pruned.events = db.changesCount
@@ -296,12 +320,31 @@ final class ServiceStore: Sendable {
     }
 
     /// The journal's lines after `position`, in order, `limit` at a time.
-    func journal(after position: Int, limit: Int) throws -> [(position: Int, line: [UInt8])] {
+    /// Calls `body` with each journal line after `position`, oldest first, read in place (a
+    /// restart replays up to millions of them), and returns the position of the last row.
+    func forEachJournalLine(after position: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Int {
         try pool.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT position, line FROM journal WHERE position > ? ORDER BY position LIMIT ?",
-                arguments: [position, limit]
-            ).map { ($0["position"], Array($0["line"] as Data)) }
+            var last = position
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT position, line FROM journal WHERE position > ? ORDER BY position",
+                arguments: [position])
+            while let row = try rows.next() {
+                last = row[0]
+                try row.withUnsafeData(atIndex: 1) { data in
+                    try (data ?? Data()).withUnsafeBytes { raw in
+                        // A row holds a batch's lines joined by newlines (stores written before
+                        // that hold one line a row, which reads the same).
+                        let lines = raw.bindMemory(to: UInt8.self)
+                        var start = 0
+                        while start < lines.count {
+                            let end = lines[start...].firstIndex(of: 0x0A) ?? lines.count
+                            try body(UnsafeBufferPointer(rebasing: lines[start..<end]))
+                            start = end + 1
+                        }
+                    }
+                }
+            }
+            return last
         }
     }
 

@@ -5,6 +5,11 @@ import FencelineRun
 
 /// Reads and decodes a catalog file, turning every failure into a CLI failure with its exit code.
 func loadCatalog(path: String, decoder: CatalogDecoder, limit: CatalogLimit) throws -> CatalogDecoder.Decoded {
+    try decodeCatalog(readCatalogBytes(path: path, limit: limit), path: path, decoder: decoder)
+}
+
+/// A catalog file's bytes (inflated when gzip), refused past `limit` or damaged.
+func readCatalogBytes(path: String, limit: CatalogLimit) throws -> [UInt8] {
     let bytes: [UInt8]
     let reader: LineReader
     do throws(InputError) {
@@ -18,6 +23,11 @@ func loadCatalog(path: String, decoder: CatalogDecoder, limit: CatalogLimit) thr
     }
     // Damage, or a compressed bomb, found while inflating.
     if let failure = reader.failure { throw CommandFailure(failure) }
+    return bytes
+}
+
+/// Decodes the bytes of the catalog file at `path`, its errors located in that file.
+func decodeCatalog(_ bytes: [UInt8], path: String, decoder: CatalogDecoder) throws -> CatalogDecoder.Decoded {
     do {
         return try decoder.decode(bytes)
     } catch {

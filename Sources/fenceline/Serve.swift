@@ -117,13 +117,15 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var catalogBytes = Array(#"{"requests":[]}"#.utf8)
+        var options = FencelineServer.Options(dataDirectory: data, catalogBytes: Array(#"{"requests":[]}"#.utf8))
         if let triggers {
-            // Checked (with its located errors) before the service keeps its bytes.
-            _ = try loadCatalog(path: triggers, decoder: CatalogDecoder(), limit: catalogLimit)
-            catalogBytes = Array(try Data(contentsOf: URL(fileURLWithPath: triggers)))
+            // Read here (inflated, within the limit); decoded by the service only when its store
+            // has not applied these bytes before, with the errors located in the file.
+            options.catalogBytes = try readCatalogBytes(path: triggers, limit: catalogLimit)
+            options.decodeCatalog = { bytes in
+                try decodeCatalog(bytes, path: triggers, decoder: CatalogDecoder()).catalog
+            }
         }
-        var options = FencelineServer.Options(dataDirectory: data, catalogBytes: catalogBytes)
         options.host = address!.host
         options.port = address!.port
         options.configuration = Engine.Configuration(

@@ -114,6 +114,9 @@ extension Engine {
 
     /// The category set, sorted by id. Before the first reading, a `setCategories` record waits
     /// for the clock (SPEC §7), and the set it will make is shown here already.
+    /// The hysteresis a request without its own takes (the catalog's `defaults`).
+    package var catalogDefaults: Hysteresis { defaultHysteresis }
+
     public var notificationCategories: [NotificationCategory] {
         let waiting = untimedControls.isEmpty ? nil : previewUntimedControls(.noRequests).categories
         return (waiting ?? Array(categories.values)).sorted { $0.id < $1.id }
