@@ -186,6 +186,42 @@ import Testing
         #expect(items.first?.error?.message.contains(reason) == true, "\(String(describing: items.first))")
     }
 
+    /// libxml2 2.9 crashed (a null dereference) on UTF-16 with a surrogate missing its pair; the
+    /// prescan refuses it, naming the line, in either byte order and across chunk boundaries.
+    @Test(arguments: [false, true])
+    func unpairedSurrogatesAreRefused(littleEndian: Bool) throws {
+        func utf16(_ units: [UInt16]) -> [UInt8] {
+            units.flatMap { littleEndian ? [UInt8($0 & 0xFF), UInt8($0 >> 8)] : [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        }
+        let head = Array("<gpx>\n<trk><name>".utf16)
+        let tail = Array("</name></trk>\n</gpx>".utf16)
+        let cases: [[UInt16]] = [
+            [0xFEFF] + head + [0xDADA] + tail,  // a high surrogate alone (the fuzzer's find)
+            [0xFEFF] + head + [0xDC00, 0x41] + tail,  // a low one alone
+            [0xFEFF] + head + [0xD83D, 0xD83D, 0xDE00] + tail,  // two highs
+        ]
+        for units in cases {
+            let items = GPXDecoder.decode(utf16(units), fileDevice: "f", deviceOverride: nil)
+            #expect(items.count == 1)
+            #expect(items.first?.line == 2)
+            #expect(items.first?.error?.message.contains("surrogate without its pair") == true, "\(items)")
+        }
+        // A high surrogate ending one chunk, and no low one starting the next.
+        let document = utf16([0xFEFF] + head + [0xD83D, 0x41] + tail)
+        let split = (1 + head.count + 1) * 2
+        var chunks = [Array(document[..<split]), Array(document[split...])]
+        let items = GPXDecoder.decode(
+            chunks: { chunks.isEmpty ? nil : chunks.removeFirst() }, fileDevice: "f", deviceOverride: nil)
+        #expect(items.first?.error?.message.contains("surrogate without its pair") == true, "\(items)")
+        // A pair (an emoji in the name) is fine.
+        let good = Array(
+            #"<gpx><trk><name>😀</name><trkseg><trkpt lat="1" lon="2"><time>2020-01-01T00:00:01Z</time></trkpt></trkseg></trk></gpx>"#
+                .utf16)
+        let fixes = GPXDecoder.decode(utf16([0xFEFF] + good), fileDevice: "f", deviceOverride: nil)
+        #expect(fixes.count == 1)
+        #expect(fixes.first?.error == nil, "\(fixes)")
+    }
+
     @Test func deepNestingIsRefused() {
         let depth = 10_000
         let items = Self.decode(

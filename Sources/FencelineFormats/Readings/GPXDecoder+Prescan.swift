@@ -24,6 +24,8 @@ extension GPXDecoder {
         private var utf16: Bool?
         /// A UTF-16 chunk's odd last byte, waiting for its pair.
         private var carry: UInt8?
+        /// Whether the last UTF-16 chunk ended in a high surrogate, waiting for its low one.
+        private var highSurrogatePending = false
         /// The last bytes of text scanned, so a declaration split across chunks is still seen.
         private var tail: [UInt8] = []
         private var line = 1
@@ -40,7 +42,16 @@ extension GPXDecoder {
                 var joined = carry.map { [$0] } ?? []
                 joined += bytes
                 carry = joined.count % 2 == 1 ? joined.removeLast() : nil
-                text = Self.units(of: joined, littleEndian: utf16, atStart: tail.isEmpty && line == 1)
+                let atStart = tail.isEmpty && line == 1
+                // libxml2 2.9 dereferences null on a surrogate without its pair (found by fuzzing).
+                if let unit = Self.unpairedSurrogate(in: joined, littleEndian: utf16, pending: &highSurrogatePending) {
+                    let before = Self.units(of: Array(joined[..<(unit * 2)]), littleEndian: utf16, atStart: atStart)
+                    return (
+                        line + before.count { $0 == 0x0A },
+                        "the UTF-16 text has a surrogate without its pair (invalid UTF-16), which the XML parser crashes on"
+                    )
+                }
+                text = Self.units(of: joined, littleEndian: utf16, atStart: atStart)
             } else {
                 if tail.isEmpty && line == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
                 text = Array(bytes)
@@ -120,6 +131,22 @@ extension GPXDecoder {
             }
             guard index > text.startIndex + 2, index + 1 < text.endIndex else { return false }
             return text[index] == UInt8(ascii: "?") && text[index + 1] == UInt8(ascii: ">")
+        }
+
+        /// The index of the first code unit of `bytes` that breaks a surrogate pair: a low
+        /// surrogate with no high one before it, or anything but a low one after a high one.
+        /// `pending` carries a high surrogate that ended the previous chunk into the next.
+        static func unpairedSurrogate(in bytes: [UInt8], littleEndian: Bool, pending: inout Bool) -> Int? {
+            var index = 0
+            while index + 1 < bytes.count {
+                let (low, high) = littleEndian ? (bytes[index], bytes[index + 1]) : (bytes[index + 1], bytes[index])
+                let unit = UInt16(high) << 8 | UInt16(low)
+                let isLow = (0xDC00...0xDFFF).contains(unit)
+                if pending != isLow { return index / 2 }
+                pending = (0xD800...0xDBFF).contains(unit)
+                index += 2
+            }
+            return nil
         }
 
         /// UTF-16 code units as one byte each: ASCII as is, anything else 0x80 (a BOM at the
