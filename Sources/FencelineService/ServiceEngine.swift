@@ -538,14 +538,19 @@ actor ServiceEngine {
                 journalPosition = position
                 linesSinceCheckpoint += lines
                 for waiter in waiters { waiter.resume() }
-                // Only with nothing gathered is the engine's state the store's: checkpoint then,
-                // but not more often than keeps checkpoints under a tenth of the time (a large
-                // catalog makes each one cost a second or more).
-                if gathering.isEmpty && linesSinceCheckpoint >= settings.checkpointEvery
-                    && ContinuousClock.now - lastCheckpoint.end >= lastCheckpoint.cost * 10
+                // Only with nothing gathered is the engine's state the store's: encode it then,
+                // and write it off the actor while ingest goes on; one write at a time, and not
+                // more often than keeps checkpoints under a tenth of the time (a large catalog
+                // makes each one cost half a second or more).
+                if gathering.isEmpty && linesSinceCheckpoint >= settings.checkpointEvery && checkpointWrite == nil
+                    && ContinuousClock.now - lastCheckpoint.end >= lastCheckpoint.cost * 10,
+                    let encoded = encodeCheckpoint()
                 {
-                    do { try checkpointNow() } catch {
-                        logger.error("checkpoint failed", metadata: ["error": "\(error)"])
+                    checkpointWrite = Task {
+                        do { try await self.write(encoded) } catch {
+                            self.logger.error("checkpoint failed", metadata: ["error": "\(error)"])
+                        }
+                        self.checkpointWrite = nil
                     }
                 }
             case .failure(let error):
@@ -590,32 +595,66 @@ actor ServiceEngine {
     /// Keeps the engine's state with the journal position it covers, and forgets idempotency
     /// answers past their 24 hours.
     func checkpoint() async throws {
+        // The write in flight first: once everything applied is written, the state is encoded
+        // with no suspension between, so no batch can slip in ahead of the store.
+        await checkpointWrite?.value
         await settle()
-        try checkpointNow()
+        guard let encoded = encodeCheckpoint() else { return }
+        try await write(encoded)
     }
 
-    /// When the last checkpoint ended and how long it took.
+    /// A checkpoint's state, encoded on the actor, with what it covers.
+    private struct EncodedCheckpoint: Sendable {
+        var state: [UInt8]
+        var journalPosition: Int
+        var lastSeq: Int
+        var started: ContinuousClock.Instant
+    }
+
+    /// A checkpoint being written off the actor, if one is.
+    private var checkpointWrite: Task<Void, Never>?
+
+    /// When the last checkpoint ended and how long it took (encoding and writing).
     private var lastCheckpoint = (end: ContinuousClock.now, cost: Duration.zero)
 
-    /// ``checkpoint()`` with nothing applied that is not written.
-    private func checkpointNow() throws {
-        guard journalPosition > checkpointPosition else { return }
-        let start = ContinuousClock.now
-        defer { lastCheckpoint = (ContinuousClock.now, ContinuousClock.now - start) }
+    /// The engine's state now, if anything was applied since the last checkpoint; call it only
+    /// with nothing applied that is not written.
+    private func encodeCheckpoint() -> EncodedCheckpoint? {
+        guard journalPosition > checkpointPosition else { return nil }
+        let started = ContinuousClock.now
         let state = engine.checkpoint()
         // Every event released is in the log: the state's next seq follows the last one logged.
-        let lastSeq = try Engine.checkpointSummary(of: state).nextSequence - 1
-        try store.saveCheckpoint(
-            state, journalPosition: journalPosition, lastSeq: lastSeq,
-            spacing: settings.retention.map { $0 / ServiceEngine.checkpointsPerRetention })
+        guard let summary = try? Engine.checkpointSummary(of: state) else { return nil }
         checkpointPosition = journalPosition
         linesSinceCheckpoint = 0
-        try store.forgetAnswers(olderThan: 25 * 3600)
+        return EncodedCheckpoint(
+            state: state, journalPosition: journalPosition, lastSeq: summary.nextSequence - 1, started: started)
+    }
+
+    /// Writes an encoded state to the store, off the actor.
+    private func write(_ encoded: EncodedCheckpoint) async throws {
+        let store = self.store
+        let spacing = settings.retention.map { $0 / ServiceEngine.checkpointsPerRetention }
+        let written = await Task.detached {
+            Result {
+                try store.saveCheckpoint(
+                    encoded.state, journalPosition: encoded.journalPosition, lastSeq: encoded.lastSeq, spacing: spacing)
+                try store.forgetAnswers(olderThan: 25 * 3600)
+            }
+        }.value
+        let now = ContinuousClock.now
+        lastCheckpoint = (now, now - encoded.started)
+        if case .failure(let error) = written {
+            // The next chance writes one again.
+            checkpointPosition = 0
+            linesSinceCheckpoint = settings.checkpointEvery
+            throw error
+        }
         logger.info(
             "checkpoint written",
             metadata: [
-                "bytes": "\(state.count)", "journalPosition": "\(journalPosition)",
-                "seconds": "\(String(format: "%.3f", Self.seconds(ContinuousClock.now - start)))",
+                "bytes": "\(encoded.state.count)", "journalPosition": "\(encoded.journalPosition)",
+                "seconds": "\(String(format: "%.3f", Self.seconds(now - encoded.started)))",
             ])
     }
 

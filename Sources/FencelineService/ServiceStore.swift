@@ -1,13 +1,18 @@
 import Fenceline
+import FencelineRun
 import Foundation
 import GRDB
 
 /// The service's state on disk (SPEC §11): SQLite in WAL mode with full fsync on every commit,
 /// through GRDB, in `DIR/fenceline.sqlite`. It holds the journal of every line the engine applied
 /// (a row per batch, its lines joined by newlines), the event log, the engine checkpoints (each
-/// with the journal position it covers), idempotency answers and settings. Its schema is created and upgraded by numbered migrations.
+/// with the journal position it covers, its state in a file of `DIR/checkpoints`), idempotency
+/// answers and settings. Its schema is created and upgraded by numbered migrations.
 final class ServiceStore: Sendable {
     let pool: DatabasePool
+    /// Where checkpoint states are kept, a file each (`DIR/checkpoints`): written beside the
+    /// database, a large state does not hold SQLite's one writer while group commits wait.
+    let checkpointDirectory: String
 
     /// Opens (creating and migrating as needed) the store in `directory`.
     init(directory: String) throws {
@@ -17,7 +22,22 @@ final class ServiceStore: Sendable {
         // checkpoints (the WAL default).
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         pool = try DatabasePool(path: directory + "/fenceline.sqlite", configuration: configuration)
+        checkpointDirectory = directory + "/checkpoints"
+        try FileManager.default.createDirectory(atPath: checkpointDirectory, withIntermediateDirectories: true)
         try Self.migrator.migrate(pool)
+        try removeUnlistedCheckpointFiles()
+    }
+
+    /// Files a crash left in the checkpoint directory: a state written but never listed (killed
+    /// before its row was committed), one dropped but not yet deleted, a temporary file.
+    private func removeUnlistedCheckpointFiles() throws {
+        let listed = try pool.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT file FROM checkpoints WHERE file IS NOT NULL"))
+        }
+        for name in try FileManager.default.contentsOfDirectory(atPath: checkpointDirectory)
+        where !listed.contains(name) {
+            try? FileManager.default.removeItem(atPath: "\(checkpointDirectory)/\(name)")
+        }
     }
 
     static var migrator: DatabaseMigrator {
@@ -95,6 +115,10 @@ final class ServiceStore: Sendable {
                     sql: "UPDATE checkpoints SET lastSeq = ? WHERE id = ?",
                     arguments: [summary.nextSequence - 1, row["id"] as Int64])
             }
+        }
+        // Checkpoint states in files of their own (`file`); those kept from before stay in `state`.
+        migrator.registerMigration("4-checkpoint-files") { db in
+            try db.alter(table: "checkpoints") { table in table.add(column: "file", .text) }
         }
         return migrator
     }
@@ -214,46 +238,81 @@ final class ServiceStore: Sendable {
     /// Keeps an engine state that covers the journal up to `position` and the event log up to
     /// `lastSeq`. Older states are dropped, but for the export's base and, when `spacing` is
     /// given (`--retention`), one every `spacing` seconds, from which a later prune can start.
+    /// The state is written to its own file first and listed after; a crash between leaves a
+    /// file that the next start deletes.
     func saveCheckpoint(_ state: [UInt8], journalPosition position: Int, lastSeq: Int, spacing: Double? = nil) throws {
-        try pool.write { db in
-            let now = Date().timeIntervalSince1970
-            try db.execute(
-                sql: "INSERT INTO checkpoints (journalPosition, state, created, lastSeq) VALUES (?, ?, ?, ?)",
-                arguments: [position, Data(state), now, lastSeq])
-            let newest = db.lastInsertedRowID
-            guard let spacing else {
-                try db.execute(sql: "DELETE FROM checkpoints WHERE id < ? AND NOT base", arguments: [newest])
-                return
+        let file = "\(UUID().uuidString).ckpt"
+        try DurableFile.write(state, to: "\(checkpointDirectory)/\(file)")
+        let dropped: [String]
+        do {
+            dropped = try pool.write { db in
+                let now = Date().timeIntervalSince1970
+                try db.execute(
+                    sql: """
+                        INSERT INTO checkpoints (journalPosition, state, created, lastSeq, file) VALUES (?, ?, ?, ?, ?)
+                        """,
+                    arguments: [position, Data(), now, lastSeq, file])
+                let newest = db.lastInsertedRowID
+                guard let spacing else {
+                    return try Self.dropCheckpoints(db, where: "id < ? AND NOT base", [newest])
+                }
+                // The one before the new one stays only if it is `spacing` after the one before it.
+                let kept = try Row.fetchAll(
+                    db, sql: "SELECT id, created FROM checkpoints WHERE id < ? ORDER BY id DESC LIMIT 2",
+                    arguments: [newest])
+                if kept.count == 2, (kept[0]["created"] as Double) - (kept[1]["created"] as Double) < spacing {
+                    return try Self.dropCheckpoints(db, where: "id = ? AND NOT base", [kept[0]["id"]])
+                }
+                return []
             }
-            // The one before the new one stays only if it is `spacing` after the one before it.
-            let kept = try Row.fetchAll(
-                db, sql: "SELECT id, created FROM checkpoints WHERE id < ? ORDER BY id DESC LIMIT 2",
-                arguments: [newest])
-            if kept.count == 2, (kept[0]["created"] as Double) - (kept[1]["created"] as Double) < spacing {
-                try db.execute(sql: "DELETE FROM checkpoints WHERE id = ? AND NOT base", arguments: [kept[0]["id"]])
-            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: "\(checkpointDirectory)/\(file)")
+            throw error
         }
+        removeCheckpointFiles(dropped)
+    }
+
+    /// Deletes the checkpoint rows matching `condition` and returns their files, to be deleted
+    /// once the transaction is committed.
+    private static func dropCheckpoints(
+        _ db: Database, where condition: String, _ arguments: StatementArguments
+    ) throws -> [String] {
+        let files = try String.fetchAll(
+            db, sql: "SELECT file FROM checkpoints WHERE (\(condition)) AND file IS NOT NULL", arguments: arguments)
+        try db.execute(sql: "DELETE FROM checkpoints WHERE \(condition)", arguments: arguments)
+        return files
+    }
+
+    private func removeCheckpointFiles(_ files: [String]) {
+        for file in files { try? FileManager.default.removeItem(atPath: "\(checkpointDirectory)/\(file)") }
     }
 
     /// The newest checkpoint, with the journal position it covers.
     func latestCheckpoint() throws -> (state: [UInt8], journalPosition: Int)? {
-        try pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT state, journalPosition FROM checkpoints ORDER BY id DESC LIMIT 1").map {
-                (Array($0["state"] as Data), $0["journalPosition"])
-            }
-        }
+        try checkpoint(sql: "SELECT state, journalPosition, file FROM checkpoints ORDER BY id DESC LIMIT 1")
     }
 
     /// The state the journal was pruned to (the export starts after it) and the journal position
     /// it covers; `nil` if never pruned.
     func baseCheckpoint() throws -> (state: [UInt8], journalPosition: Int)? {
-        try pool.read { db in try Self.base(db) }
+        try checkpoint(sql: "SELECT state, journalPosition, file FROM checkpoints WHERE base LIMIT 1")
     }
 
-    static func base(_ db: Database) throws -> (state: [UInt8], journalPosition: Int)? {
-        try Row.fetchOne(db, sql: "SELECT state, journalPosition FROM checkpoints WHERE base LIMIT 1").map {
-            (Array($0["state"] as Data), $0["journalPosition"])
+    /// The checkpoint `sql` selects, its state read from its file when it has one. A prune may
+    /// drop the row and its file between the two reads: then the row is read again.
+    private func checkpoint(sql: String) throws -> (state: [UInt8], journalPosition: Int)? {
+        for attempt in 1...3 {
+            guard let row = try pool.read({ db in try Row.fetchOne(db, sql: sql) }) else { return nil }
+            let position: Int = row["journalPosition"]
+            guard let file: String = row["file"] else { return (Array(row["state"] as Data), position) }
+            do {
+                let state = try Data(contentsOf: URL(fileURLWithPath: "\(checkpointDirectory)/\(file)"))
+                return (Array(state), position)
+            } catch  where attempt < 3 {
+                continue
+            }
         }
+        return nil
     }
 
     /// A read-only view of the store as it is now, for an export that a prune must not cut.
@@ -263,7 +322,9 @@ final class ServiceStore: Sendable {
 
     /// The journal position of the base in `snapshot`, 0 if the journal was never pruned.
     static func basePosition(in snapshot: DatabaseSnapshot) throws -> Int {
-        try snapshot.read { db in try base(db)?.journalPosition } ?? 0
+        try snapshot.read { db in
+            try Int.fetchOne(db, sql: "SELECT journalPosition FROM checkpoints WHERE base LIMIT 1")
+        } ?? 0
     }
 
     /// The journal's lines after `position` in `snapshot`, in order, `limit` at a time.
@@ -291,7 +352,7 @@ final class ServiceStore: Sendable {
     /// --resume` from it over the export gives exactly the log that is left. Undelivered webhook
     /// events among those dropped are given up.
     func prune(before cutoff: Double) throws -> Pruned {
-        try pool.write { db in
+        let (pruned, dropped) = try pool.write { db -> (Pruned, [String]) in
             guard
                 let base = try Row.fetchOne(
                     db,
@@ -300,12 +361,12 @@ final class ServiceStore: Sendable {
                         ORDER BY id DESC LIMIT 1
                         """,
                     arguments: [cutoff])
-            else { return Pruned() }
+            else { return (Pruned(), []) }
             let id: Int64 = base["id"]
             let position: Int = base["journalPosition"]
             let lastSeq: Int = base["lastSeq"]
             if try Bool.fetchOne(db, sql: "SELECT base FROM checkpoints WHERE id = ?", arguments: [id]) == true {
-                return Pruned()
+                return (Pruned(), [])
             }
             var pruned = Pruned()
             try db.execute(sql: "DELETE FROM journal WHERE position <= ?", arguments: [position])
@@ -313,10 +374,12 @@ final class ServiceStore: Sendable {
             pruned.deliveries = try Self.giveUp(db, where: "seq <= ?", [lastSeq])
             try db.execute(sql: "DELETE FROM events WHERE seq <= ?", arguments: [lastSeq])
             pruned.events = db.changesCount
-            try db.execute(sql: "DELETE FROM checkpoints WHERE id < ?", arguments: [id])
+            let dropped = try Self.dropCheckpoints(db, where: "id < ?", [id])
             try db.execute(sql: "UPDATE checkpoints SET base = (id = ?)", arguments: [id])
-            return pruned
+            return (pruned, dropped)
         }
+        removeCheckpointFiles(dropped)
+        return pruned
     }
 
     /// The journal's lines after `position`, in order, `limit` at a time.

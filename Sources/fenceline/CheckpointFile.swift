@@ -44,49 +44,14 @@ enum CheckpointFile {
         return bytes
     }
 
-    /// Writes `bytes` to `path` atomically: into a temporary file beside it, flushed to disk, then
-    /// renamed over `path` (and the directory flushed), so a crash at any moment leaves either the
-    /// previous checkpoint whole or the new one.
+    /// Writes `bytes` to `path` atomically (``DurableFile``): a crash at any moment leaves either
+    /// the previous checkpoint whole or the new one.
     static func write(_ bytes: [UInt8], to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        let temporary = "\(directory)/.\(url.lastPathComponent).\(getpid()).tmp"
-        func failure(_ what: String) -> CommandFailure {
-            CommandFailure(
-                status: ExitStatus.ioError,
-                message: "\(path): cannot write the checkpoint: \(what): \(String(cString: strerror(errno)))")
-        }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("cannot create \(temporary)") }
-        var written = 0
-        let complete = bytes.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let count = Foundation.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                written += count
-            }
-            return true
-        }
-        guard complete, fsync(descriptor) == 0 else {
-            let error = failure("writing \(temporary)")
-            close(descriptor)
-            unlink(temporary)
-            throw error
-        }
-        close(descriptor)
-        guard rename(temporary, path) == 0 else {
-            let error = failure("renaming \(temporary)")
-            unlink(temporary)
-            throw error
-        }
-        // The rename itself is durable once the directory is flushed.
-        let folder = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            _ = fsync(folder)
-            close(folder)
+        do {
+            try DurableFile.write(bytes, to: path)
+        } catch {
+            throw CommandFailure(
+                status: ExitStatus.ioError, message: "\(path): cannot write the checkpoint: \(error.description)")
         }
     }
 }
