@@ -57,6 +57,8 @@ actor ServiceEngine {
     /// The decoder's `add` context, whose category ids follow the engine's.
     private let requestContext: NDJSONReadingDecoder.RequestContext
     private let encoder = NDJSONEventEncoder()
+    /// The newest committed events as SSE frames, shared by the stream's subscribers.
+    nonisolated let feed: EventFeed
     /// The journal position the engine's state covers, and where the last checkpoint was taken.
     private var journalPosition = 0
     private var checkpointPosition = 0
@@ -78,6 +80,7 @@ actor ServiceEngine {
         self.metrics = metrics
         self.logger = logger
         webhooks = try store.webhooks()
+        feed = EventFeed(lastSeq: try store.lastSeq())
         let isNew: Bool
         var start: Catalog?
         let startBytes: [UInt8]
@@ -537,6 +540,7 @@ actor ServiceEngine {
             case .success(let position):
                 journalPosition = position
                 linesSinceCheckpoint += lines
+                feed.committed(group.flatMap(\.events))
                 for waiter in waiters { waiter.resume() }
                 // Only with nothing gathered is the engine's state the store's: encode it then,
                 // and write it off the actor while ingest goes on; one write at a time, and not

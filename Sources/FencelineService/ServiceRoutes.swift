@@ -105,7 +105,8 @@ enum ServiceRoutes {
                 status: .ok,
                 headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
                 body: ResponseBody { writer in
-                    try await streamEvents(after: start, from: store, stopping: stopping, into: &writer)
+                    try await streamEvents(
+                        after: start, from: store, feed: engine.feed, stopping: stopping, into: &writer)
                     try await writer.finish(nil)
                 })
         }
@@ -166,35 +167,38 @@ enum ServiceRoutes {
     /// second apart when quiet): readers never hold up ingest, and a reader that falls behind
     /// catches up from the store.
     static func streamEvents(
-        after seq: Int, from store: ServiceStore, stopping: StopFlag, into writer: inout any ResponseBodyWriter
-    )
-        async throws
-    {
+        after seq: Int, from store: ServiceStore, feed: EventFeed, stopping: StopFlag,
+        into writer: inout any ResponseBodyWriter
+    ) async throws {
         var last = seq
         var quiet = Duration.zero
         try await writer.write(ByteBuffer(string: ": fenceline event stream\n\n"))
         // A graceful shutdown (SIGTERM) ends the stream; the client resumes with Last-Event-ID.
         while !Task.isCancelled && !stopping.isSet {
-            let events = try store.events(after: last, limit: 1000)
-            if !events.isEmpty {
-                // One write for the page: a write per event cost a hundred subscribers a system
-                // call each per event, and slowed ingest on the same cores.
-                var frames: [UInt8] = []
-                frames.reserveCapacity(events.reduce(0) { $0 + $1.json.count + 40 })
-                for event in events {
-                    frames += Array("id: \(event.seq)\nevent: \(event.kind)\ndata: ".utf8)
-                    frames += event.json
-                    frames += [0x0A, 0x0A]
-                }
-                try await writer.write(ByteBuffer(bytes: frames))
-                last = events[events.count - 1].seq
-            }
-            guard events.isEmpty else {
+            // Pages go out in one write each: a write per event cost a hundred subscribers a
+            // system call each per event, and slowed ingest on the same cores.
+            switch feed.next(after: last) {
+            case .frames(let frames, let newest):
+                try await writer.write(frames)
+                last = newest
                 quiet = .zero
                 continue
+            case .inStore:
+                // Further back than the feed keeps (a reconnect, a new subscriber): from the store.
+                let events = try store.events(after: last, limit: 1000)
+                if let newest = events.last {
+                    var frames = ByteBuffer()
+                    for event in events { EventFeed.writeFrame(of: event, into: &frames) }
+                    try await writer.write(frames)
+                    last = newest.seq
+                    quiet = .zero
+                    continue
+                }
+            case .nothing:
+                break
             }
-            try await Task.sleep(for: .milliseconds(200))
-            quiet += .milliseconds(200)
+            try await Task.sleep(for: .milliseconds(50))
+            quiet += .milliseconds(50)
             if quiet >= .seconds(15) {
                 try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                 quiet = .zero

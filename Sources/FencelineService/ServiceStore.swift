@@ -411,6 +411,11 @@ final class ServiceStore: Sendable {
         }
     }
 
+    /// The seq of the newest event logged, 0 for none.
+    func lastSeq() throws -> Int {
+        try pool.read { db in try Int.fetchOne(db, sql: "SELECT MAX(seq) FROM events") ?? 0 }
+    }
+
     /// The event log after `seq`, oldest first.
     func events(after seq: Int, limit: Int) throws -> [LoggedEvent] {
         try pool.read { db in
