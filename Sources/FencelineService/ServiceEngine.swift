@@ -542,11 +542,14 @@ actor ServiceEngine {
                 linesSinceCheckpoint += lines
                 feed.committed(group.flatMap(\.events))
                 for waiter in waiters { waiter.resume() }
+                encodeNewRequestsAside()
                 // Only with nothing gathered is the engine's state the store's: encode it then,
                 // and write it off the actor while ingest goes on; one write at a time, and not
                 // more often than keeps checkpoints under a tenth of the time (a large catalog
-                // makes each one cost half a second or more).
+                // makes each one cost half a second or more), nor while new requests are being
+                // encoded aside for it.
                 if gathering.isEmpty && linesSinceCheckpoint >= settings.checkpointEvery && checkpointWrite == nil
+                    && !encodingAside
                     && ContinuousClock.now - lastCheckpoint.end >= lastCheckpoint.cost * 10,
                     let encoded = encodeCheckpoint()
                 {
@@ -614,6 +617,28 @@ actor ServiceEngine {
         var lastSeq: Int
         var started: ContinuousClock.Instant
     }
+
+    /// Requests added since the last look, encoded for checkpoints on another thread: with a
+    /// large catalog, encoding them was most of the first checkpoint, which holds up ingest.
+    private func encodeNewRequestsAside() {
+        guard !encodingAside, engine.requestSlotCount != slotsEncodedAside else { return }
+        slotsEncodedAside = engine.requestSlotCount
+        let pending = engine.requestsToEncode
+        guard !pending.isEmpty else { return }
+        encodingAside = true
+        let target = engine
+        Task {
+            let encoded = await Task.detached {
+                pending.map { (slot: $0.slot, bytes: Engine.checkpointEncoding(of: $0.request)) }
+            }.value
+            // A reload may have put another engine in its place, with other slots.
+            if self.engine === target { self.engine.keepCheckpointEncodings(encoded) }
+            self.encodingAside = false
+        }
+    }
+
+    private var encodingAside = false
+    private var slotsEncodedAside = 0
 
     /// A checkpoint being written off the actor, if one is.
     private var checkpointWrite: Task<Void, Never>?

@@ -105,9 +105,12 @@ import Testing
         let readings = Self.readings()
         let kept = try Engine(catalog: Catalog(requests: Self.requests))
         let afresh = try Engine(catalog: Catalog(requests: Self.requests))
+        // Given its encodings from outside (as the service makes them on another thread).
+        let aside = try Engine(catalog: Catalog(requests: Self.requests))
+        aside.keepsCheckpointEncodings = true
         var compared = 0
         for (index, reading) in readings.enumerated() {
-            for engine in [kept, afresh] {
+            for engine in [kept, afresh, aside] {
                 _ = engine.process(reading)
                 switch index {
                 case 40: try engine.add(Fixtures.circle("late", radius: 90))
@@ -121,6 +124,10 @@ import Testing
             let state = kept.checkpoint()
             afresh.checkpointCache = CheckpointCache()
             #expect(state == afresh.checkpoint(), "after reading \(index)")
+            aside.keepCheckpointEncodings(
+                aside.requestsToEncode.map { ($0.slot, Engine.checkpointEncoding(of: $0.request)) })
+            #expect(aside.requestsToEncode.isEmpty)
+            #expect(state == aside.checkpoint(), "after reading \(index), encoded aside")
             compared += 1
         }
         #expect(compared > 30)

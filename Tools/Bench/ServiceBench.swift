@@ -152,10 +152,14 @@ struct ServiceBench {
         }
         defer { for reader in readers { reader.cancel() } }
         if subscribers > 0 { try await Task.sleep(for: .milliseconds(500)) }
+        // The first batch installs the catalog (as the first reading of `fenceline run` does):
+        // timed from after it, as `--timings` times the run.
+        try await postBatches(Array(lines.prefix(1_000)), of: 1_000, to: server, client: client)
+        let timed = Array(lines.dropFirst(1_000))
         let start = ContinuousClock.now
-        try await postBatches(lines, of: 1_000, to: server, client: client)
+        try await postBatches(timed, of: 1_000, to: server, client: client)
         let seconds = (ContinuousClock.now - start) / .seconds(1)
-        return Double(lines.count) / seconds
+        return Double(timed.count) / seconds
     }
 
     /// 32 connections, each posting one device's readings one at a time; requests per second and

@@ -103,9 +103,7 @@ extension Engine {
             let state = states[slot]
             if keepsEncodings {
                 if checkpointCache.requests[slot].isEmpty {
-                    var encoding = CheckpointWriter()
-                    encoding.write(entry.request)
-                    checkpointCache.requests[slot] = encoding.bytes
+                    checkpointCache.requests[slot] = Self.checkpointEncoding(of: entry.request)
                 }
                 writer.append(encoded: checkpointCache.requests[slot])
             } else {
@@ -183,6 +181,38 @@ extension Engine {
     package var keepsCheckpointEncodings: Bool {
         get { checkpointCache.keepsFromFirst }
         set { checkpointCache.keepsFromFirst = newValue }
+    }
+
+    /// The live requests whose checkpoint encodings are not kept yet, by slot, for
+    /// ``keepCheckpointEncodings(_:)``: a caller can encode them on another thread
+    /// (``checkpointEncoding(of:)`` needs no engine), so that its first checkpoint does not.
+    package var requestsToEncode: [(slot: Int, request: NotificationRequest)] {
+        requests.indices.compactMap { slot in
+            guard states[slot].isAlive, slot >= checkpointCache.requests.count || checkpointCache.requests[slot].isEmpty
+            else { return nil }
+            return (slot, requests[slot].request)
+        }
+    }
+
+    /// How many request slots the engine has had: it grows whenever a request is added, so a
+    /// caller can tell when ``requestsToEncode`` may hold new ones.
+    package var requestSlotCount: Int { requests.count }
+
+    /// A request as checkpoints encode it.
+    package static func checkpointEncoding(of request: NotificationRequest) -> [UInt8] {
+        var writer = CheckpointWriter()
+        writer.write(request)
+        return writer.bytes
+    }
+
+    /// Keeps encodings made from ``requestsToEncode`` for the checkpoints to come; those of
+    /// slots no longer live are dropped. A slot's request never changes, so they stay right.
+    package func keepCheckpointEncodings(_ encodings: [(slot: Int, bytes: [UInt8])]) {
+        checkpointCache.requests.append(
+            contentsOf: repeatElement([], count: max(0, requests.count - checkpointCache.requests.count)))
+        for (slot, bytes) in encodings where slot < requests.count && states[slot].isAlive {
+            checkpointCache.requests[slot] = bytes
+        }
     }
 
     /// A checkpoint file holding `payload`: the magic, the version, the payload's length and checksum.
