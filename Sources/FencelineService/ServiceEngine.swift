@@ -70,7 +70,8 @@ actor ServiceEngine {
 
     /// Opens the engine over `store`: from its newest checkpoint and journal, or from the catalog
     /// `catalogBytes` on a new store (which keeps them, so a replay starts where this run did).
-    /// `catalog` is `catalogBytes` decoded, if the caller has it.
+    /// `decodeCatalog` reads `catalogBytes` (with errors worded by the caller), only for a new
+    /// store.
     init(
         store: ServiceStore, catalogBytes: [UInt8], decodeCatalog: CatalogDecoding, settings: Settings,
         metrics: ServiceMetrics, logger: Logger
