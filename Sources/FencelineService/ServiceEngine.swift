@@ -653,12 +653,11 @@ actor ServiceEngine {
         guard journalPosition > checkpointPosition else { return nil }
         let started = ContinuousClock.now
         let state = engine.checkpoint()
-        // Every event released is in the log: the state's next seq follows the last one logged.
-        guard let summary = try? Engine.checkpointSummary(of: state) else { return nil }
         checkpointPosition = journalPosition
         linesSinceCheckpoint = 0
+        // Every event released is in the log: the state's next seq follows the last one logged.
         return EncodedCheckpoint(
-            state: state, journalPosition: journalPosition, lastSeq: summary.nextSequence - 1, started: started)
+            state: state, journalPosition: journalPosition, lastSeq: engine.nextEventSequence - 1, started: started)
     }
 
     /// Writes an encoded state to the store, off the actor.

@@ -54,6 +54,11 @@ struct CheckpointWriter {
     /// Bytes another writer wrote (a part kept from an earlier checkpoint).
     mutating func append(encoded: [UInt8]) { bytes.append(contentsOf: encoded) }
 
+    /// Replaces the bytes at `offset` (a header written as a placeholder) with `replacement`.
+    mutating func overwrite(at offset: Int, with replacement: [UInt8]) {
+        bytes.replaceSubrange(offset..<(offset + replacement.count), with: replacement)
+    }
+
     @inline(__always)
     mutating func write(_ value: UInt8) { bytes.append(value) }
 

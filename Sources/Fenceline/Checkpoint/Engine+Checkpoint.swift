@@ -31,7 +31,7 @@ extension Engine {
     /// service's store written before them resumes.
     static let readableVersions = 1...checkpointVersion
     /// Magic, version (4 bytes), payload length and checksum (8 bytes each).
-    private static var headerSize: Int { checkpointMagic.count + 20 }
+    static var headerSize: Int { checkpointMagic.count + 20 }
 
     /// The engine's complete state as bytes (SPEC §10): the requests as amended, categories,
     /// clock, every device's standings, streaks, timers, smoothing windows and proximity classes,
@@ -45,7 +45,12 @@ extension Engine {
     /// (``finish(until:keepingHeldReadings:)``), so nothing is left unreleased.
     public func checkpoint() -> [UInt8] {
         var writer = CheckpointWriter()
-        writer.reserve(64 + devices.count * 96)
+        // The file is written in one buffer, its header filled in at the end: a copy of a state of
+        // tens of megabytes (a large catalog) is a noticeable part of a checkpoint.
+        writer.reserve(
+            Self.headerSize + 64 + devices.count * 96 + requests.count * 64
+                + checkpointCache.requests.reduce(0) { $0 + $1.count })
+        writer.append(encoded: Self.headerPlaceholder)
         let alive = requests.indices.filter { states[$0].isAlive }
         // Dead slots (replaced or removed requests) are dropped, with their records and timers,
         // which the engine would only ever discard; the live ones are numbered afresh in order.
@@ -173,7 +178,7 @@ extension Engine {
             writer.write(item.reading)
         }
 
-        return Self.sealed(writer.bytes)
+        return Self.sealed(&writer)
     }
 
     /// Whether checkpoints keep what they encode of the requests from the first one on, for the
@@ -193,6 +198,9 @@ extension Engine {
             return (slot, requests[slot].request)
         }
     }
+
+    /// The `seq` the next event released will get (a checkpoint's summary holds it too).
+    package var nextEventSequence: Int { events.released + 1 }
 
     /// How many request slots the engine has had: it grows whenever a request is added, so a
     /// caller can tell when ``requestsToEncode`` may hold new ones.
@@ -215,17 +223,33 @@ extension Engine {
         }
     }
 
-    /// A checkpoint file holding `payload`: the magic, the version, the payload's length and checksum.
+    /// A checkpoint file holding `payload` (tests and the fuzz harness forge files with it).
     static func sealed(_ payload: [UInt8]) -> [UInt8] {
-        var file = checkpointMagic
-        file.reserveCapacity(headerSize + payload.count)
+        var writer = CheckpointWriter()
+        writer.reserve(headerSize + payload.count)
+        writer.append(encoded: headerPlaceholder)
+        writer.append(encoded: payload)
+        return sealed(&writer)
+    }
+
+    /// The magic, then zeros where ``sealed(_:)`` writes the rest of the header.
+    static var headerPlaceholder: [UInt8] {
+        checkpointMagic + [UInt8](repeating: 0, count: headerSize - checkpointMagic.count)
+    }
+
+    /// The checkpoint file `writer` holds, its header (written as zeros after the magic, then the
+    /// payload) filled in: the version, the payload's length and checksum.
+    static func sealed(_ writer: inout CheckpointWriter) -> [UInt8] {
+        let payload = writer.bytes.count - headerSize
+        let checksum = writer.bytes.withUnsafeBytes {
+            CheckpointChecksum.of(UnsafeRawBufferPointer(rebasing: $0[headerSize...]))
+        }
         var header = CheckpointWriter()
         header.write(UInt32(checkpointVersion))
-        header.write(UInt64(payload.count))
-        header.write(payload.withUnsafeBytes { CheckpointChecksum.of($0) })
-        file += header.bytes
-        file += payload
-        return file
+        header.write(UInt64(payload))
+        header.write(checksum)
+        writer.overwrite(at: checkpointMagic.count, with: header.bytes)
+        return writer.bytes
     }
 
     /// Reads the summary at the start of a checkpoint, checking the whole file is intact.
