@@ -43,16 +43,16 @@ actor ServiceEngine {
     /// repeating timer, say) is refused whole rather than held in memory and committed at once.
     static let maximumBatchEvents = 100_000
 
-    private let store: ServiceStore
-    private let settings: Settings
+    let store: ServiceStore
+    let settings: Settings
     private let metrics: ServiceMetrics
     /// The webhooks, kept here so that each batch's deliveries are chosen in its own commit.
     private var webhooks: [ServiceStore.Webhook]
-    private let logger: Logger
+    let logger: Logger
     /// The catalog a new store started from, as stored, and decoded once needed.
     private let startBytes: [UInt8]
     private var startCatalog: Catalog?
-    private var engine: Engine
+    var engine: Engine
     private let decoder: NDJSONReadingDecoder
     /// The decoder's `add` context, whose category ids follow the engine's.
     private let requestContext: NDJSONReadingDecoder.RequestContext
@@ -60,8 +60,8 @@ actor ServiceEngine {
     /// The newest committed events as SSE frames, shared by the stream's subscribers.
     nonisolated let feed: EventFeed
     /// The journal position the engine's state covers, and where the last checkpoint was taken.
-    private var journalPosition = 0
-    private var checkpointPosition = 0
+    var journalPosition = 0
+    var checkpointPosition = 0
     /// Whether the store had a catalog before this start (then `--triggers` adds what changed).
     private var startedOnExistingStore = false
 
@@ -405,40 +405,6 @@ actor ServiceEngine {
         return engine.notificationCategories
     }
 
-    /// Whether `id` is a pending request (one added before the first reading included).
-    func hasRequest(_ id: String) -> Bool {
-        engine.isPending(id)
-    }
-
-    /// The pending request `id` and its next trigger date, or `nil`.
-    func pendingRequest(_ id: String) -> (request: NotificationRequest, next: Timestamp?)? {
-        engine.pendingRequest(withIdentifier: id).map { ($0, engine.nextTriggerDate(forRequest: id)) }
-    }
-
-    /// The pending requests, as `GET /v1/requests` lists them.
-    func pendingRequests() -> [(request: NotificationRequest, next: Timestamp?)] {
-        engine.pendingRequests.map { ($0, engine.nextTriggerDate(forRequest: $0.id)) }
-    }
-
-    /// What the engine knows of a device, with the time of the last event of each of its standings.
-    func status(ofDevice device: String) -> DeviceStatus? {
-        engine.status(ofDevice: device)
-    }
-
-    /// The first `limit` devices (in the order first read) with what the engine knows of each.
-    func devices(limit: Int) -> (devices: [DeviceStatus], total: Int) {
-        let names = engine.deviceNames
-        return (names.prefix(limit).compactMap { engine.status(ofDevice: $0) }, names.count)
-    }
-
-    /// The fences of the pending region requests, for the live map.
-    func fences() -> [(id: String, geometry: RegionGeometry)] {
-        engine.pendingRequests.compactMap { request in
-            guard case .region(let region) = request.trigger else { return nil }
-            return (request.id, region.geometry)
-        }
-    }
-
     /// Registers a webhook: the events of every batch committed from now on that match it.
     func addWebhook(_ webhook: ServiceStore.Webhook) throws {
         try store.addWebhook(webhook)
@@ -456,11 +422,6 @@ actor ServiceEngine {
     func updateGauges() {
         metrics.devices.record(engine.deviceCount)
         metrics.requests.record(engine.pendingRequests.count)
-    }
-
-    /// The delivered notifications, newest first, of one device or all.
-    func delivered(device: String?) -> [Event] {
-        engine.deliveredNotifications.filter { device == nil || $0.device == device }
     }
 
     /// Commits applied lines and their events: the batch joins the group being gathered and waits
@@ -512,7 +473,7 @@ actor ServiceEngine {
     /// The lines those batches journal, and the lines written since the last checkpoint (a
     /// journal row holds a batch, so positions do not count lines).
     private var gatheringLines = 0
-    private var linesSinceCheckpoint = 0
+    var linesSinceCheckpoint = 0
     private var gatheringWaiters: [CheckedContinuation<Void, any Error>] = []
     /// Whether a group is being written (by ``writeGroups()``).
     private var writing = false
@@ -583,7 +544,7 @@ actor ServiceEngine {
     }
 
     /// Waits until every batch applied is written: the engine's state is then the store's.
-    private func settle() async {
+    func settle() async {
         while writing || !gathering.isEmpty {
             await withCheckedContinuation { settleWaiters.append($0) }
         }
@@ -600,108 +561,14 @@ actor ServiceEngine {
         for waiter in waiting { waiter.resume() }
     }
 
-    /// Keeps the engine's state with the journal position it covers, and forgets idempotency
-    /// answers past their 24 hours.
-    func checkpoint() async throws {
-        // The write in flight first: once everything applied is written, the state is encoded
-        // with no suspension between, so no batch can slip in ahead of the store.
-        await checkpointWrite?.value
-        await settle()
-        guard let encoded = encodeCheckpoint() else { return }
-        try await write(encoded)
-    }
-
-    /// A checkpoint's state, encoded on the actor, with what it covers.
-    private struct EncodedCheckpoint: Sendable {
-        var state: [UInt8]
-        var journalPosition: Int
-        var lastSeq: Int
-        var started: ContinuousClock.Instant
-    }
-
-    /// Requests added since the last look, encoded for checkpoints on another thread: with a
-    /// large catalog, encoding them was most of the first checkpoint, which holds up ingest.
-    private func encodeNewRequestsAside() {
-        guard !encodingAside, engine.requestSlotCount != slotsEncodedAside else { return }
-        slotsEncodedAside = engine.requestSlotCount
-        let pending = engine.requestsToEncode
-        guard !pending.isEmpty else { return }
-        encodingAside = true
-        let target = engine
-        Task {
-            let encoded = await Task.detached {
-                pending.map { (slot: $0.slot, bytes: Engine.checkpointEncoding(of: $0.request)) }
-            }.value
-            // A reload may have put another engine in its place, with other slots.
-            if self.engine === target { self.engine.keepCheckpointEncodings(encoded) }
-            self.encodingAside = false
-        }
-    }
-
-    private var encodingAside = false
-    private var slotsEncodedAside = 0
-
     /// A checkpoint being written off the actor, if one is.
-    private var checkpointWrite: Task<Void, Never>?
+    var checkpointWrite: Task<Void, Never>?
 
     /// When the last checkpoint ended and how long it took (encoding and writing).
-    private var lastCheckpoint = (end: ContinuousClock.now, cost: Duration.zero)
+    var lastCheckpoint = (end: ContinuousClock.now, cost: Duration.zero)
 
-    /// The engine's state now, if anything was applied since the last checkpoint; call it only
-    /// with nothing applied that is not written.
-    private func encodeCheckpoint() -> EncodedCheckpoint? {
-        guard journalPosition > checkpointPosition else { return nil }
-        let started = ContinuousClock.now
-        let state = engine.checkpoint()
-        checkpointPosition = journalPosition
-        linesSinceCheckpoint = 0
-        // Every event released is in the log: the state's next seq follows the last one logged.
-        return EncodedCheckpoint(
-            state: state, journalPosition: journalPosition, lastSeq: engine.nextEventSequence - 1, started: started)
-    }
-
-    /// Writes an encoded state to the store, off the actor.
-    private func write(_ encoded: EncodedCheckpoint) async throws {
-        let store = self.store
-        let spacing = settings.retention.map { $0 / ServiceEngine.checkpointsPerRetention }
-        let written = await Task.detached {
-            Result {
-                try store.saveCheckpoint(
-                    encoded.state, journalPosition: encoded.journalPosition, lastSeq: encoded.lastSeq, spacing: spacing)
-                try store.forgetAnswers(olderThan: 25 * 3600)
-            }
-        }.value
-        let now = ContinuousClock.now
-        lastCheckpoint = (now, now - encoded.started)
-        if case .failure(let error) = written {
-            // The next chance writes one again.
-            checkpointPosition = 0
-            linesSinceCheckpoint = settings.checkpointEvery
-            throw error
-        }
-        logger.info(
-            "checkpoint written",
-            metadata: [
-                "bytes": "\(encoded.state.count)", "journalPosition": "\(encoded.journalPosition)",
-                "seconds": "\(String(format: "%.3f", Self.seconds(now - encoded.started)))",
-            ])
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
-    /// With `--retention`, checkpoints are kept this many times per retention period, so that
-    /// a prune drops all but at most this share of the period's journal beyond what it must keep.
-    static let checkpointsPerRetention = 16.0
-
-    /// `--retention`: checkpoints what changed, then drops the journal and the log up to the
-    /// newest checkpoint older than the retention period.
-    func prune(now: Double) async throws -> ServiceStore.Pruned {
-        guard let retention = settings.retention else { return ServiceStore.Pruned() }
-        try await checkpoint()
-        return try store.prune(before: now - retention)
-    }
+    var encodingAside = false
+    var slotsEncodedAside = 0
 
     /// Rebuilds the engine from the store after a failed commit.
     private func reload() throws {
@@ -722,32 +589,7 @@ actor ServiceEngine {
     }
 }
 
-/// A `--triggers` request the store's engine refused at a restart.
-struct TriggersRefused: Error, CustomStringConvertible {
-    var request: String
-    var reason: String
-    var description: String { "--triggers: request \"\(request)\": \(reason)" }
-}
-
-/// A `PUT /v1/categories` that drops a category a pending request names (409).
-struct CategoryInUse: Error {
-    var category: String
-    var request: String
-}
-
-/// A batch whose events would pass ``ServiceEngine/maximumBatchEvents`` (422, nothing applied).
-struct TooManyEvents: Error {
-    var line: Int
-    var limit: Int
-}
-
 /// Where the engine's spill puts a clock jump's events while a line is applied.
 private final class SpilledEvents {
     var events: [Event] = []
-}
-
-/// A batch holding a line over the limit (SPEC §11: 413).
-struct LineTooLong: Error {
-    var line: Int
-    var limit: Int
 }
