@@ -24,22 +24,18 @@ extension ServiceEngine {
         var started: ContinuousClock.Instant
     }
 
-    /// Requests added since the last look, encoded for checkpoints on another thread: with a
-    /// large catalog, encoding them was most of the first checkpoint, which holds up ingest.
-    func encodeNewRequestsAside() {
-        guard !encodingAside, engine.requestSlotCount != slotsEncodedAside else { return }
-        slotsEncodedAside = engine.requestSlotCount
-        let pending = engine.requestsToEncode
-        guard !pending.isEmpty else { return }
-        encodingAside = true
+    /// Requests added and catalogs given since the last look, encoded and hashed for checkpoints
+    /// on another thread: with a large catalog, that was most of the first checkpoint, which
+    /// holds up ingest.
+    func prepareCheckpointsAside() {
+        guard !preparingAside, let preparation = engine.checkpointPreparation() else { return }
+        preparingAside = true
         let target = engine
         Task {
-            let encoded = await Task.detached {
-                pending.map { (slot: $0.slot, bytes: Engine.checkpointEncoding(of: $0.request)) }
-            }.value
+            let prepared = await Task.detached { preparation.make() }.value
             // A reload may have put another engine in its place, with other slots.
-            if self.engine === target { self.engine.keepCheckpointEncodings(encoded) }
-            self.encodingAside = false
+            if self.engine === target { self.engine.keep(prepared) }
+            self.preparingAside = false
         }
     }
 

@@ -504,14 +504,14 @@ actor ServiceEngine {
                 linesSinceCheckpoint += lines
                 feed.committed(group.flatMap(\.events))
                 for waiter in waiters { waiter.resume() }
-                encodeNewRequestsAside()
+                prepareCheckpointsAside()
                 // Only with nothing gathered is the engine's state the store's: encode it then,
                 // and write it off the actor while ingest goes on; one write at a time, and not
                 // more often than keeps checkpoints under a tenth of the time (a large catalog
                 // makes each one cost half a second or more), nor while new requests are being
                 // encoded aside for it.
                 if gathering.isEmpty && linesSinceCheckpoint >= settings.checkpointEvery && checkpointWrite == nil
-                    && !encodingAside
+                    && !preparingAside
                     && ContinuousClock.now - lastCheckpoint.end >= lastCheckpoint.cost * 10,
                     let encoded = encodeCheckpoint()
                 {
@@ -567,8 +567,8 @@ actor ServiceEngine {
     /// When the last checkpoint ended and how long it took (encoding and writing).
     var lastCheckpoint = (end: ContinuousClock.now, cost: Duration.zero)
 
-    var encodingAside = false
-    var slotsEncodedAside = 0
+    /// Whether a ``prepareCheckpointsAside()`` is under way.
+    var preparingAside = false
 
     /// Rebuilds the engine from the store after a failed commit.
     private func reload() throws {

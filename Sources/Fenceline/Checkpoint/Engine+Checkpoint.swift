@@ -64,7 +64,7 @@ extension Engine {
 
         // The summary first, so `inspect` reads it without the rest.
         writer.write(clock) { $0.write($1) }
-        writer.write(pendingRequests.count)
+        writer.write(pendingRequestCount)
         writer.write(devices.count)
         writer.write(liveTimers.count)
         writer.write(held.count)
@@ -85,12 +85,8 @@ extension Engine {
         if !givenRequests.isEmpty || checkpointCache.givenDigests == nil {
             for request in givenRequests { givenDigests[request.id] = Self.digest(of: request) }
             givenRequests = []
-            var digests = CheckpointWriter()
-            digests.write(each: givenDigests.sorted { $0.key < $1.key }) { writer, entry in
-                writer.write(entry.key)
-                writer.write(entry.value)
-            }
-            checkpointCache.givenDigests = digests.bytes
+            checkpointCache.givenEpoch += 1
+            checkpointCache.givenDigests = Self.encoded(digests: givenDigests)
         }
         writer.append(encoded: checkpointCache.givenDigests!)
 
@@ -108,7 +104,7 @@ extension Engine {
             let state = states[slot]
             if keepsEncodings {
                 if checkpointCache.requests[slot].isEmpty {
-                    checkpointCache.requests[slot] = Self.checkpointEncoding(of: entry.request)
+                    checkpointCache.requests[slot] = Self.encoding(of: entry.request)
                 }
                 writer.append(encoded: checkpointCache.requests[slot])
             } else {
@@ -188,39 +184,55 @@ extension Engine {
         set { checkpointCache.keepsFromFirst = newValue }
     }
 
-    /// The live requests whose checkpoint encodings are not kept yet, by slot, for
-    /// ``keepCheckpointEncodings(_:)``: a caller can encode them on another thread
-    /// (``checkpointEncoding(of:)`` needs no engine), so that its first checkpoint does not.
-    package var requestsToEncode: [(slot: Int, request: NotificationRequest)] {
-        requests.indices.compactMap { slot in
-            guard states[slot].isAlive, slot >= checkpointCache.requests.count || checkpointCache.requests[slot].isEmpty
-            else { return nil }
-            return (slot, requests[slot].request)
+    /// What a checkpoint would otherwise encode itself since the last call: the requests added
+    /// and the given requests to hash. A caller makes it on another thread
+    /// (``CheckpointPreparation/make()`` needs no engine) and gives it back with
+    /// ``keep(_:)``: with a large catalog, that work was most of the first checkpoint, which
+    /// holds up ingest. `nil` when there is nothing new.
+    package func checkpointPreparation() -> CheckpointPreparation? {
+        let added = (checkpointCache.preparedSlots..<requests.count).filter { states[$0].isAlive }
+        checkpointCache.preparedSlots = requests.count
+        guard !added.isEmpty || !givenRequests.isEmpty else { return nil }
+        return CheckpointPreparation(
+            requests: added.map { ($0, requests[$0].request) }, given: givenRequests, digests: givenDigests,
+            givenEpoch: checkpointCache.givenEpoch)
+    }
+
+    /// Keeps what a ``CheckpointPreparation`` made for the checkpoints to come. Encodings of
+    /// slots no longer live are dropped (a slot's request never changes, so the others stay
+    /// right); the digests only if no checkpoint took the given requests in since.
+    package func keep(_ prepared: PreparedCheckpoint) {
+        checkpointCache.requests.append(
+            contentsOf: repeatElement([], count: max(0, requests.count - checkpointCache.requests.count)))
+        for (slot, bytes) in prepared.encodings where slot < requests.count && states[slot].isAlive {
+            checkpointCache.requests[slot] = bytes
         }
+        // Until a checkpoint takes them in, given requests are only ever appended.
+        guard prepared.givenEpoch == checkpointCache.givenEpoch, prepared.givenCount > 0 else { return }
+        givenDigests = prepared.digests
+        givenRequests.removeFirst(prepared.givenCount)
+        checkpointCache.givenDigests = givenRequests.isEmpty ? prepared.encodedDigests : nil
     }
 
     /// The `seq` the next event released will get (a checkpoint's summary holds it too).
     package var nextEventSequence: Int { events.released + 1 }
 
-    /// How many request slots the engine has had: it grows whenever a request is added, so a
-    /// caller can tell when ``requestsToEncode`` may hold new ones.
-    package var requestSlotCount: Int { requests.count }
-
-    /// A request as checkpoints encode it.
-    package static func checkpointEncoding(of request: NotificationRequest) -> [UInt8] {
+    /// A request as checkpoints encode it, or as format 1 did (for its digest, ``digest(of:)``).
+    static func encoding(of request: NotificationRequest, asFormat1: Bool = false) -> [UInt8] {
         var writer = CheckpointWriter()
+        writer.digestsAsFormat1 = asFormat1
         writer.write(request)
         return writer.bytes
     }
 
-    /// Keeps encodings made from ``requestsToEncode`` for the checkpoints to come; those of
-    /// slots no longer live are dropped. A slot's request never changes, so they stay right.
-    package func keepCheckpointEncodings(_ encodings: [(slot: Int, bytes: [UInt8])]) {
-        checkpointCache.requests.append(
-            contentsOf: repeatElement([], count: max(0, requests.count - checkpointCache.requests.count)))
-        for (slot, bytes) in encodings where slot < requests.count && states[slot].isAlive {
-            checkpointCache.requests[slot] = bytes
+    /// The given requests' digests as a checkpoint holds them: sorted by id.
+    static func encoded(digests: [String: UInt64]) -> [UInt8] {
+        var writer = CheckpointWriter()
+        writer.write(each: digests.sorted { $0.key < $1.key }) { writer, entry in
+            writer.write(entry.key)
+            writer.write(entry.value)
         }
+        return writer.bytes
     }
 
     /// A checkpoint file holding `payload` (tests and the fuzz harness forge files with it).

@@ -74,6 +74,13 @@ extension Engine {
         previewUntimedControls(.all).pending
     }
 
+    /// How many requests ``pendingRequests`` lists, counted without listing them unless an untimed
+    /// control record waits (a checkpoint's summary holds it, and a catalog may be 100k requests).
+    var pendingRequestCount: Int {
+        guard untimedControls.isEmpty else { return pendingRequests.count }
+        return requests.reduce(startCatalog.count) { $0 + (canStillFire($1) ? 1 : 0) }
+    }
+
     /// The pending request `id` (as ``pendingRequests`` would list it), found without listing them.
     public func pendingRequest(withIdentifier id: String) -> NotificationRequest? {
         previewUntimedControls(.withID(id)).pending.last

@@ -46,10 +46,7 @@ extension Engine {
 
     /// A request's digest as a checkpoint keeps it: the checksum of its encoding.
     static func digest(of request: NotificationRequest) -> UInt64 {
-        var writer = CheckpointWriter()
-        writer.digestsAsFormat1 = true
-        writer.write(request)
-        return writer.bytes.withUnsafeBytes { CheckpointChecksum.of($0) }
+        encoding(of: request, asFormat1: true).withUnsafeBytes { CheckpointChecksum.of($0) }
     }
 
     /// Removes the pending requests with these ids; their state and timers go with them.
