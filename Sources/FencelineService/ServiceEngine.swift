@@ -569,6 +569,8 @@ actor ServiceEngine {
 
     /// Whether a ``prepareCheckpointsAside()`` is under way.
     var preparingAside = false
+    /// Counts the engines ``reload()`` built: what was prepared for an earlier one does not fit.
+    var reloads = 0
 
     /// Rebuilds the engine from the store after a failed commit.
     private func reload() throws {
@@ -583,6 +585,7 @@ actor ServiceEngine {
             engine = try Engine(catalog: catalog, configuration: settings.configuration, logger: logger)
             journalPosition = 0
         }
+        reloads += 1
         engine.keepsCheckpointEncodings = true
         (journalPosition, linesSinceCheckpoint) = try Self.replayJournal(
             into: engine, after: journalPosition, store: store, decoder: decoder, logger: logger)

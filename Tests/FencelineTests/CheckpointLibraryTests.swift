@@ -100,7 +100,7 @@ import Testing
 
     /// An engine that checkpoints again and again keeps the encodings of its requests; its
     /// checkpoints must be byte for byte those of an engine that encodes everything afresh, across
-    /// requests added, replaced and removed between them.
+    /// requests added, replaced and removed between them, also when written in parts.
     @Test func keptEncodingsWriteTheSameCheckpoints() throws {
         let readings = Self.readings()
         let kept = try Engine(catalog: Catalog(requests: Self.requests))
@@ -108,9 +108,11 @@ import Testing
         // Given its encodings from outside (as the service makes them on another thread).
         let aside = try Engine(catalog: Catalog(requests: Self.requests))
         aside.keepsCheckpointEncodings = true
+        // In parts put together elsewhere (as the service writes them).
+        let parts = try Engine(catalog: Catalog(requests: Self.requests))
         var compared = 0
         for (index, reading) in readings.enumerated() {
-            for engine in [kept, afresh, aside] {
+            for engine in [kept, afresh, aside, parts] {
                 _ = engine.process(reading)
                 switch index {
                 case 40: try engine.add(Fixtures.circle("late", radius: 90))
@@ -136,6 +138,7 @@ import Testing
             #expect(state == aside.checkpoint(), "after reading \(index), encoded aside")
             if compared % 2 == 1, let prepared { aside.keep(prepared) }
             #expect(aside.checkpointPreparation() == nil, "nothing new since")
+            #expect(state == parts.checkpointParts().assembled(), "after reading \(index), in parts")
             compared += 1
         }
         #expect(compared > 30)

@@ -75,6 +75,33 @@ package struct PreparedCheckpoint: Sendable {
     var givenEpoch: Int
 }
 
+/// A checkpoint in parts (``Engine/checkpointParts()``), put together away from the engine.
+package struct CheckpointParts: Sendable {
+    var head: [UInt8]
+    /// The kept request encodings by slot, shared with the engine.
+    var encodings: [[UInt8]]
+    /// The live slots, in order, and each one's state: `slotStates` up to `stateEnds[i]`.
+    var slots: [Int]
+    var slotStates: [UInt8]
+    var stateEnds: [Int]
+    var tail: [UInt8]
+
+    /// The checkpoint file, as ``Engine/checkpoint()`` would have written it then.
+    package func assembled() -> [UInt8] {
+        var writer = CheckpointWriter()
+        writer.reserve(head.count + slots.reduce(0) { $0 + encodings[$1].count } + slotStates.count + tail.count)
+        writer.append(encoded: head)
+        var start = 0
+        for (index, slot) in slots.enumerated() {
+            writer.append(encoded: encodings[slot])
+            writer.append(encoded: slotStates[start..<stateEnds[index]])
+            start = stateEnds[index]
+        }
+        writer.append(encoded: tail)
+        return Engine.sealed(&writer)
+    }
+}
+
 struct CheckpointWriter {
     /// Set for a request's digest (``Engine/digest(of:)``): what format 2 added is left out
     /// where it is empty, so a digest is the same as format 1's.
@@ -85,6 +112,8 @@ struct CheckpointWriter {
 
     /// Bytes another writer wrote (a part kept from an earlier checkpoint).
     mutating func append(encoded: [UInt8]) { bytes.append(contentsOf: encoded) }
+
+    mutating func append(encoded: ArraySlice<UInt8>) { bytes.append(contentsOf: encoded) }
 
     /// Replaces the bytes at `offset` (a header written as a placeholder) with `replacement`.
     mutating func overwrite(at offset: Int, with replacement: [UInt8]) {

@@ -44,12 +44,86 @@ extension Engine {
     /// checkpoint at the end of a run first close the instant at the clock
     /// (``finish(until:keepingHeldReadings:)``), so nothing is left unreleased.
     public func checkpoint() -> [UInt8] {
+        checkpointCache.checkpoints += 1
+        let keepsEncodings = checkpointCache.keepsFromFirst || checkpointCache.checkpoints > 1
+        if keepsEncodings { encodeMissingRequests() }
         var writer = CheckpointWriter()
         // The file is written in one buffer, its header filled in at the end: a copy of a state of
         // tens of megabytes (a large catalog) is a noticeable part of a checkpoint.
         writer.reserve(
             Self.headerSize + 64 + devices.count * 96 + requests.count * 64
                 + checkpointCache.requests.reduce(0) { $0 + $1.count })
+        let live = writeCheckpointHead(into: &writer)
+        writer.writeCount(live.slots.count)
+        for slot in live.slots {
+            if keepsEncodings {
+                writer.append(encoded: checkpointCache.requests[slot])
+            } else {
+                writer.write(requests[slot].request)
+            }
+            writeCheckpointState(ofSlot: slot, into: &writer)
+        }
+        writeCheckpointTail(live, into: &writer)
+        return Self.sealed(&writer)
+    }
+
+    /// ``checkpoint()`` in parts that ``CheckpointParts/assembled()`` puts together on another
+    /// thread, byte for byte the same: only what changes between checkpoints is written here, the
+    /// requests' kept encodings (tens of megabytes with a large catalog) are shared, not copied.
+    package func checkpointParts() -> CheckpointParts {
+        checkpointCache.checkpoints += 1
+        encodeMissingRequests()
+        var head = CheckpointWriter()
+        head.reserve(Self.headerSize + 4_096)
+        let live = writeCheckpointHead(into: &head)
+        head.writeCount(live.slots.count)
+        var slotStates = CheckpointWriter()
+        slotStates.reserve(live.slots.count * 40)
+        var stateEnds: [Int] = []
+        stateEnds.reserveCapacity(live.slots.count)
+        for slot in live.slots {
+            writeCheckpointState(ofSlot: slot, into: &slotStates)
+            stateEnds.append(slotStates.bytes.count)
+        }
+        var tail = CheckpointWriter()
+        tail.reserve(64 + devices.count * 96)
+        writeCheckpointTail(live, into: &tail)
+        return CheckpointParts(
+            head: head.bytes, encodings: checkpointCache.requests, slots: live.slots, slotStates: slotStates.bytes,
+            stateEnds: stateEnds, tail: tail.bytes)
+    }
+
+    /// Encodes the live requests whose encodings are not kept yet, and keeps them.
+    private func encodeMissingRequests() {
+        checkpointCache.requests.append(
+            contentsOf: repeatElement([], count: max(0, requests.count - checkpointCache.requests.count)))
+        for slot in requests.indices {
+            if !states[slot].isAlive {
+                if !checkpointCache.requests[slot].isEmpty { checkpointCache.requests[slot] = [] }
+            } else if checkpointCache.requests[slot].isEmpty {
+                checkpointCache.requests[slot] = Self.encoding(of: requests[slot].request)
+            }
+        }
+    }
+
+    /// What the parts of a checkpoint after the requests need from before them.
+    private struct LiveState {
+        /// The live slots, in order.
+        var slots: [Int]
+        /// Each slot's number in the checkpoint; -1 for a dead one.
+        var newSlot: [Int32]
+        var timers: [EngineTimer]
+        var nextOrder: UInt64
+        var pending: [(event: Event, order: Int)]
+        var produced: Int
+        var ledger: [(event: Event, device: Int32, order: Int)]
+        var held: [(time: Timestamp, arrival: UInt64, reading: Reading)]
+        var arrivals: UInt64
+    }
+
+    /// The summary, the engine's counters, categories, start catalog, untimed controls, given
+    /// digests and device names: everything before the requests.
+    private func writeCheckpointHead(into writer: inout CheckpointWriter) -> LiveState {
         writer.append(encoded: Self.headerPlaceholder)
         let alive = requests.indices.filter { states[$0].isAlive }
         // Dead slots (replaced or removed requests) are dropped, with their records and timers,
@@ -92,31 +166,27 @@ extension Engine {
 
         writer.write(each: devices.names) { $0.write($1) }
         writer.write(each: devices.thresholds) { $0.write($1) }
-        checkpointCache.checkpoints += 1
-        let keepsEncodings = checkpointCache.keepsFromFirst || checkpointCache.checkpoints > 1
-        if keepsEncodings {
-            checkpointCache.requests.append(
-                contentsOf: repeatElement([], count: max(0, requests.count - checkpointCache.requests.count)))
-            for slot in requests.indices where !states[slot].isAlive { checkpointCache.requests[slot] = [] }
-        }
-        writer.write(each: alive) { writer, slot in
-            let entry = requests[slot]
-            let state = states[slot]
-            if keepsEncodings {
-                if checkpointCache.requests[slot].isEmpty {
-                    checkpointCache.requests[slot] = Self.encoding(of: entry.request)
-                }
-                writer.append(encoded: checkpointCache.requests[slot])
-            } else {
-                writer.write(entry.request)
-            }
-            writer.write(entry.addedSequence)
-            writer.write(entry.addedTime)
-            writer.write(state.isFinished)
-            writer.write(state.nextFire) { $0.write($1) }
-            writer.write(state.timerToken)
-            writer.write(state.finishedDevices)
-        }
+        return LiveState(
+            slots: alive, newSlot: newSlot, timers: liveTimers, nextOrder: nextOrder, pending: pending,
+            produced: produced, ledger: ledger, held: held, arrivals: arrivals)
+    }
+
+    /// A live request's state, which follows its encoding.
+    private func writeCheckpointState(ofSlot slot: Int, into writer: inout CheckpointWriter) {
+        let entry = requests[slot]
+        let state = states[slot]
+        writer.write(entry.addedSequence)
+        writer.write(entry.addedTime)
+        writer.write(state.isFinished)
+        writer.write(state.nextFire) { $0.write($1) }
+        writer.write(state.timerToken)
+        writer.write(state.finishedDevices)
+    }
+
+    /// Every device's standings, the timers, the events of an open instant, the delivered
+    /// notifications and the reorder window: everything after the requests.
+    private func writeCheckpointTail(_ live: LiveState, into writer: inout CheckpointWriter) {
+        let newSlot = live.newSlot
         for device in 0..<devices.count {
             writer.write(devices.fixStates[device].lastTime) { $0.write($1) }
             for bucket in devices.thresholds.indices {
@@ -146,8 +216,8 @@ extension Engine {
                 writer.write(record.lastReport) { $0.write($1) }
             }
         }
-        writer.write(nextOrder)
-        writer.write(each: liveTimers) { writer, timer in
+        writer.write(live.nextOrder)
+        writer.write(each: live.timers) { writer, timer in
             writer.write(timer.due)
             writer.write(timer.setAt)
             writer.write(timer.order)
@@ -156,25 +226,23 @@ extension Engine {
             writer.write(timer.device)
             writer.write(timer.token)
         }
-        writer.write(produced)
-        writer.write(each: pending) { writer, item in
+        writer.write(live.produced)
+        writer.write(each: live.pending) { writer, item in
             writer.write(item.event)
             writer.write(item.order)
         }
-        writer.write(each: ledger) { writer, entry in
+        writer.write(each: live.ledger) { writer, entry in
             writer.write(entry.event)
             writer.write(entry.device)
             writer.write(entry.order)
         }
-        writer.write(arrivals)
+        writer.write(live.arrivals)
         writer.write(reorder.newestSeen) { $0.write($1) }
-        writer.write(each: held) { writer, item in
+        writer.write(each: live.held) { writer, item in
             writer.write(item.time)
             writer.write(item.arrival)
             writer.write(item.reading)
         }
-
-        return Self.sealed(&writer)
     }
 
     /// Whether checkpoints keep what they encode of the requests from the first one on, for the
@@ -200,18 +268,22 @@ extension Engine {
 
     /// Keeps what a ``CheckpointPreparation`` made for the checkpoints to come. Encodings of
     /// slots no longer live are dropped (a slot's request never changes, so the others stay
-    /// right); the digests only if no checkpoint took the given requests in since.
-    package func keep(_ prepared: PreparedCheckpoint) {
+    /// right); the digests only if no checkpoint took the given requests in since. Returns the
+    /// given requests it let go of, for a caller that would rather free them on another thread.
+    @discardableResult
+    package func keep(_ prepared: PreparedCheckpoint) -> [NotificationRequest] {
         checkpointCache.requests.append(
             contentsOf: repeatElement([], count: max(0, requests.count - checkpointCache.requests.count)))
         for (slot, bytes) in prepared.encodings where slot < requests.count && states[slot].isAlive {
             checkpointCache.requests[slot] = bytes
         }
         // Until a checkpoint takes them in, given requests are only ever appended.
-        guard prepared.givenEpoch == checkpointCache.givenEpoch, prepared.givenCount > 0 else { return }
+        guard prepared.givenEpoch == checkpointCache.givenEpoch, prepared.givenCount > 0 else { return [] }
         givenDigests = prepared.digests
-        givenRequests.removeFirst(prepared.givenCount)
+        let released = givenRequests
+        givenRequests = Array(givenRequests.dropFirst(prepared.givenCount))
         checkpointCache.givenDigests = givenRequests.isEmpty ? prepared.encodedDigests : nil
+        return released
     }
 
     /// The `seq` the next event released will get (a checkpoint's summary holds it too).
@@ -561,7 +633,7 @@ extension Engine {
         self.requestEpoch = requestEpoch
         // The delivered list as written: resuming with a smaller --delivered-limit trims it.
         let counts = [
-            pendingRequests.count, devices.count, timers.checkpointState.0.count, reorder.checkpointState.0.count,
+            pendingRequestCount, devices.count, timers.checkpointState.0.count, reorder.checkpointState.0.count,
             ledger.count,
         ]
         guard counts == summaryCounts else {
