@@ -134,8 +134,12 @@ actor ServiceEngine {
     /// decoded again: it would only cost seconds of the restart.
     func addChangedRequests(catalogBytes: [UInt8], decodeCatalog: CatalogDecoding) async throws {
         let digest = Array(SHA256.hash(data: catalogBytes))
-        if startedOnExistingStore, try store.meta("triggersDigest") != digest {
-            try await addRequests(changedIn: catalogBytes, decodeCatalog: decodeCatalog)
+        if startedOnExistingStore {
+            if try store.meta("triggersDigest") != digest {
+                try await addRequests(changedIn: catalogBytes, decodeCatalog: decodeCatalog)
+            } else {
+                logger.info("--triggers is the file last applied: not read again")
+            }
         }
         try store.setMeta("triggersDigest", digest)
     }
