@@ -161,10 +161,15 @@ enum ServiceRoutes {
         return value
     }
 
+    /// How long a subscriber with nothing new waits before it looks again: each look that finds
+    /// events is a write, so a longer wait sends a hundred subscribers' events in fewer, larger
+    /// writes (they cost ingest on the same cores), at the price of that much delay.
+    static let streamPoll = Duration.milliseconds(200)
+
     /// Server-Sent Events from the log: every event after `seq`, then each as it is committed,
     /// with `id: <seq>` so that `Last-Event-ID` resumes with no gap and no repeat, and a comment
-    /// every 15 s to keep proxies from closing a quiet stream. The log is polled (a fifth of a
-    /// second apart when quiet): readers never hold up ingest, and a reader that falls behind
+    /// every 15 s to keep proxies from closing a quiet stream. The log is polled (``streamPoll``
+    /// apart when quiet): readers never hold up ingest, and a reader that falls behind
     /// catches up from the store.
     static func streamEvents(
         after seq: Int, from store: ServiceStore, feed: EventFeed, stopping: StopFlag,
@@ -197,8 +202,8 @@ enum ServiceRoutes {
             case .nothing:
                 break
             }
-            try await Task.sleep(for: .milliseconds(50))
-            quiet += .milliseconds(50)
+            try await Task.sleep(for: Self.streamPoll)
+            quiet += Self.streamPoll
             if quiet >= .seconds(15) {
                 try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                 quiet = .zero

@@ -266,8 +266,10 @@ struct BenchCommand: AsyncParsableCommand {
     func addServiceFigures(
         to table: inout Table, files: Files, runRate: Double?, target: (String, String, Bool) -> String
     ) async throws {
-        let service = try await ServiceBench(fenceline: fenceline, catalog: files.country, directory: directory)
-            .measure(readings: files.countryReadings, million: files.million)
+        let service = try await ServiceBench(
+            fenceline: fenceline, catalog: files.country, directory: directory, repeats: max(1, min(3, repeats))
+        )
+        .measure(readings: files.countryReadings, million: files.million)
         table.add(
             "service: ingest, batches of 1,000 lines, each durable (readings/s; vs run)", rate(service.batchRate),
             runRate.map(rate) ?? "", runRate.map { ratio(service.batchRate / $0) } ?? "",
