@@ -19,6 +19,10 @@ extension ServiceEngine {
     /// A checkpoint's state, taken on the actor (put together off it), with what it covers.
     struct EncodedCheckpoint: Sendable {
         var state: CheckpointParts
+        /// The request table it uses, `nil` to write a new one of every live request.
+        var table: RequestTable?
+        /// The engine it was taken from (``reloads``).
+        var engine: Int
         var journalPosition: Int
         /// The position the last checkpoint covered, which stands again if this one fails.
         var previousPosition: Int
@@ -39,6 +43,26 @@ extension ServiceEngine {
             // The last references to the given requests go here, not on the actor: freeing
             // 100k requests is tens of milliseconds.
             withExtendedLifetime((preparation, released)) {}
+            await self.checkpointForTable()
+        }
+    }
+
+    /// The engine's first checkpoint, as soon as its requests are prepared: it writes their
+    /// table (a large catalog's worth), which those that follow refer to.
+    private func checkpointForTable() async {
+        guard requestTable == nil, checkpointWrite == nil, !preparingAside else { return }
+        await settle()
+        guard requestTable == nil, checkpointWrite == nil, let encoded = encodeCheckpoint() else { return }
+        writeAside(encoded)
+    }
+
+    /// Writes `encoded` while ingest goes on; one such write at a time.
+    func writeAside(_ encoded: EncodedCheckpoint) {
+        checkpointWrite = Task {
+            do { try await self.write(encoded) } catch {
+                self.logger.error("checkpoint failed", metadata: ["error": "\(error)"])
+            }
+            self.checkpointWrite = nil
         }
     }
 
@@ -54,13 +78,64 @@ extension ServiceEngine {
         guard journalPosition > checkpointPosition else { return nil }
         let started = ContinuousClock.now
         let state = engine.checkpointParts()
+        // Requests added since the table was written are encoded into each checkpoint: once
+        // they are many, a new table holds them all.
+        var table = requestTable
+        if let current = table {
+            let missing = state.slots.reduce(0) { $0 + (current.holds($1) ? 0 : 1) }
+            if missing > max(Self.requestsBesideTable, current.count / 8) { table = nil }
+        }
         let previousPosition = checkpointPosition
         checkpointPosition = journalPosition
         linesSinceCheckpoint = 0
         // Every event released is in the log: the state's next seq follows the last one logged.
         return EncodedCheckpoint(
-            state: state, journalPosition: journalPosition, previousPosition: previousPosition,
-            lastSeq: engine.nextEventSequence - 1, started: started)
+            state: state, table: table, engine: reloads, journalPosition: journalPosition,
+            previousPosition: previousPosition, lastSeq: engine.nextEventSequence - 1, started: started)
+    }
+
+    /// How many requests a checkpoint encodes beside its table before a new table is written
+    /// (beyond an eighth of the table's).
+    static let requestsBesideTable = 1_000
+
+    /// A table of request encodings written for the engine's checkpoints
+    /// (``ServiceCheckpointFile``): its file, checksum and the slots it holds. It is the
+    /// engine's own: one built from a checkpoint numbers its requests afresh.
+    struct RequestTable: Sendable {
+        var file: String
+        var checksum: UInt64
+        var slots: [Bool]
+        var count: Int
+
+        init(file: String, checksum: UInt64, slots list: [Int]) {
+            self.file = file
+            self.checksum = checksum
+            slots = [Bool](repeating: false, count: (list.max() ?? -1) + 1)
+            for slot in list { slots[slot] = true }
+            count = list.count
+        }
+
+        func holds(_ slot: Int) -> Bool { slot < slots.count && slots[slot] }
+    }
+
+    /// The state and table files of `encoded`: the table written new unless it has one.
+    private static func files(of encoded: EncodedCheckpoint) -> (
+        state: [UInt8], table: RequestTable, newTable: [UInt8]?
+    ) {
+        let parts = encoded.state
+        var newTable: [UInt8]?
+        let table: RequestTable
+        if let current = encoded.table {
+            table = current
+        } else {
+            let bytes = ServiceCheckpointFile.table(of: parts, slots: parts.slots)
+            newTable = bytes
+            table = RequestTable(
+                file: "\(UUID().uuidString).requests", checksum: ServiceCheckpointFile.checksum(ofTable: bytes),
+                slots: parts.slots)
+        }
+        let inTable = (0..<parts.encodings.count).map(table.holds)
+        return (ServiceCheckpointFile.state(of: parts, inTable: inTable, table: table.checksum), table, newTable)
     }
 
     /// Writes an encoded state to the store, off the actor.
@@ -69,18 +144,22 @@ extension ServiceEngine {
         let spacing = settings.retention.map { $0 / ServiceEngine.checkpointsPerRetention }
         let written = await Task.detached {
             Result {
-                let state = encoded.state.assembled()
+                let files = Self.files(of: encoded)
                 try store.saveCheckpoint(
-                    state, journalPosition: encoded.journalPosition, lastSeq: encoded.lastSeq, spacing: spacing)
+                    files.state, table: ServiceStore.RequestTable(file: files.table.file, newBytes: files.newTable),
+                    journalPosition: encoded.journalPosition, lastSeq: encoded.lastSeq, spacing: spacing)
                 try store.forgetAnswers(olderThan: 25 * 3600)
-                return state.count
+                return (files.state.count + (files.newTable?.count ?? 0), files.table)
             }
         }.value
         let now = ContinuousClock.now
         lastCheckpoint = (now, now - encoded.started)
         let bytes: Int
         switch written {
-        case .success(let count): bytes = count
+        case .success(let (count, table)):
+            bytes = count
+            // Later checkpoints of this engine use that table (another engine has other slots).
+            if encoded.engine == reloads { requestTable = table }
         case .failure(let error):
             // The next chance writes one again.
             checkpointPosition = encoded.previousPosition

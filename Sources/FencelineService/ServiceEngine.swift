@@ -519,12 +519,7 @@ actor ServiceEngine {
                     && ContinuousClock.now - lastCheckpoint.end >= lastCheckpoint.cost * 10,
                     let encoded = encodeCheckpoint()
                 {
-                    checkpointWrite = Task {
-                        do { try await self.write(encoded) } catch {
-                            self.logger.error("checkpoint failed", metadata: ["error": "\(error)"])
-                        }
-                        self.checkpointWrite = nil
-                    }
+                    writeAside(encoded)
                 }
             case .failure(let error):
                 // The engine went ahead of the store by this group and every batch applied since:
@@ -575,6 +570,8 @@ actor ServiceEngine {
     var preparingAside = false
     /// Counts the engines ``reload()`` built: what was prepared for an earlier one does not fit.
     var reloads = 0
+    /// The request table this engine's checkpoints refer to, once one is written.
+    var requestTable: RequestTable?
 
     /// Rebuilds the engine from the store after a failed commit.
     private func reload() throws {
@@ -590,6 +587,7 @@ actor ServiceEngine {
             journalPosition = 0
         }
         reloads += 1
+        requestTable = nil
         engine.keepsCheckpointEncodings = true
         (journalPosition, linesSinceCheckpoint) = try Self.replayJournal(
             into: engine, after: journalPosition, store: store, decoder: decoder, logger: logger)

@@ -33,6 +33,7 @@ final class ServiceStore: Sendable {
     private func removeUnlistedCheckpointFiles() throws {
         let listed = try pool.read { db in
             Set(try String.fetchAll(db, sql: "SELECT file FROM checkpoints WHERE file IS NOT NULL"))
+                .union(try String.fetchAll(db, sql: "SELECT requests FROM checkpoints WHERE requests IS NOT NULL"))
         }
         for name in try FileManager.default.contentsOfDirectory(atPath: checkpointDirectory)
         where !listed.contains(name) {
@@ -119,6 +120,11 @@ final class ServiceStore: Sendable {
         // Checkpoint states in files of their own (`file`); those kept from before stay in `state`.
         migrator.registerMigration("4-checkpoint-files") { db in
             try db.alter(table: "checkpoints") { table in table.add(column: "file", .text) }
+        }
+        // A checkpoint's request encodings in a table file shared by those that follow
+        // (`requests`, see ServiceCheckpointFile); those kept from before hold their own.
+        migrator.registerMigration("5-request-tables") { db in
+            try db.alter(table: "checkpoints") { table in table.add(column: "requests", .text) }
         }
         return migrator
     }
@@ -239,19 +245,30 @@ final class ServiceStore: Sendable {
     /// `lastSeq`. Older states are dropped, but for the export's base and, when `spacing` is
     /// given (`--retention`), one every `spacing` seconds, from which a later prune can start.
     /// The state is written to its own file first and listed after; a crash between leaves a
-    /// file that the next start deletes.
-    func saveCheckpoint(_ state: [UInt8], journalPosition position: Int, lastSeq: Int, spacing: Double? = nil) throws {
-        let file = "\(UUID().uuidString).ckpt"
-        try DurableFile.write(state, to: "\(checkpointDirectory)/\(file)")
+    /// file that the next start deletes. With `table`, `state` is a ``ServiceCheckpointFile``
+    /// state whose request encodings are in that table file, written first when it is new.
+    func saveCheckpoint(
+        _ state: [UInt8], table: RequestTable? = nil, journalPosition position: Int, lastSeq: Int,
+        spacing: Double? = nil
+    ) throws {
+        let file = "\(UUID().uuidString).\(table == nil ? "ckpt" : "state")"
+        var written: [String] = []
         let dropped: [String]
         do {
+            if let table, let bytes = table.newBytes {
+                try DurableFile.write(bytes, to: "\(checkpointDirectory)/\(table.file)")
+                written.append(table.file)
+            }
+            try DurableFile.write(state, to: "\(checkpointDirectory)/\(file)")
+            written.append(file)
             dropped = try pool.write { db in
                 let now = Date().timeIntervalSince1970
                 try db.execute(
                     sql: """
-                        INSERT INTO checkpoints (journalPosition, state, created, lastSeq, file) VALUES (?, ?, ?, ?, ?)
+                        INSERT INTO checkpoints (journalPosition, state, created, lastSeq, file, requests)
+                        VALUES (?, ?, ?, ?, ?, ?)
                         """,
-                    arguments: [position, Data(), now, lastSeq, file])
+                    arguments: [position, Data(), now, lastSeq, file, table?.file])
                 let newest = db.lastInsertedRowID
                 guard let spacing else {
                     return try Self.dropCheckpoints(db, where: "id < ? AND NOT base", [newest])
@@ -266,21 +283,33 @@ final class ServiceStore: Sendable {
                 return []
             }
         } catch {
-            try? FileManager.default.removeItem(atPath: "\(checkpointDirectory)/\(file)")
+            removeCheckpointFiles(written)
             throw error
         }
         removeCheckpointFiles(dropped)
     }
 
-    /// Deletes the checkpoint rows matching `condition` and returns their files, to be deleted
-    /// once the transaction is committed.
+    /// The request table a checkpoint's state refers to: its file, and its bytes when it is to
+    /// be written with that checkpoint.
+    struct RequestTable: Sendable {
+        var file: String
+        var newBytes: [UInt8]?
+    }
+
+    /// Deletes the checkpoint rows matching `condition` and returns their files and the request
+    /// tables no checkpoint left uses, to be deleted once the transaction is committed.
     private static func dropCheckpoints(
         _ db: Database, where condition: String, _ arguments: StatementArguments
     ) throws -> [String] {
         let files = try String.fetchAll(
             db, sql: "SELECT file FROM checkpoints WHERE (\(condition)) AND file IS NOT NULL", arguments: arguments)
+        let tables = try String.fetchAll(
+            db, sql: "SELECT DISTINCT requests FROM checkpoints WHERE (\(condition)) AND requests IS NOT NULL",
+            arguments: arguments)
         try db.execute(sql: "DELETE FROM checkpoints WHERE \(condition)", arguments: arguments)
-        return files
+        let used = Set(
+            try String.fetchAll(db, sql: "SELECT DISTINCT requests FROM checkpoints WHERE requests IS NOT NULL"))
+        return files + tables.filter { !used.contains($0) }
     }
 
     private func removeCheckpointFiles(_ files: [String]) {
@@ -289,28 +318,36 @@ final class ServiceStore: Sendable {
 
     /// The newest checkpoint, with the journal position it covers.
     func latestCheckpoint() throws -> (state: [UInt8], journalPosition: Int)? {
-        try checkpoint(sql: "SELECT state, journalPosition, file FROM checkpoints ORDER BY id DESC LIMIT 1")
+        try checkpoint(sql: "SELECT state, journalPosition, file, requests FROM checkpoints ORDER BY id DESC LIMIT 1")
     }
 
     /// The state the journal was pruned to (the export starts after it) and the journal position
     /// it covers; `nil` if never pruned.
     func baseCheckpoint() throws -> (state: [UInt8], journalPosition: Int)? {
-        try checkpoint(sql: "SELECT state, journalPosition, file FROM checkpoints WHERE base LIMIT 1")
+        try checkpoint(sql: "SELECT state, journalPosition, file, requests FROM checkpoints WHERE base LIMIT 1")
     }
 
-    /// The checkpoint `sql` selects, its state read from its file when it has one. A prune may
-    /// drop the row and its file between the two reads: then the row is read again.
+    /// The checkpoint `sql` selects, its state read from its file when it has one (put together
+    /// with its request table when it has one). A prune may drop the row and its files between
+    /// the reads: then the row is read again.
     private func checkpoint(sql: String) throws -> (state: [UInt8], journalPosition: Int)? {
         for attempt in 1...3 {
             guard let row = try pool.read({ db in try Row.fetchOne(db, sql: sql) }) else { return nil }
             let position: Int = row["journalPosition"]
             guard let file: String = row["file"] else { return (Array(row["state"] as Data), position) }
+            let table: String? = row["requests"]
+            let state: [UInt8]
+            let tableBytes: [UInt8]?
             do {
-                let state = try Data(contentsOf: URL(fileURLWithPath: "\(checkpointDirectory)/\(file)"))
-                return (Array(state), position)
+                state = Array(try Data(contentsOf: URL(fileURLWithPath: "\(checkpointDirectory)/\(file)")))
+                tableBytes = try table.map {
+                    Array(try Data(contentsOf: URL(fileURLWithPath: "\(checkpointDirectory)/\($0)")))
+                }
             } catch  where attempt < 3 {
                 continue
             }
+            guard let tableBytes else { return (state, position) }
+            return (try ServiceCheckpointFile.assembled(state: state, table: tableBytes), position)
         }
         return nil
     }

@@ -77,14 +77,27 @@ package struct PreparedCheckpoint: Sendable {
 
 /// A checkpoint in parts (``Engine/checkpointParts()``), put together away from the engine.
 package struct CheckpointParts: Sendable {
-    var head: [UInt8]
-    /// The kept request encodings by slot, shared with the engine.
-    var encodings: [[UInt8]]
+    /// Everything before the requests (the header a placeholder, filled in by ``assembled()``).
+    package var head: [UInt8]
+    /// The request encodings by slot (empty for a slot not live), shared with the engine.
+    package var encodings: [[UInt8]]
     /// The live slots, in order, and each one's state: `slotStates` up to `stateEnds[i]`.
-    var slots: [Int]
-    var slotStates: [UInt8]
-    var stateEnds: [Int]
-    var tail: [UInt8]
+    package var slots: [Int]
+    package var slotStates: [UInt8]
+    package var stateEnds: [Int]
+    /// Everything after the requests.
+    package var tail: [UInt8]
+
+    package init(
+        head: [UInt8], encodings: [[UInt8]], slots: [Int], slotStates: [UInt8], stateEnds: [Int], tail: [UInt8]
+    ) {
+        self.head = head
+        self.encodings = encodings
+        self.slots = slots
+        self.slotStates = slotStates
+        self.stateEnds = stateEnds
+        self.tail = tail
+    }
 
     /// The checkpoint file, as ``Engine/checkpoint()`` would have written it then.
     package func assembled() -> [UInt8] {
