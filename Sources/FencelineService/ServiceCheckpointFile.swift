@@ -64,13 +64,11 @@ enum ServiceCheckpointFile {
     ///   is not the one the state names.
     static func assembled(state: [UInt8], table: [UInt8]) throws(Damaged) -> [UInt8] {
         var tableReader = try payload(of: table, magic: tableMagic, what: "request table")
-        var encodings: [[UInt8]] = []
+        var tabled: [Int: [UInt8]] = [:]
         let entries = try tableReader.count()
         for _ in 0..<entries {
             let slot = try tableReader.slot()
-            let bytes = try tableReader.byteString()
-            if slot >= encodings.count { encodings += repeatElement([], count: slot + 1 - encodings.count) }
-            encodings[slot] = bytes
+            tabled[slot] = try tableReader.byteString()
         }
         var reader = try payload(of: state, magic: stateMagic, what: "checkpoint state")
         guard try reader.uint64() == checksum(ofTable: table) else {
@@ -78,31 +76,31 @@ enum ServiceCheckpointFile {
         }
         let head = try reader.byteString()
         let count = try reader.count()
-        var slots: [Int] = []
+        // The checkpoint holds no slot numbers: its requests are numbered densely here.
+        var encodings: [[UInt8]] = []
         var slotStates: [UInt8] = []
         var stateEnds: [Int] = []
-        slots.reserveCapacity(count)
+        encodings.reserveCapacity(count)
         stateEnds.reserveCapacity(count)
         for _ in 0..<count {
             let slot = try reader.slot()
-            let inline = try reader.uint64()
-            if slot >= encodings.count { encodings += repeatElement([], count: slot + 1 - encodings.count) }
-            switch inline {
+            switch try reader.uint64() {
             case 0:
-                guard !encodings[slot].isEmpty else {
+                guard let bytes = tabled[slot] else {
                     throw Damaged(description: "request slot \(slot) is not in its request table")
                 }
-            case 1: encodings[slot] = try reader.byteString()
+                encodings.append(bytes)
+            case 1: encodings.append(try reader.byteString())
             default: throw Damaged(description: "the checkpoint state is damaged")
             }
-            slots.append(slot)
             slotStates += try reader.byteString()
             stateEnds.append(slotStates.count)
         }
         let tail = try reader.byteString()
         guard reader.isAtEnd else { throw Damaged(description: "the checkpoint state has bytes after its end") }
         return CheckpointParts(
-            head: head, encodings: encodings, slots: slots, slotStates: slotStates, stateEnds: stateEnds, tail: tail
+            head: head, encodings: encodings, slots: Array(0..<count), slotStates: slotStates, stateEnds: stateEnds,
+            tail: tail
         ).assembled()
     }
 

@@ -8,12 +8,27 @@ extension ServiceEngine {
     /// Keeps the engine's state with the journal position it covers, and forgets idempotency
     /// answers past their 24 hours.
     func checkpoint() async throws {
-        // The write in flight first: once everything applied is written, the state is encoded
-        // with no suspension between, so no batch can slip in ahead of the store.
-        await checkpointWrite?.value
-        await settle()
+        // One write at a time (a table is dropped with the last listed checkpoint that uses it,
+        // so writes listed out of order could drop the one the newest needs), and the engine's
+        // state the store's: once everything applied is written, the state is encoded with no
+        // suspension between, so no batch can slip in ahead of the store.
+        while true {
+            if let inFlight = checkpointWrite {
+                await inFlight.value
+            } else if paused {
+                await waitWhilePaused()
+            } else {
+                await settle()
+                if checkpointWrite == nil && !paused { break }
+            }
+        }
         guard let encoded = encodeCheckpoint() else { return }
-        try await write(encoded)
+        let writing = Task { try await self.write(encoded) }
+        checkpointWrite = Task {
+            _ = await writing.result
+            self.checkpointWrite = nil
+        }
+        try await writing.value
     }
 
     /// A checkpoint's state, taken on the actor (put together off it), with what it covers.
@@ -50,9 +65,11 @@ extension ServiceEngine {
     /// The engine's first checkpoint, as soon as its requests are prepared: it writes their
     /// table (a large catalog's worth), which those that follow refer to.
     private func checkpointForTable() async {
-        guard requestTable == nil, checkpointWrite == nil, !preparingAside else { return }
+        guard requestTable == nil, checkpointWrite == nil, !preparingAside, !paused else { return }
         await settle()
-        guard requestTable == nil, checkpointWrite == nil, let encoded = encodeCheckpoint() else { return }
+        guard requestTable == nil, checkpointWrite == nil, !preparingAside, let encoded = encodeCheckpoint() else {
+            return
+        }
         writeAside(encoded)
     }
 
@@ -75,7 +92,8 @@ extension ServiceEngine {
     /// The engine's state now, if anything was applied since the last checkpoint; call it only
     /// with nothing applied that is not written.
     func encodeCheckpoint() -> EncodedCheckpoint? {
-        guard journalPosition > checkpointPosition else { return nil }
+        // While a batch is refused the engine holds lines the store does not.
+        guard journalPosition > checkpointPosition, !paused else { return nil }
         let started = ContinuousClock.now
         let state = engine.checkpointParts()
         // Requests added since the table was written are encoded into each checkpoint: once
@@ -142,16 +160,20 @@ extension ServiceEngine {
     func write(_ encoded: EncodedCheckpoint) async throws {
         let store = self.store
         let spacing = settings.retention.map { $0 / ServiceEngine.checkpointsPerRetention }
-        let written = await Task.detached {
-            Result {
+        let (written, forgetting) = await Task.detached {
+            let written = Result {
                 let files = Self.files(of: encoded)
                 try store.saveCheckpoint(
                     files.state, table: ServiceStore.RequestTable(file: files.table.file, newBytes: files.newTable),
                     journalPosition: encoded.journalPosition, lastSeq: encoded.lastSeq, spacing: spacing)
-                try store.forgetAnswers(olderThan: 25 * 3600)
                 return (files.state.count + (files.newTable?.count ?? 0), files.table)
             }
+            // Apart: the checkpoint is listed (and may have dropped a table) whether or not this fails.
+            return (written, Result { try store.forgetAnswers(olderThan: 25 * 3600) })
         }.value
+        if case .failure(let error) = forgetting {
+            logger.error("could not forget old idempotency answers", metadata: ["error": "\(error)"])
+        }
         let now = ContinuousClock.now
         lastCheckpoint = (now, now - encoded.started)
         let bytes: Int
@@ -161,7 +183,8 @@ extension ServiceEngine {
             // Later checkpoints of this engine use that table (another engine has other slots).
             if encoded.engine == reloads { requestTable = table }
         case .failure(let error):
-            // The next chance writes one again.
+            // The next chance writes one again, with a new table if this one's was gone.
+            if error is ServiceStore.TableNotListed { requestTable = nil }
             checkpointPosition = encoded.previousPosition
             linesSinceCheckpoint = settings.checkpointEvery
             throw error

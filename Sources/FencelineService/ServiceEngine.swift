@@ -486,7 +486,9 @@ actor ServiceEngine {
     /// Callers waiting for everything applied to be written (``settle()``).
     private var settleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Set while the engine is taken back to the store: nothing is applied meanwhile.
-    private var paused = false
+    /// Set while the engine is ahead of the store by a batch that is being refused (it goes back
+    /// to what the store holds): nothing is applied meanwhile, and no checkpoint is taken.
+    var paused = false
     private var pausedWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Writes the gathered batches as groups until none is left; the write runs off the actor, so
@@ -549,7 +551,7 @@ actor ServiceEngine {
         }
     }
 
-    private func waitWhilePaused() async {
+    func waitWhilePaused() async {
         while paused { await withCheckedContinuation { pausedWaiters.append($0) } }
     }
 

@@ -262,6 +262,17 @@ final class ServiceStore: Sendable {
             try DurableFile.write(state, to: "\(checkpointDirectory)/\(file)")
             written.append(file)
             dropped = try pool.write { db in
+                // A table kept from an earlier checkpoint must still be listed by one: a table
+                // goes with the last checkpoint that uses it.
+                if let table, table.newBytes == nil,
+                    try
+                        !(Bool.fetchOne(
+                            db, sql: "SELECT EXISTS (SELECT 1 FROM checkpoints WHERE requests = ?)",
+                            arguments: [table.file])
+                        ?? false)
+                {
+                    throw TableNotListed(file: table.file)
+                }
                 let now = Date().timeIntervalSince1970
                 try db.execute(
                     sql: """
@@ -294,6 +305,12 @@ final class ServiceStore: Sendable {
     struct RequestTable: Sendable {
         var file: String
         var newBytes: [UInt8]?
+    }
+
+    /// A checkpoint named a kept request table that no listed checkpoint uses any more.
+    struct TableNotListed: Error, CustomStringConvertible {
+        var file: String
+        var description: String { "the request table \(file) is no longer listed" }
     }
 
     /// Deletes the checkpoint rows matching `condition` and returns their files and the request

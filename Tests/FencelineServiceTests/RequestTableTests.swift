@@ -93,6 +93,9 @@ import Testing
         try save("B.requests", new: true, position: 3)
         #expect(try CheckpointStoreTests.files(in: store).filter { $0.hasSuffix(".requests") } == ["B.requests"])
         #expect(try CheckpointStoreTests.files(in: store).count == 2)
+        // A checkpoint cannot name a kept table that no listed checkpoint uses any more.
+        #expect(throws: ServiceStore.TableNotListed.self) { try save("A.requests", new: false, position: 4) }
+        #expect(try store.latestCheckpoint()?.journalPosition == 3)
         // A table written by a checkpoint a crash kept from being listed is deleted on the next open.
         #expect(FileManager.default.createFile(atPath: "\(store.checkpointDirectory)/C.requests", contents: Data([1])))
         store = try ServiceStore(directory: directory)
