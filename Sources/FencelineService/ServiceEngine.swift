@@ -50,12 +50,12 @@ actor ServiceEngine {
     private var webhooks: [ServiceStore.Webhook]
     let logger: Logger
     /// The catalog a new store started from, as stored, and decoded once needed.
-    private let startBytes: [UInt8]
-    private var startCatalog: Catalog?
+    let startBytes: [UInt8]
+    var startCatalog: Catalog?
     var engine: Engine
-    private let decoder: NDJSONReadingDecoder
+    let decoder: NDJSONReadingDecoder
     /// The decoder's `add` context, whose category ids follow the engine's.
-    private let requestContext: NDJSONReadingDecoder.RequestContext
+    let requestContext: NDJSONReadingDecoder.RequestContext
     private let encoder = NDJSONEventEncoder()
     /// The newest committed events as SSE frames, shared by the stream's subscribers.
     nonisolated let feed: EventFeed
@@ -169,25 +169,8 @@ actor ServiceEngine {
         if added > 0 { logger.info("added requests from --triggers", metadata: ["requests": "\(added)"]) }
     }
 
-    /// Applies the journal after `position` to `engine` and returns the position reached; the
-    /// events it gives are in the log already.
-    private static func replayJournal(
-        into engine: Engine, after position: Int, store: ServiceStore, decoder: NDJSONReadingDecoder, logger: Logger
-    ) throws -> (position: Int, lines: Int) {
-        var replayed = 0
-        let reached = try store.forEachJournalLine(after: position) { line in
-            _ = try apply(line, to: engine, decoder: decoder)
-            replayed += 1
-            // Their outcomes were told when the lines came in.
-            if replayed.isMultiple(of: 10_000) { _ = engine.takeResponseOutcomes() }
-        }
-        _ = engine.takeResponseOutcomes()
-        if replayed > 0 { logger.info("replayed the journal", metadata: ["lines": "\(replayed)"]) }
-        return (reached, replayed)
-    }
-
     /// What ``apply(_:to:decoder:)`` did with a line.
-    private enum Applied {
+    enum Applied {
         /// A canonical fix, applied without making a ``Reading``.
         case fix([Event])
         /// Any other line, decoded in full.
@@ -203,7 +186,7 @@ actor ServiceEngine {
     /// Applies one NDJSON line and returns what it released, or `nil` for a line with nothing to
     /// apply. A canonical fix takes the decoder's fast path, as `fenceline run` does (its device
     /// name is never made a String): most of ingest and of a journal's replay.
-    private static func apply(
+    static func apply(
         _ line: UnsafeBufferPointer<UInt8>, to engine: Engine, decoder: NDJSONReadingDecoder
     ) throws(LineError) -> Applied? {
         if !engine.holdsReadings, let fix = decoder.canonicalParts(line) {
@@ -574,26 +557,6 @@ actor ServiceEngine {
     var reloads = 0
     /// The request table this engine's checkpoints refer to, once one is written.
     var requestTable: RequestTable?
-
-    /// Rebuilds the engine from the store after a failed commit.
-    private func reload() throws {
-        if let checkpoint = try store.latestCheckpoint() {
-            engine = try Engine(resuming: checkpoint.state, configuration: settings.configuration, logger: logger)
-            requestContext.reset(categories: engine.notificationCategories)
-            journalPosition = checkpoint.journalPosition
-        } else {
-            let catalog = try startCatalog ?? CatalogDecoder().decode(startBytes).catalog
-            startCatalog = catalog
-            requestContext.reset(categories: catalog.categories)
-            engine = try Engine(catalog: catalog, configuration: settings.configuration, logger: logger)
-            journalPosition = 0
-        }
-        reloads += 1
-        requestTable = nil
-        engine.keepsCheckpointEncodings = true
-        (journalPosition, linesSinceCheckpoint) = try Self.replayJournal(
-            into: engine, after: journalPosition, store: store, decoder: decoder, logger: logger)
-    }
 }
 
 /// Where the engine's spill puts a clock jump's events while a line is applied.

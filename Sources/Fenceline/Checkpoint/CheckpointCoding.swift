@@ -48,33 +48,6 @@ struct CheckpointCache {
     var givenEpoch = 0
 }
 
-/// Encodings and digests for an engine's checkpoints, to be made away from it
-/// (``Engine/checkpointPreparation()``).
-package struct CheckpointPreparation: Sendable {
-    var requests: [(slot: Int, request: NotificationRequest)]
-    var given: [NotificationRequest]
-    var digests: [String: UInt64]
-    var givenEpoch: Int
-
-    /// The encodings and digests, made on the caller's thread; give them to ``Engine/keep(_:)``.
-    package func make() -> PreparedCheckpoint {
-        var digests = self.digests
-        for request in given { digests[request.id] = Engine.digest(of: request) }
-        return PreparedCheckpoint(
-            encodings: requests.map { ($0.slot, Engine.encoding(of: $0.request)) }, digests: digests,
-            encodedDigests: Engine.encoded(digests: digests), givenCount: given.count, givenEpoch: givenEpoch)
-    }
-}
-
-/// What ``CheckpointPreparation/make()`` made.
-package struct PreparedCheckpoint: Sendable {
-    var encodings: [(slot: Int, bytes: [UInt8])]
-    var digests: [String: UInt64]
-    var encodedDigests: [UInt8]
-    var givenCount: Int
-    var givenEpoch: Int
-}
-
 /// A checkpoint in parts (``Engine/checkpointParts()``), put together away from the engine.
 package struct CheckpointParts: Sendable {
     /// Everything before the requests (the header a placeholder, filled in by ``assembled()``).

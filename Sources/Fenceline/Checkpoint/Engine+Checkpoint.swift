@@ -245,68 +245,6 @@ extension Engine {
         }
     }
 
-    /// Whether checkpoints keep what they encode of the requests from the first one on, for the
-    /// next (a service, which checkpoints again and again). Otherwise they do from the second.
-    package var keepsCheckpointEncodings: Bool {
-        get { checkpointCache.keepsFromFirst }
-        set { checkpointCache.keepsFromFirst = newValue }
-    }
-
-    /// What a checkpoint would otherwise encode itself since the last call: the requests added
-    /// and the given requests to hash. A caller makes it on another thread
-    /// (``CheckpointPreparation/make()`` needs no engine) and gives it back with
-    /// ``keep(_:)``: with a large catalog, that work was most of the first checkpoint, which
-    /// holds up ingest. `nil` when there is nothing new.
-    package func checkpointPreparation() -> CheckpointPreparation? {
-        let added = (checkpointCache.preparedSlots..<requests.count).filter { states[$0].isAlive }
-        checkpointCache.preparedSlots = requests.count
-        guard !added.isEmpty || !givenRequests.isEmpty else { return nil }
-        return CheckpointPreparation(
-            requests: added.map { ($0, requests[$0].request) }, given: givenRequests, digests: givenDigests,
-            givenEpoch: checkpointCache.givenEpoch)
-    }
-
-    /// Keeps what a ``CheckpointPreparation`` made for the checkpoints to come. Encodings of
-    /// slots no longer live are dropped (a slot's request never changes, so the others stay
-    /// right); the digests only if no checkpoint took the given requests in since. Returns the
-    /// given requests it let go of, for a caller that would rather free them on another thread.
-    @discardableResult
-    package func keep(_ prepared: PreparedCheckpoint) -> [NotificationRequest] {
-        checkpointCache.requests.append(
-            contentsOf: repeatElement([], count: max(0, requests.count - checkpointCache.requests.count)))
-        for (slot, bytes) in prepared.encodings where slot < requests.count && states[slot].isAlive {
-            checkpointCache.requests[slot] = bytes
-        }
-        // Until a checkpoint takes them in, given requests are only ever appended.
-        guard prepared.givenEpoch == checkpointCache.givenEpoch, prepared.givenCount > 0 else { return [] }
-        givenDigests = prepared.digests
-        let released = givenRequests
-        givenRequests = Array(givenRequests.dropFirst(prepared.givenCount))
-        checkpointCache.givenDigests = givenRequests.isEmpty ? prepared.encodedDigests : nil
-        return released
-    }
-
-    /// The `seq` the next event released will get (a checkpoint's summary holds it too).
-    package var nextEventSequence: Int { events.released + 1 }
-
-    /// A request as checkpoints encode it, or as format 1 did (for its digest, ``digest(of:)``).
-    static func encoding(of request: NotificationRequest, asFormat1: Bool = false) -> [UInt8] {
-        var writer = CheckpointWriter()
-        writer.digestsAsFormat1 = asFormat1
-        writer.write(request)
-        return writer.bytes
-    }
-
-    /// The given requests' digests as a checkpoint holds them: sorted by id.
-    static func encoded(digests: [String: UInt64]) -> [UInt8] {
-        var writer = CheckpointWriter()
-        writer.write(each: digests.sorted { $0.key < $1.key }) { writer, entry in
-            writer.write(entry.key)
-            writer.write(entry.value)
-        }
-        return writer.bytes
-    }
-
     /// A checkpoint file holding `payload` (tests and the fuzz harness forge files with it).
     static func sealed(_ payload: [UInt8]) -> [UInt8] {
         var writer = CheckpointWriter()
