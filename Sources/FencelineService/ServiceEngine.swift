@@ -462,6 +462,10 @@ actor ServiceEngine {
     private var gatheringLines = 0
     var linesSinceCheckpoint = 0
     private var gatheringWaiters: [CheckedContinuation<Void, any Error>] = []
+    /// What the groups written since the last WAL checkpoint put in it (about), and how much
+    /// goes in before the next.
+    private var walBytes = 0
+    private static let walCheckpointBytes = 1 << 20
     /// Whether a group is being written (by ``writeGroups()``).
     private var writing = false
     /// The idempotency keys of batches applied but not yet written.
@@ -493,6 +497,7 @@ actor ServiceEngine {
                 linesSinceCheckpoint += lines
                 feed.committed(group.flatMap(\.events))
                 for waiter in waiters { waiter.resume() }
+                walBytes += group.reduce(0) { $0 + $1.journal.count + $1.events.reduce(0) { $0 + $1.json.count } }
                 prepareCheckpointsAside()
                 // Only with nothing gathered is the engine's state the store's: encode it then,
                 // and write it off the actor while ingest goes on; one write at a time, and not
@@ -505,6 +510,12 @@ actor ServiceEngine {
                     let encoded = encodeCheckpoint()
                 {
                     writeAside(encoded)
+                }
+                // The batches that follow are applied while the WAL is copied into the database;
+                // a small WAL copies in about the time a batch takes to apply.
+                if walBytes >= Self.walCheckpointBytes {
+                    walBytes = 0
+                    await Task.detached { try? store.checkpointWAL() }.value
                 }
             case .failure(let error):
                 // The engine went ahead of the store by this group and every batch applied since:

@@ -579,6 +579,35 @@ import Testing
         receiver.stop()
     }
 
+    /// The WAL is copied into the database between groups (SQLite's own checkpoint, inside a
+    /// commit, would make one batch wait for it): after 12 MB of batches it holds about one
+    /// megabyte's worth, where SQLite alone would let it reach 16 MiB first.
+    @Test func theWALIsCheckpointedBetweenGroups() throws {
+        let scenario = "Data/scenarios/devices-scope"
+        let directory = try CLI.temporaryDirectory()
+        let server = try Server(triggers: "\(scenario)/triggers.json", directory: directory)
+        defer { server.stop() }
+        let batch = directory.appendingPathComponent("batch.ndjson")
+        var time = 1_772_438_400
+        for _ in 0..<24 {
+            // 5,000 lines of about 100 bytes: half a megabyte.
+            var lines: [String] = []
+            for index in 0..<5_000 {
+                let lat = 52.37 + Double(index % 50) / 111_320
+                lines.append(
+                    #"{"device":"truck-\#(index % 100)","time":\#(time),"lat":\#(lat),"lon":4.89,"accuracy":5}"#)
+                if index % 100 == 99 { time += 1 }
+            }
+            try lines.joined(separator: "\n").write(to: batch, atomically: true, encoding: .utf8)
+            let answer = try server.call(
+                "POST", "/v1/readings", body: "@\(batch.path)", headers: ["Content-Type: application/x-ndjson"])
+            #expect(answer.status == 200, "\(answer.body)")
+        }
+        let wal = directory.appendingPathComponent("store/fenceline.sqlite-wal").path
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int)
+        #expect(size < 6 << 20, "the WAL holds \(size) bytes")
+    }
+
     /// Schemathesis's findings, kept: a path's other methods answer 405 with `Allow`, a bad query
     /// parameter or Last-Event-ID is a 400 naming it, and a request removed before the first
     /// reading is gone at once (its removal waits for the clock, as the add would).

@@ -262,7 +262,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
     }
 
-    /// Issue 27's service figures: `fenceline serve` on loopback, fed by async-http-client.
+    /// Issue 27's service figures: `fenceline serve` on loopback, batches posted by wrk, the rest by async-http-client.
     func addServiceFigures(
         to table: inout Table, files: Files, runRate: Double?, target: (String, String, Bool) -> String
     ) async throws {

@@ -5,9 +5,11 @@ import Glibc
 import NIOCore
 import NIOHTTP1
 
-/// The service figures of issue 27, measured against the real `fenceline serve` on loopback with
-/// async-http-client as the load generator (no load generator of Debian's posts NDJSON batches in
-/// event-time order, which ingest needs: a batch read out of order is mostly stale readings).
+/// The service figures of issue 27, measured against the real `fenceline serve` on loopback. The
+/// batches are posted by wrk (Debian's, with `Tools/bench-batches.lua` sending them in the file's
+/// order, which ingest needs: a batch read out of order is mostly stale readings), a client light
+/// enough that the figure is the service's on a machine of two cores; the single POSTs, the SSE
+/// subscribers and the restart use async-http-client.
 struct ServiceBench {
     let fenceline: String
     let catalog: String
@@ -179,12 +181,67 @@ struct ServiceBench {
         // single-POST run waits for it too).
         try await postBatches(Array(lines.prefix(1_000)), of: 1_000, to: server, client: client)
         try await Task.sleep(for: .seconds(2))
-        let timed = Array(lines.dropFirst(1_000))
-        let bodies = Self.batches(timed, of: 1_000)
-        let start = ContinuousClock.now
-        try await post(bodies, to: server, client: client)
-        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        let timed = lines.dropFirst(1_000)
+        let seconds = try postWithWrk(try batchFile(timed), to: server.port)
         return Double(timed.count) / seconds
+    }
+
+    /// `lines` in batches of 1,000 as `Tools/bench-batches.lua` reads them (each body's length on
+    /// a line, then the body), in a file of the bench's directory.
+    private func batchFile(_ lines: ArraySlice<Substring>) throws -> String {
+        let path = "\(directory)/service-batches.bin"
+        var bytes: [UInt8] = []
+        for start in stride(from: lines.startIndex, to: lines.endIndex, by: 1_000) {
+            let body = lines[start..<min(start + 1_000, lines.endIndex)].joined(separator: "\n").utf8
+            bytes += "\(body.count)\n".utf8
+            bytes += body
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Posts the batches of `file` with wrk, one after another on one connection; the seconds from
+    /// the first request to the last answer, as the script times them.
+    private func postWithWrk(_ file: String, to port: Int) throws -> Double {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("bench-batches.lua").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "wrk", "-t1", "-c1", "-d3600s", "--timeout", "120s", "-s", script, "http://127.0.0.1:\(port)/",
+        ]
+        process.environment = ProcessInfo.processInfo.environment.merging(["BODIES": file, "TOKEN": Self.token]) {
+            $1
+        }
+        // Its output goes to a file that is read until the script's line appears (the script
+        // times the run itself, so how soon it is read does not matter).
+        let outputPath = "\(directory)/service-wrk.out"
+        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        defer { try? output.close() }
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        var seen = ""
+        var result: (batches: Int, failed: Int, seconds: Double)?
+        let deadline = ContinuousClock.now + .seconds(600)
+        while result == nil && process.isRunning && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            seen = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            if let match = seen.firstMatch(of: /batches (\d+) failed (\d+) seconds ([0-9.]+)/),
+                let batches = Int(match.1), let failed = Int(match.2), let seconds = Double(match.3)
+            {
+                result = (batches, failed, seconds)
+            }
+        }
+        // wrk would wait out its -d duration, and it inherits the blocked signals of the thread
+        // that started it (a dispatch worker blocks SIGINT and SIGTERM): SIGKILL ends it now, its
+        // own summary unneeded.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        guard let result else { throw BenchFailure("wrk did not finish the batches (is wrk installed?): \(seen)") }
+        guard result.failed == 0 else { throw BenchFailure("\(result.failed) of \(result.batches) batches failed") }
+        return result.seconds
     }
 
     /// 32 connections, each posting one device's readings one at a time; requests per second and
