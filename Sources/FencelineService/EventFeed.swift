@@ -15,8 +15,10 @@ final class EventFeed: Sendable {
 
     /// What a subscriber gets next.
     enum Next {
-        /// Frames of the events after the seq asked for, up to `last`.
-        case frames(ByteBuffer, last: Int)
+        /// Frames of the events after the seq asked for, up to `last`: slices of the kept pages,
+        /// shared rather than copied (a hundred subscribers would copy every frame a hundred
+        /// times), to be written together.
+        case frames([ByteBuffer], last: Int)
         /// The events after the seq asked for are older than those kept: read them from the store.
         case inStore
         /// Nothing after it yet.
@@ -70,7 +72,8 @@ final class EventFeed: Sendable {
             let pages = kept.pages
             guard seq < kept.lastSeq else { return .nothing }
             guard let oldest = pages.first?.seqs.first, seq >= oldest - 1 else { return .inStore }
-            var out = ByteBuffer()
+            var out: [ByteBuffer] = []
+            var bytes = 0
             var last = seq
             // The first page with an event after `seq`: pages are in seq order.
             var first = 0
@@ -89,9 +92,10 @@ final class EventFeed: Sendable {
                     if page.seqs[middle] > seq { high = middle } else { low = middle + 1 }
                 }
                 let start = page.offsets[low]
-                out.writeImmutableBuffer(page.frames.getSlice(at: start, length: page.frames.writerIndex - start)!)
+                out.append(page.frames.getSlice(at: start, length: page.frames.writerIndex - start)!)
+                bytes += page.frames.writerIndex - start
                 last = page.seqs[page.seqs.count - 1]
-                if out.readableBytes >= limit { break }
+                if bytes >= limit { break }
             }
             return .frames(out, last: last)
         }

@@ -180,11 +180,11 @@ enum ServiceRoutes {
         try await writer.write(ByteBuffer(string: ": fenceline event stream\n\n"))
         // A graceful shutdown (SIGTERM) ends the stream; the client resumes with Last-Event-ID.
         while !Task.isCancelled && !stopping.isSet {
-            // Pages go out in one write each: a write per event cost a hundred subscribers a
-            // system call each per event, and slowed ingest on the same cores.
+            // What is new goes out in one write (one flush): a write per event or per page cost
+            // a hundred subscribers a system call each, and slowed ingest on the same cores.
             switch feed.next(after: last) {
             case .frames(let frames, let newest):
-                try await writer.write(frames)
+                try await writer.write(contentsOf: frames)
                 last = newest
                 quiet = .zero
                 continue

@@ -13,10 +13,14 @@ import Testing
         }
     }
 
-    static func seqs(in frames: ByteBuffer) -> [Int] {
-        String(buffer: frames).split(separator: "\n").compactMap { line in
+    static func seqs(in frames: [ByteBuffer]) -> [Int] {
+        text(of: frames).split(separator: "\n").compactMap { line in
             line.hasPrefix("id: ") ? Int(line.dropFirst(4)) : nil
         }
+    }
+
+    static func text(of frames: [ByteBuffer]) -> String {
+        frames.map { String(buffer: $0) }.joined()
     }
 
     @Test func subscribersGetEveryEventAfterTheirSeqOnce() throws {
@@ -39,7 +43,7 @@ import Testing
         guard case .inStore = feed.next(after: 9) else { Issue.record("one before the first kept"); return }
         // A frame reads as SSE: id, event name, data.
         guard case .frames(let frames, _) = feed.next(after: 19) else { return }
-        #expect(String(buffer: frames) == "id: 20\nevent: enter\ndata: {\"seq\":20}\n\n")
+        #expect(Self.text(of: frames) == "id: 20\nevent: enter\ndata: {\"seq\":20}\n\n")
     }
 
     @Test func theOldestPagesGoPastTheLimit() {

@@ -69,6 +69,7 @@ struct ServiceBench {
         }
 
         func stop() {
+            guard process.isRunning else { return }
             process.terminate()
             process.waitUntilExit()
         }
@@ -160,21 +161,29 @@ struct ServiceBench {
     private func ingestRun(_ lines: [Substring], subscribers: Int, client: HTTPClient) async throws -> Double {
         let server = try Server(fenceline: fenceline, catalog: catalog, data: try freshData("ingest-\(subscribers)"))
         defer { server.stop() }
-        // Subscribers read the event stream to its end (the server's shutdown closes it).
-        var readers: [Task<Void, Never>] = []
+        // Subscribers are curl processes reading the event stream to its end (the server's
+        // shutdown closes it): light clients, so that the figure is what the subscribers cost
+        // the service, not what reading 100 streams costs a client on the same two cores.
+        var readers: [Process] = []
         for _ in 0..<subscribers {
-            readers.append(
-                Task {
-                    var request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/v1/events/stream")
-                    request.headers.add(name: "Authorization", value: "Bearer \(Self.token)")
-                    guard let response = try? await client.execute(request, timeout: .seconds(3600)) else { return }
-                    do {
-                        for try await _ in response.body {}
-                    } catch {}
-                })
+            let reader = Process()
+            reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            reader.arguments = [
+                "curl", "-sN", "-o", "/dev/null", "-H", "Authorization: Bearer \(Self.token)",
+                "-w", "%{size_download}\n", "http://127.0.0.1:\(server.port)/v1/events/stream",
+            ]
+            reader.standardOutput = Pipe()
+            reader.standardError = FileHandle.nullDevice
+            try reader.run()
+            readers.append(reader)
         }
-        defer { for reader in readers { reader.cancel() } }
-        if subscribers > 0 { try await Task.sleep(for: .milliseconds(500)) }
+        defer {
+            for reader in readers where reader.isRunning {
+                kill(reader.processIdentifier, SIGKILL)
+                reader.waitUntilExit()
+            }
+        }
+        if subscribers > 0 { try await Task.sleep(for: .seconds(1)) }
         // The first batch installs the catalog (as the first reading of `fenceline run` does):
         // timed from after it, as `--timings` times the run, and after the service has encoded
         // the catalog's requests for its checkpoints on another thread (once per catalog, as the
@@ -183,6 +192,23 @@ struct ServiceBench {
         try await Task.sleep(for: .seconds(2))
         let timed = lines.dropFirst(1_000)
         let seconds = try postWithWrk(try batchFile(timed), to: server.port)
+        if subscribers > 0 {
+            // Every subscriber must have had the stream: the server's shutdown ends each one,
+            // and curl then says how much it read.
+            server.stop()
+            for reader in readers {
+                let deadline = ContinuousClock.now + .seconds(10)
+                while reader.isRunning && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                let said = (reader.standardOutput as? Pipe).map {
+                    String(decoding: $0.fileHandleForReading.availableData, as: UTF8.self)
+                }
+                guard let read = said.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }),
+                    read > 100_000
+                else { throw BenchFailure("an SSE subscriber did not get the stream (curl said \(said ?? "nothing"))") }
+            }
+        }
         return Double(timed.count) / seconds
     }
 
