@@ -12,7 +12,6 @@ ffi.cdef [[
 ]]
 
 local bodies = {}
-local sent = 0
 local answered = 0
 local failed = 0
 local started = nil
@@ -39,9 +38,9 @@ end
 
 function request()
   if started == nil then started = now() end
-  sent = sent + 1
-  -- Past the last batch (while the caller stops wrk) an empty body: nothing to apply.
-  return wrk.format("POST", "/v1/readings", headers, bodies[sent] or "")
+  -- The first batch not answered: after a reconnect wrk asks again for the one it lost. Past
+  -- the last (until the thread stops) an empty body, which applies nothing.
+  return wrk.format("POST", "/v1/readings", headers, bodies[answered + 1] or "")
 end
 
 function response(status, headers, body)
@@ -50,5 +49,6 @@ function response(status, headers, body)
   if answered == #bodies then
     io.write(string.format("batches %d failed %d seconds %.6f\n", answered, failed, now() - started))
     io.flush()
+    wrk.thread:stop()
   end
 end

@@ -15,9 +15,10 @@ final class EventFeed: Sendable {
 
     /// What a subscriber gets next.
     enum Next {
-        /// Frames of the events after the seq asked for, up to `last`: slices of the kept pages,
-        /// shared rather than copied (a hundred subscribers would copy every frame a hundred
-        /// times), to be written together.
+        /// Frames of the events after the seq asked for, up to `last`, to be written together:
+        /// large pages as slices, shared rather than copied (a hundred subscribers would copy
+        /// every frame a hundred times), and runs of small ones copied into one buffer (each
+        /// buffer goes out as an HTTP chunk of its own).
         case frames([ByteBuffer], last: Int)
         /// The events after the seq asked for are older than those kept: read them from the store.
         case inStore
@@ -36,6 +37,9 @@ final class EventFeed: Sendable {
     private let kept: Mutex<Kept>
     /// The most frame bytes kept: a subscriber this far behind reads the store instead.
     let byteLimit: Int
+
+    /// Pages from this size on are sent as slices of the kept page; smaller ones are copied.
+    static let sharedSliceBytes = 16 << 10
 
     /// The most pages kept (a page per committed group: single-reading posts make many small ones).
     static let pageLimit = 4096
@@ -73,6 +77,7 @@ final class EventFeed: Sendable {
             guard seq < kept.lastSeq else { return .nothing }
             guard let oldest = pages.first?.seqs.first, seq >= oldest - 1 else { return .inStore }
             var out: [ByteBuffer] = []
+            var small = ByteBuffer()
             var bytes = 0
             var last = seq
             // The first page with an event after `seq`: pages are in seq order.
@@ -92,11 +97,21 @@ final class EventFeed: Sendable {
                     if page.seqs[middle] > seq { high = middle } else { low = middle + 1 }
                 }
                 let start = page.offsets[low]
-                out.append(page.frames.getSlice(at: start, length: page.frames.writerIndex - start)!)
-                bytes += page.frames.writerIndex - start
+                let slice = page.frames.getSlice(at: start, length: page.frames.writerIndex - start)!
+                if slice.readableBytes >= Self.sharedSliceBytes {
+                    if small.readableBytes > 0 {
+                        out.append(small)
+                        small = ByteBuffer()
+                    }
+                    out.append(slice)
+                } else {
+                    small.writeImmutableBuffer(slice)
+                }
+                bytes += slice.readableBytes
                 last = page.seqs[page.seqs.count - 1]
                 if bytes >= limit { break }
             }
+            if small.readableBytes > 0 { out.append(small) }
             return .frames(out, last: last)
         }
     }

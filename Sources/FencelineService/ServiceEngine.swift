@@ -462,10 +462,12 @@ actor ServiceEngine {
     private var gatheringLines = 0
     var linesSinceCheckpoint = 0
     private var gatheringWaiters: [CheckedContinuation<Void, any Error>] = []
-    /// What the groups written since the last WAL checkpoint put in it (about), and how much
-    /// goes in before the next.
+    /// What the groups written since the last WAL checkpoint put in it, and how much goes in
+    /// before the next: a group's lines and events, and at least three pages (a commit writes
+    /// whole pages, so a single reading's takes two or three).
     private var walBytes = 0
     private static let walCheckpointBytes = 1 << 20
+    private static let walBytesPerGroup = 3 * 4096
     /// Whether a group is being written (by ``writeGroups()``).
     private var writing = false
     /// The idempotency keys of batches applied but not yet written.
@@ -497,7 +499,9 @@ actor ServiceEngine {
                 linesSinceCheckpoint += lines
                 feed.committed(group.flatMap(\.events))
                 for waiter in waiters { waiter.resume() }
-                walBytes += group.reduce(0) { $0 + $1.journal.count + $1.events.reduce(0) { $0 + $1.json.count } }
+                walBytes +=
+                    Self.walBytesPerGroup
+                    + group.reduce(0) { $0 + $1.journal.count + $1.events.reduce(0) { $0 + $1.json.count } }
                 prepareCheckpointsAside()
                 // Only with nothing gathered is the engine's state the store's: encode it then,
                 // and write it off the actor while ingest goes on; one write at a time, and not
@@ -511,11 +515,17 @@ actor ServiceEngine {
                 {
                     writeAside(encoded)
                 }
-                // The batches that follow are applied while the WAL is copied into the database;
-                // a small WAL copies in about the time a batch takes to apply.
+                // The batches that follow are applied while the WAL is copied into the database
+                // (their commit waits for it); a small WAL copies in about the time a batch
+                // takes to apply.
                 if walBytes >= Self.walCheckpointBytes {
                     walBytes = 0
-                    await Task.detached { try? store.checkpointWAL() }.value
+                    if case .failure(let error) = await Task.detached(operation: {
+                        Result { try store.checkpointWAL() }
+                    })
+                    .value {
+                        logger.error("WAL checkpoint failed", metadata: ["error": "\(error)"])
+                    }
                 }
             case .failure(let error):
                 // The engine went ahead of the store by this group and every batch applied since:

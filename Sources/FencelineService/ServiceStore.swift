@@ -3,7 +3,7 @@ import FencelineRun
 import Foundation
 import GRDB
 
-/// The service's state on disk (SPEC §11): SQLite in WAL mode with full fsync on every commit,
+/// The service's state on disk (SPEC §11): SQLite in WAL mode with an fsync on every commit,
 /// through GRDB, in `DIR/fenceline.sqlite`. It holds the journal of every line the engine applied
 /// (a row per batch, its lines joined by newlines), the event log, the engine checkpoints (each
 /// with the journal position it covers, its state in a file of `DIR/checkpoints`), idempotency
@@ -18,17 +18,18 @@ final class ServiceStore: Sendable {
     init(directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var configuration = Configuration()
-        // A 200 answer promises the batch is on disk: every commit is fsynced, not just the WAL's
-        // checkpoints (the WAL default).
         // SQLite's own WAL checkpoint runs inside the commit that crosses its threshold, so that
-        // one batch waits for it; the engine runs ``checkpointWAL()`` between groups instead
-        // (while the next batch is applied), and the automatic one, set higher, is the backstop
-        // for writes made outside the engine's groups.
+        // one batch waits for it; the engine runs ``checkpointWAL()`` between groups instead, and
+        // the automatic one, set higher, is the backstop (for writes outside the engine's groups,
+        // or if the engine's count of what went in falls short).
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.automaticCheckpointPages)")
         }
         pool = try DatabasePool(path: directory + "/fenceline.sqlite", configuration: configuration)
+        // A 200 answer promises the batch is on disk: every commit is fsynced, not only the WAL's
+        // checkpoints. Set on the writer after the pool is open, since GRDB sets NORMAL (the WAL
+        // default) when it turns the WAL on, after `prepareDatabase`.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         checkpointDirectory = directory + "/checkpoints"
         try FileManager.default.createDirectory(atPath: checkpointDirectory, withIntermediateDirectories: true)
         try Self.migrator.migrate(pool)
@@ -194,10 +195,17 @@ final class ServiceStore: Sendable {
     /// The WAL pages past which SQLite checkpoints by itself (4 KiB each: 16 MiB).
     static let automaticCheckpointPages = 4096
 
-    /// Copies what the WAL holds into the database, on the writer's connection (so that the next
-    /// write can start the WAL over), without waiting for readers.
+    /// Copies what the WAL holds into the database without waiting for readers, on the writer's
+    /// connection (GRDB's readers are read-only and cannot checkpoint). The next write starts the
+    /// WAL over once every frame is copied; a reader on an older snapshot holds some back until
+    /// the next time.
     func checkpointWAL() throws {
         try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+    }
+
+    /// The writer's `PRAGMA synchronous` (2 is FULL: every commit synced).
+    func writerSynchronous() throws -> Int {
+        try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     /// Commits batches in one transaction (one sync to disk for all: a group commit), in order.

@@ -46,6 +46,26 @@ import Testing
         #expect(Self.text(of: frames) == "id: 20\nevent: enter\ndata: {\"seq\":20}\n\n")
     }
 
+    /// Each buffer becomes an HTTP chunk: small pages (single readings) go out copied into one,
+    /// large ones as slices of the kept page, in seq order either way.
+    @Test func smallPagesAreJoinedAndLargeOnesShared() {
+        let feed = EventFeed(lastSeq: 0)
+        for seq in 1...100 { feed.committed(Self.events(seq...seq)) }
+        let large = String(repeating: "x", count: EventFeed.sharedSliceBytes)
+        feed.committed([
+            .init(seq: 101, kind: "exit", device: "d", request: "r", json: Array(#"{"pad":"\#(large)"}"#.utf8))
+        ])
+        feed.committed(Self.events(102...103))
+        guard case .frames(let frames, let last) = feed.next(after: 0) else {
+            Issue.record("the kept pages")
+            return
+        }
+        #expect(frames.count == 3, "100 small pages, one large, then two small")
+        #expect(Self.seqs(in: frames) == Array(1...103))
+        #expect(last == 103)
+        #expect(frames[1].readableBytes > EventFeed.sharedSliceBytes)
+    }
+
     @Test func theOldestPagesGoPastTheLimit() {
         let feed = EventFeed(lastSeq: 0, byteLimit: 200)
         for first in stride(from: 1, through: 100, by: 5) { feed.committed(Self.events(first...(first + 4))) }

@@ -201,6 +201,7 @@ struct ServiceBench {
                 while reader.isRunning && ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(20))
                 }
+                guard !reader.isRunning else { throw BenchFailure("an SSE subscriber's stream did not end") }
                 let said = (reader.standardOutput as? Pipe).map {
                     String(decoding: $0.fileHandleForReading.availableData, as: UTF8.self)
                 }
@@ -265,7 +266,7 @@ struct ServiceBench {
         // own summary unneeded.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        guard let result else { throw BenchFailure("wrk did not finish the batches (is wrk installed?): \(seen)") }
+        guard let result else { throw BenchFailure("wrk did not report the batches posted: \(seen)") }
         guard result.failed == 0 else { throw BenchFailure("\(result.failed) of \(result.batches) batches failed") }
         return result.seconds
     }
