@@ -474,7 +474,6 @@ actor ServiceEngine {
     private var pendingKeys: Set<String> = []
     /// Callers waiting for everything applied to be written (``settle()``).
     private var settleWaiters: [CheckedContinuation<Void, Never>] = []
-    /// Set while the engine is taken back to the store: nothing is applied meanwhile.
     /// Set while the engine is ahead of the store by a batch that is being refused (it goes back
     /// to what the store holds): nothing is applied meanwhile, and no checkpoint is taken.
     var paused = false

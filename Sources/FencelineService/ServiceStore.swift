@@ -203,11 +203,6 @@ final class ServiceStore: Sendable {
         try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
     }
 
-    /// The writer's `PRAGMA synchronous` (2 is FULL: every commit synced).
-    func writerSynchronous() throws -> Int {
-        try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
-    }
-
     /// Commits batches in one transaction (one sync to disk for all: a group commit), in order.
     /// Returns the journal position of the last row.
     @discardableResult

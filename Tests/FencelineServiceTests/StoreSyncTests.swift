@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import FencelineService
@@ -7,12 +8,17 @@ import Testing
 /// with `synchronous = NORMAL` (a sync only at checkpoints), after the configuration's own
 /// set-up, so the store sets FULL once the pool is open; a new or reopened store must have it.
 @Suite struct StoreSyncTests {
+    /// The writer's `PRAGMA synchronous` (2 is FULL: every commit synced).
+    static func writerSynchronous(_ store: ServiceStore) throws -> Int {
+        try store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    }
+
     @Test func theWriterSyncsEveryCommit() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        #expect(try ServiceStore(directory: directory.path).writerSynchronous() == 2)
+        #expect(try Self.writerSynchronous(ServiceStore(directory: directory.path)) == 2)
         let reopened = try ServiceStore(directory: directory.path)
         try reopened.commit(lines: [Array(#"{"op":"tick","time":1}"#.utf8)], events: [], idempotency: nil)
-        #expect(try reopened.writerSynchronous() == 2)
+        #expect(try Self.writerSynchronous(reopened) == 2)
     }
 }
