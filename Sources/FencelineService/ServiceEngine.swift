@@ -28,6 +28,13 @@ actor ServiceEngine {
         var lastSeq: Int?
     }
 
+    /// The encoder of ingest answers, with the keys in the order every other answer has them.
+    private static let answerEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
     /// Settings of the service's engine.
     struct Settings: Sendable {
         var configuration = Engine.Configuration()
@@ -200,13 +207,16 @@ actor ServiceEngine {
     }
 
     /// Applies a batch of NDJSON lines and commits it with its events. Under an idempotency key
-    /// already used, the first answer is returned and nothing is applied.
-    func ingest(_ body: [UInt8], idempotencyKey: String?) async throws -> (answer: IngestAnswer, repeated: Bool) {
+    /// already used, the first answer is returned and nothing is applied. `json` is the answer as
+    /// the response sends it, encoded once: the same bytes are kept for a repeat.
+    func ingest(_ body: [UInt8], idempotencyKey: String?) async throws -> (
+        answer: IngestAnswer, json: [UInt8], repeated: Bool
+    ) {
         await waitWhilePaused()
         // A repeat of a batch still being written waits for it, then finds its answer.
         if let key = idempotencyKey, pendingKeys.contains(key) { await settle() }
         if let key = idempotencyKey, let first = try store.answer(forKey: key) {
-            return (try JSONDecoder().decode(IngestAnswer.self, from: Data(first)), true)
+            return (try JSONDecoder().decode(IngestAnswer.self, from: Data(first)), first, true)
         }
         // A line over the limit refuses the whole batch (413) before anything is applied.
         var longLine: Int?
@@ -289,10 +299,10 @@ actor ServiceEngine {
         metrics.stale.increment(by: answer.stale)
         answer.firstSeq = events.first?.sequence
         answer.lastSeq = events.last?.sequence
-        let answerBytes = Array(try JSONEncoder().encode(answer))
+        let answerBytes = Array(try Self.answerEncoder.encode(answer))
         try await commit(
             journal: journal, lines: journaled, events: events, idempotency: idempotencyKey.map { ($0, answerBytes) })
-        return (answer, false)
+        return (answer, answerBytes, false)
     }
 
     /// Applies one control record made by the API and returns what `look` found in the engine

@@ -59,10 +59,10 @@ enum ServiceRoutes {
             }
             let buffer = try await collectBody(request)
             let key = request.headers[HTTPField.Name("Idempotency-Key")!]
-            let answer: ServiceEngine.IngestAnswer
+            let answer: [UInt8]
             let started = ContinuousClock.now
             do {
-                answer = try await engine.ingest(Array(buffer.readableBytesView), idempotencyKey: key).answer
+                answer = try await engine.ingest(Array(buffer.readableBytesView), idempotencyKey: key).json
                 metrics.ingestLatency.record(duration: ContinuousClock.now - started)
             } catch let error as TooManyEvents {
                 throw ServiceError(
@@ -76,7 +76,7 @@ enum ServiceRoutes {
                     "line \(error.line) is over \(error.limit >> 20) MiB; nothing of the batch was applied",
                     line: error.line)
             }
-            return try Self.json(answer)
+            return Self.response(answer, type: "application/json")
         }
         router.get("v1/events") { request, _ in
             let after = try integer(request, "after", default: 0, in: 0...Int.max)
