@@ -6,7 +6,8 @@ Usage: Tools/make-scenarios.py            # rewrites every synthetic scenario's 
 
 Each scenario is small enough to check by hand against SPEC.md; the README line of each says
 what it shows. Randomness (GPS noise) is seeded, so the files are the same on every run.
-The real-data scenario (real-drive-visnjan) is not generated here: see Tools/gpx2ndjson.py.
+The real-data scenario (real-drive-visnjan) is not generated here: see Tools/gpx2ndjson.py;
+filters-real-drive is made from its files (real fixes, with injected jumps).
 """
 import json
 import math
@@ -711,6 +712,64 @@ def categories_in_events():
           "category's actions (options, text input) so a downstream app can render the buttons.", catalog, readings)
 
 
+def filters_real_drive():
+    """The real Višnjan drive with the faults a tracker sends injected, under position filters."""
+    source = os.path.join(ROOT, "real-drive-visnjan")
+    with open(os.path.join(source, "triggers.json")) as f:
+        catalog = json.load(f)
+    with open(os.path.join(source, "readings.ndjson")) as f:
+        real = [json.loads(line) for line in f if line.strip()]
+
+    def shifted(reading, seconds, point):
+        from datetime import datetime, timedelta, timezone
+        stamp = datetime.strptime(reading["time"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+        stamp += timedelta(seconds=seconds)
+        return {"device": reading["device"], "time": stamp.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "lat": round(point[0], 7), "lon": round(point[1], 7)}
+
+    parked = (real[0]["lat"], real[0]["lon"])
+    grove = (catalog["requests"][1]["trigger"]["center"]["lat"], catalog["requests"][1]["trigger"]["center"]["lon"])
+    far = offset(3200, 0, origin=(real[45]["lat"], real[45]["lon"]))
+    readings = []
+    for index, reading in enumerate(real):
+        readings.append(reading)
+        if index == 25:  # multipath: one fix in the olive grove, some 700 m off the road
+            readings.append(shifted(reading, 1, grove))
+        if index == 45:  # a teleport 3.2 km east for one second
+            readings.append(shifted(reading, 1, far))
+        if index == 60:  # a tracker whose clock jumped to 2099
+            readings.append({**shifted(reading, 0, (reading["lat"], reading["lon"])), "time": "2099-01-01T00:00:00Z"})
+    unfiltered = {"maxSpeed": None, "minDistance": None}
+    catalog["defaults"] = {"filters": {"maxSpeed": 60, "maxFuture": 300}}
+    catalog["requests"] += [
+        {"id": "garage", "filters": {"minDistance": 25},
+         "trigger": {"type": "region", "center": {"lat": round(parked[0], 7), "lon": round(parked[1], 7)},
+                     "radius": 15, "hysteresis": "naive", "initial": "enter"}},
+        {"id": "raw-garage", "filters": unfiltered,
+         "trigger": {"type": "region", "center": {"lat": round(parked[0], 7), "lon": round(parked[1], 7)},
+                     "radius": 15, "hysteresis": "naive", "initial": "enter"}},
+        {"id": "raw-olive-grove", "filters": unfiltered,
+         "trigger": dict(catalog["requests"][1]["trigger"])},
+        {"id": "depot-far", "trigger": {"type": "region", "center": {"lat": far[0], "lon": far[1]}, "radius": 200}},
+        {"id": "raw-depot-far", "filters": unfiltered,
+         "trigger": {"type": "region", "center": {"lat": far[0], "lon": far[1]}, "radius": 200}},
+    ]
+    write("filters-real-drive",
+          "Position filters (SPEC §12) on the real Višnjan drive (see real-drive-visnjan), with three faults "
+          "injected: one fix in the olive grove 700 m off the road (multipath), one fix 3.2 km away for a "
+          "second (a teleport) and one stamped 2099 (a tracker's clock). The catalog's defaults take "
+          "`maxSpeed` 60 m/s and `maxFuture` 300 s; each `raw-` request removes the filters. While the car "
+          "stands for a minute its real fixes wander up to 20 m: `raw-garage` (a naive 15 m circle around its "
+          "first fix) exits, enters and exits again with them; `garage` (`minDistance` 25) only refreshes its "
+          "reference until the car has driven 25 m, and exits once. `raw-olive-grove` enters at the "
+          "multipath fix and exits 20 s later; `olive-grove` drops it (about 700 m/s) and only has the real "
+          "visit. `raw-depot-far` enters and exits at the teleport; `depot-far` drops it. The 2099 line is a "
+          "bad line (`future time`) that moves nothing: without it the clock would jump 79 years, fire the "
+          "olive grove's dwell at once and make every later fix stale. The other fences give the same events "
+          "as real-drive-visnjan, and the summary counts the filtered fixes.",
+          catalog, readings)
+
+
 if __name__ == "__main__":
     for make in (jitter_at_edge, fast_vehicle_cross, antimeridian, antimeridian_joined_ring, boundary_and_cushions, delays_and_timers,
                  min_fixes, accuracy_modes, initial_policies, dwell, repeats_false, devices_scope, stale_readings,
@@ -718,6 +777,6 @@ if __name__ == "__main__":
                  event_ordering, csv_input, bad_lines, beacon_wildcards, beacon_timeout_boundary,
                  beacon_smoothing_outlier, beacon_band_after_empty_window, beacon_arma_precision, beacon_raw_advertisements, beacon_interleaved_devices,
                  replace_by_id, remove_pending, sixty_second_rule, new_york_dst, spring_forward, fall_back,
-                 schedule_gates_fence, calendar_rules, apns_output, categories_in_events):
+                 schedule_gates_fence, calendar_rules, apns_output, categories_in_events, filters_real_drive):
         make()
     write_index()

@@ -9,10 +9,22 @@ final class OneEngineSession: DrivenSession {
     let engine: Engine
     /// Whether the engine has a reorder window, which holds whole fixes.
     private let holdsReadings: Bool
+    /// Whether lines stamped too far ahead are bad lines (the catalog's `maxFuture`).
+    private let checksLead: Bool
 
     init(engine: Engine) {
         self.engine = engine
         holdsReadings = engine.holdsReadings
+        checksLead = engine.maximumLead != nil
+    }
+
+    /// Reports the line as bad when it is stamped too far ahead (SPEC §12 `maxFuture`); it then
+    /// moves nothing.
+    @inline(__always)
+    private func refusesLead(_ time: Timestamp?, line: Int, output: RunOutput) -> Bool {
+        guard checksLead, let time, let refusal = engine.futureRefusal(at: time) else { return false }
+        output.reject(LineError(field: "time", message: refusal), line: line)
+        return true
     }
 
     func process(_ reading: Reading) -> [Event] { engine.process(reading) }
@@ -22,21 +34,24 @@ final class OneEngineSession: DrivenSession {
     }
     func checkpoint() -> [UInt8] { engine.checkpoint() }
     var staleReadings: Int { engine.statistics.stale }
+    var filteredReadings: Int { engine.statistics.filtered }
 
     func apply(_ reading: Reading, output: RunOutput) {
         output.applied(engine.process(reading))
     }
 
     func apply(line: UnsafeBufferPointer<UInt8>, number: Int, output: RunOutput) {
-        if let fix = output.decoder.canonicalParts(line) { return apply(fix, in: line, output: output) }
+        if let fix = output.decoder.canonicalParts(line) { return apply(fix, in: line, number, output: output) }
         decodeInFull(line, number, output: output)
     }
 
     /// Applies a canonical fix line's fields, its device a range of `bytes`.
     @inline(__always)
     private func apply(
-        _ fix: NDJSONReadingDecoder.CanonicalParts, in bytes: UnsafeBufferPointer<UInt8>, output: RunOutput
+        _ fix: NDJSONReadingDecoder.CanonicalParts, in bytes: UnsafeBufferPointer<UInt8>, _ number: Int,
+        output: RunOutput
     ) {
+        if refusesLead(fix.time, line: number, output: output) { return }
         // Only a reorder window keeps the fix itself (its speed, heading and altitude too); it may
         // release a `respond` record it held, whose outcome is told at once.
         guard !holdsReadings else {
@@ -54,6 +69,7 @@ final class OneEngineSession: DrivenSession {
     private func decodeInFull(_ line: UnsafeBufferPointer<UInt8>, _ number: Int, output: RunOutput) {
         do throws(LineError) {
             if let reading = try output.decoder.decode(line, number: number, afterCanonical: true) {
+                if refusesLead(reading.time, line: number, output: output) { return }
                 if case .control(let control) = reading, case .respond(let response) = control.operation {
                     unansweredResponses.append((response, number))
                 }
@@ -122,7 +138,7 @@ final class OneEngineSession: DrivenSession {
             parsedLines.withUnsafeBufferPointer { lines in
                 for (offset, line) in lines.enumerated() where output.keepsReading {
                     if let fix = line.fix {
-                        apply(fix, in: block, output: output)
+                        apply(fix, in: block, firstLine + offset, output: output)
                     } else {
                         decodeInFull(
                             UnsafeBufferPointer(rebasing: block[line.start..<line.end]), firstLine + offset,

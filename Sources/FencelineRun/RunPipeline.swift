@@ -68,6 +68,9 @@ public final class RunPipeline {
         public var skipped = 0
         /// Readings skipped as stale.
         public var stale = 0
+        /// Fixes position filters dropped or took as a refresh only; `nil` (not shown) when the
+        /// catalog has no filters.
+        public var filtered: Int?
         /// Events written.
         public var events = 0
         /// Under `--strict`, the bad line that stopped the run.
@@ -78,6 +81,7 @@ public final class RunPipeline {
         /// The one-line summary for stderr.
         public var line: String {
             "fenceline: \(readings) readings, \(skipped) skipped, \(stale) stale, \(events) events"
+                + (filtered.map { ", filtered \($0)" } ?? "")
         }
     }
 
@@ -140,9 +144,11 @@ public final class RunPipeline {
     }
 
     /// Whether the run spreads its devices over several engines: a checkpoint (written or
-    /// resumed) is one engine's state, and a trace follows one engine.
+    /// resumed) is one engine's state, a trace follows one engine, and a request's own
+    /// `maxFuture` needs the one clock of all devices (``Catalog/needsOneClock``).
     var isSharded: Bool {
         options.threads > 1 && !checkpointing && resumeState == nil && tracer == nil && observer == nil
+            && !catalog.needsOneClock
     }
 
     /// The session the run drives: one engine, or engines sharded across threads.
@@ -210,7 +216,7 @@ public final class RunPipeline {
         let requests =
             if resumeState != nil, let engine = lastEngine {
                 NDJSONReadingDecoder.RequestContext(
-                    decoder: catalogDecoder, defaults: engine.hysteresisDefaults,
+                    decoder: catalogDecoder, defaults: engine.requestDefaults,
                     categories: engine.notificationCategories)
             } else {
                 NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)
@@ -249,7 +255,8 @@ public final class RunPipeline {
                     ? "fenceline: stopped in a jump of the clock at \(clock.rfc3339): the line that moved it was not applied; resume from that line"
                     : "fenceline: stopped moving the clock to --until at \(clock.rfc3339)")
         }
-        let summary = output.finish(last, stale: session.staleReadings)
+        var summary = output.finish(last, stale: session.staleReadings)
+        if catalog.usesFilters || session.filteredReadings > 0 { summary.filtered = session.filteredReadings }
         steadyStart = output.steadyStart
         return summary
     }

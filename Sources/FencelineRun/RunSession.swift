@@ -29,10 +29,14 @@ public protocol RunSession: AnyObject {
 
     /// Readings skipped as stale (older than their device's last).
     var staleReadings: Int { get }
+
+    /// Fixes some request's position filters dropped or took only as a refresh (SPEC §12).
+    var filteredReadings: Int { get }
 }
 
 extension Engine: RunSession {
     public var staleReadings: Int { statistics.stale }
+    public var filteredReadings: Int { statistics.filtered }
 }
 
 /// What the run driver asks of a session besides ``RunSession``: the inputs' lines handed over

@@ -478,6 +478,7 @@ final class ShardedRun {
 
     /// Stale readings over all shards.
     var stale: Int { shards.reduce(0) { $0 + $1.engine.statistics.stale } }
+    var filtered: Int { shards.reduce(0) { $0 + $1.engine.statistics.filtered } }
 }
 
 @available(*, unavailable)

@@ -79,6 +79,7 @@ public final class ShardedSession: RunSession, DrivenSession {
     }
 
     public var staleReadings: Int { coordinator.stale }
+    public var filteredReadings: Int { coordinator.filtered }
 
     /// The global clock: the latest time applied.
     public var clock: Timestamp? { coordinator.clock }

@@ -111,7 +111,7 @@ actor ServiceEngine {
         if let checkpoint = try store.latestCheckpoint() {
             engine = try Engine(resuming: checkpoint.state, configuration: settings.configuration, logger: logger)
             context = NDJSONReadingDecoder.RequestContext(
-                decoder: CatalogDecoder(), defaults: engine.catalogDefaults, categories: engine.notificationCategories)
+                decoder: CatalogDecoder(), defaults: engine.requestDefaults, categories: engine.notificationCategories)
             position = checkpoint.journalPosition
         } else {
             let catalog = try start ?? CatalogDecoder().decode(startBytes).catalog
@@ -197,13 +197,23 @@ actor ServiceEngine {
         _ line: UnsafeBufferPointer<UInt8>, to engine: Engine, decoder: NDJSONReadingDecoder
     ) throws(LineError) -> Applied? {
         if !engine.holdsReadings, let fix = decoder.canonicalParts(line) {
+            try refuseLead(fix.time, engine: engine)
             return .fix(
                 engine.process(
                     deviceNamed: UnsafeBufferPointer(rebasing: line[fix.device]), time: fix.time,
                     coordinate: fix.coordinate, accuracy: fix.accuracy))
         }
         guard let reading = try decoder.decode(line) else { return nil }
+        try refuseLead(reading.time, engine: engine)
         return .reading(reading, engine.process(reading))
+    }
+
+    /// A line stamped further ahead than the catalog's `maxFuture` is a bad line, applied
+    /// nowhere (with `--clock wall` the clock it is compared with follows the wall clock).
+    @inline(__always)
+    private static func refuseLead(_ time: Timestamp?, engine: Engine) throws(LineError) {
+        guard engine.maximumLead != nil, let time, let refusal = engine.futureRefusal(at: time) else { return }
+        throw LineError(field: "time", message: refusal)
     }
 
     /// Applies a batch of NDJSON lines and commits it with its events. Under an idempotency key
@@ -235,6 +245,7 @@ actor ServiceEngine {
         var journaled = 0
         var events: [Event] = []
         let staleBefore = engine.statistics.stale
+        let filteredBefore = engine.statistics.filtered
         var number = 0
         // A clock jump hands its events out as it goes (the engine's spill), so that one far
         // `tick` cannot fill memory before the batch is refused.
@@ -297,6 +308,7 @@ actor ServiceEngine {
         metrics.readings.increment(by: answer.accepted)
         metrics.skipped.increment(by: answer.skipped)
         metrics.stale.increment(by: answer.stale)
+        metrics.filtered.increment(by: engine.statistics.filtered - filteredBefore)
         answer.firstSeq = events.first?.sequence
         answer.lastSeq = events.last?.sequence
         let answerBytes = Array(try Self.answerEncoder.encode(answer))

@@ -12,6 +12,8 @@ final class ServiceMetrics: Sendable {
     let readings: CoreMetrics.Counter
     let skipped: CoreMetrics.Counter
     let stale: CoreMetrics.Counter
+    /// Fixes some request's position filters dropped or took as a refresh (SPEC §12).
+    let filtered: CoreMetrics.Counter
     let ingestLatency: CoreMetrics.Timer
     let webhookDeliveries: CoreMetrics.Counter
     let webhookFailures: CoreMetrics.Counter
@@ -39,6 +41,7 @@ final class ServiceMetrics: Sendable {
         readings = CoreMetrics.Counter(label: "fenceline_readings_total", factory: factory)
         skipped = CoreMetrics.Counter(label: "fenceline_skipped_lines_total", factory: factory)
         stale = CoreMetrics.Counter(label: "fenceline_stale_readings_total", factory: factory)
+        filtered = CoreMetrics.Counter(label: "fenceline_filtered_fixes_total", factory: factory)
         ingestLatency = CoreMetrics.Timer(label: "fenceline_ingest_duration_seconds", factory: factory)
         webhookDeliveries = CoreMetrics.Counter(label: "fenceline_webhook_deliveries_total", factory: factory)
         webhookFailures = CoreMetrics.Counter(label: "fenceline_webhook_failures_total", factory: factory)

@@ -101,10 +101,11 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: cut)) == Data(contentsOf: URL(fileURLWithPath: whole)))
     }
 
-    /// Checkpoints of format version 1 (before attachments and responses), kept in
-    /// `Data/checkpoints/v1`, resume to exactly the rest of their scenario's expected output.
-    @Test func checkpointsOfVersionOneResume() throws {
-        let folder = Fixtures.packageRoot.appendingPathComponent("Data/checkpoints/v1")
+    /// Checkpoints of earlier format versions (1: before attachments and responses; 2: before
+    /// position filters), kept in `Data/checkpoints/v1` and `v2`, resume to exactly the rest of
+    /// their scenario's expected output.
+    @Test(arguments: [1, 2]) func checkpointsOfEarlierVersionsResume(version: Int) throws {
+        let folder = Fixtures.packageRoot.appendingPathComponent("Data/checkpoints/v\(version)")
         let cuts = try String(contentsOf: folder.appendingPathComponent("cuts.tsv"), encoding: .utf8)
             .split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: "\t").map(String.init) }
         #expect(cuts.count == 4)
@@ -117,8 +118,9 @@ import Testing
             try Data(readings[line...].joined(separator: "\n").utf8).write(to: rest)
             let state = folder.appendingPathComponent("\(name).ckpt").path
             let inspect = try CLI.run(["inspect", state])
-            #expect(inspect.stdout.hasPrefix("version         1\n"), "\(name)")
-            let format = name == "apns-output" ? ["--format", "apns"] : []
+            #expect(inspect.stdout.hasPrefix("version         \(version)\n"), "\(name)")
+            let format =
+                name.hasPrefix("apns-output") || name.hasPrefix("attachments-apns") ? ["--format", "apns"] : []
             let resumed = try CLI.run(["run", "--resume", state, rest.path, "--quiet"] + format)
             #expect(resumed.status == 0, "\(name): \(resumed.stderr)")
             // Given its catalog again, the run recognises every request (their digests are those
@@ -140,12 +142,12 @@ import Testing
             try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", first, "--checkpoint", state]).status == 0)
         let text = try CLI.run(["inspect", state])
         #expect(text.status == 0)
-        #expect(text.stdout.hasPrefix("version         2\nclock           2020-12-18T06:18:39Z\nrequests        5\n"))
+        #expect(text.stdout.hasPrefix("version         3\nclock           2020-12-18T06:18:39Z\nrequests        5\n"))
         #expect(text.stdout.contains("devices         1\npending timers  "))
         #expect(text.stdout.contains("next seq        6\n"))
         let json = try CLI.run(["inspect", state, "--format", "json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
-        #expect(object["version"] as? Int == 2)
+        #expect(object["version"] as? Int == 3)
         #expect(object["clock"] as? String == "2020-12-18T06:18:39Z")
         #expect(object["requests"] as? Int == 5)
         #expect(object["devices"] as? Int == 1)

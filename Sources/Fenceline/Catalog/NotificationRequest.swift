@@ -11,17 +11,20 @@ public struct NotificationRequest: Hashable, Sendable {
     public var devices: [String]?
     /// When it may notify; `nil` means always.
     public var schedule: Schedule?
+    /// Which fixes it takes (region requests), the catalog's defaults already applied.
+    public var filters: PositionFilters
 
     /// Creates a request.
     public init(
         id: String, content: NotificationContent = NotificationContent(), trigger: Trigger,
-        devices: [String]? = nil, schedule: Schedule? = nil
+        devices: [String]? = nil, schedule: Schedule? = nil, filters: PositionFilters = PositionFilters()
     ) {
         self.id = id
         self.content = content
         self.trigger = trigger
         self.devices = devices
         self.schedule = schedule
+        self.filters = filters
     }
 }
 
@@ -85,6 +88,14 @@ public struct Catalog: Hashable, Sendable {
     public var requests: [NotificationRequest]
     /// The hysteresis region requests start from; also used for requests added mid-stream.
     public var defaultHysteresis: Hysteresis
+    /// The position filters requests start from (`defaults.filters`); their `maxFuture` also
+    /// makes a line stamped too far ahead a bad line.
+    public var defaultFilters: PositionFilters
+
+    /// Both defaults, as requests added mid-stream get them.
+    public var defaults: RequestDefaults {
+        RequestDefaults(hysteresis: defaultHysteresis, filters: defaultFilters)
+    }
 
     /// The arrays a decoder validated, kept so the engine need not check every fence with GEOS a
     /// second time. Holding them makes any later change to `requests` or `categories` copy into a
@@ -108,22 +119,24 @@ public struct Catalog: Hashable, Sendable {
 
     public static func == (lhs: Catalog, rhs: Catalog) -> Bool {
         lhs.categories == rhs.categories && lhs.requests == rhs.requests
-            && lhs.defaultHysteresis == rhs.defaultHysteresis
+            && lhs.defaultHysteresis == rhs.defaultHysteresis && lhs.defaultFilters == rhs.defaultFilters
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(categories)
         hasher.combine(requests)
         hasher.combine(defaultHysteresis)
+        hasher.combine(defaultFilters)
     }
 
     /// Creates a catalog.
     public init(
         categories: [NotificationCategory] = [], requests: [NotificationRequest] = [],
-        defaultHysteresis: Hysteresis = .default
+        defaultHysteresis: Hysteresis = .default, defaultFilters: PositionFilters = PositionFilters()
     ) {
         self.categories = categories
         self.requests = requests
         self.defaultHysteresis = defaultHysteresis
+        self.defaultFilters = defaultFilters
     }
 }

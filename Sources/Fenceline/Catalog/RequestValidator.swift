@@ -47,6 +47,7 @@ public final class RequestValidator {
         if let devices = request.devices, devices.contains(where: \.isEmpty) {
             add("devices", "device ids must be non-empty strings")
         }
+        for problem in request.filters.problems { add("filters.\(problem.field)", problem.message) }
         switch request.trigger {
         case .region(let region): regionProblems(region, add: add)
         case .beacon(let beacon): beaconProblems(beacon, add: add)

@@ -15,6 +15,15 @@ extension CheckpointWriter {
                 writer.write(window.end)
             }
         }
+        // Format 3's filters, left out of a digest when there are none (as attachments are).
+        if digestsAsFormat1 && request.filters.isEmpty { return }
+        write(request.filters)
+    }
+
+    mutating func write(_ filters: PositionFilters) {
+        write(filters.maxSpeed) { $0.write($1) }
+        write(filters.minDistance) { $0.write($1) }
+        write(filters.maxFuture) { $0.write($1) }
     }
 
     mutating func write(_ content: NotificationContent) {
@@ -196,7 +205,15 @@ extension CheckpointReader {
             }
             return Schedule(timeZone: zone, windows: windows)
         }
-        return NotificationRequest(id: id, content: content, trigger: trigger, devices: devices, schedule: schedule)
+        let filters = version >= 3 ? try positionFilters() : PositionFilters()
+        return NotificationRequest(
+            id: id, content: content, trigger: trigger, devices: devices, schedule: schedule, filters: filters)
+    }
+
+    mutating func positionFilters() throws -> PositionFilters {
+        PositionFilters(
+            maxSpeed: try optional { try $0.double() }, minDistance: try optional { try $0.double() },
+            maxFuture: try optional { try $0.timeSpan() })
     }
 
     mutating func content() throws -> NotificationContent {

@@ -26,9 +26,9 @@ extension Engine {
     /// The first bytes of every checkpoint: a line of text, so a person (or `file`) can tell one.
     static let checkpointMagic = Array("FENCELINE-CHECKPOINT\n".utf8)
     /// The format this build writes.
-    public static let checkpointVersion = 2
-    /// The versions this build reads: 1 lacks attachments and responses (read as none), so a
-    /// service's store written before them resumes.
+    public static let checkpointVersion = 3
+    /// The versions this build reads: 1 lacks attachments and responses, 2 position filters (read
+    /// as none), so a service's store written before them resumes.
     static let readableVersions = 1...checkpointVersion
     /// Magic, version (4 bytes), payload length and checksum (8 bytes each).
     static var headerSize: Int { checkpointMagic.count + 20 }
@@ -153,6 +153,7 @@ extension Engine {
         writer.write(requestEpoch)
         writer.write(each: categories.values.sorted { $0.id < $1.id }) { $0.write($1) }
         writer.write(defaultHysteresis)
+        writer.write(defaultFilters)
         writer.write(each: startCatalog) { $0.write($1) }
         writer.write(each: untimedControls) { $0.write($1) }
         // Each given request is hashed once for the engine's life: a service checkpoints often.
@@ -165,7 +166,10 @@ extension Engine {
         writer.append(encoded: checkpointCache.givenDigests!)
 
         writer.write(each: devices.names) { $0.write($1) }
-        writer.write(each: devices.thresholds) { $0.write($1) }
+        writer.write(each: devices.thresholds.indices) { writer, bucket in
+            writer.write(devices.thresholds[bucket])
+            writer.write(devices.bucketFilters[bucket])
+        }
         return LiveState(
             slots: alive, newSlot: newSlot, timers: liveTimers, nextOrder: nextOrder, pending: pending,
             produced: produced, ledger: ledger, held: held, arrivals: arrivals)
@@ -193,6 +197,14 @@ extension Engine {
                 let fix = devices.acceptedFix(device: Int32(device), bucket: bucket)
                 writer.write(fix.sequence)
                 writer.write(fix.coordinate)
+                writer.write(fix.time)
+            }
+            let overrides = (devices.filterOverrides[Int32(device)] ?? []).filter { newSlot[Int($0.slot)] >= 0 }
+            writer.write(each: overrides) { writer, override in
+                writer.write(newSlot[Int(override.slot)])
+                writer.write(override.reference.sequence)
+                writer.write(override.reference.coordinate)
+                writer.write(override.reference.time)
             }
             let regions = devices.records[device].filter { newSlot[Int($0.slot)] >= 0 }
             writer.write(each: regions) { writer, record in
@@ -389,6 +401,7 @@ extension Engine {
         }
         for category in restoredCategories { categories[category.id] = category }
         defaultHysteresis = try reader.hysteresis()
+        if reader.version >= 3 { defaultFilters = try reader.positionFilters() }
         let catalog = try reader.array(typicalSize: 8) { try $0.request() }
         let untimed = try reader.array(typicalSize: 2) { try $0.controlRecord() }
         for (index, request) in catalog.enumerated() {
@@ -407,15 +420,22 @@ extension Engine {
         givenDigests = Dictionary(given, uniquingKeysWith: { _, last in last })
 
         let names = try reader.array(typicalSize: 4) { try $0.string() }
-        let thresholds = try reader.array(typicalSize: 8) { try $0.double(finite: false) }
+        let buckets = try reader.array(typicalSize: 8) { reader in
+            (try reader.double(finite: false), reader.version >= 3 ? try reader.positionFilters() : PositionFilters())
+        }
+        let thresholds = buckets.map(\.0)
         // Every device holds 25 bytes or more per threshold further on: a table the file cannot
         // fill is refused before it is made.
         guard names.count * thresholds.count * 25 <= reader.remaining else {
             throw reader.damaged("\(names.count) devices × \(thresholds.count) thresholds run past the end")
         }
-        guard thresholds.first == .infinity else { throw reader.damaged("the accuracy thresholds are wrong") }
-        for threshold in thresholds.dropFirst() { _ = devices.bucket(maxAccuracy: threshold) }
-        guard devices.thresholds == thresholds else { throw reader.damaged("an accuracy threshold is repeated") }
+        guard thresholds.first == .infinity, buckets.first?.1.isEmpty == true else {
+            throw reader.damaged("the accuracy thresholds are wrong")
+        }
+        for (threshold, filters) in buckets.dropFirst() { _ = devices.bucket(maxAccuracy: threshold, filters: filters) }
+        guard devices.thresholds == thresholds, devices.bucketFilters == buckets.map(\.1) else {
+            throw reader.damaged("an accuracy threshold is repeated")
+        }
         devices.reserve(names.count)
         for (id, name) in names.enumerated() {
             guard devices.intern(name) == Int32(id), devices.count == id + 1 else {
@@ -461,8 +481,23 @@ extension Engine {
         for device in 0..<devices.count {
             devices.fixStates[device].lastTime = try reader.optional { try $0.timestamp() }
             for bucket in thresholds.indices {
-                let fix = DeviceTable.AcceptedFix(sequence: try reader.counter(), coordinate: try reader.coordinate())
-                devices.restoreAcceptedFix(fix, device: Int32(device), bucket: bucket)
+                let fix = DeviceTable.AcceptedFix(
+                    sequence: try reader.counter(), coordinate: try reader.coordinate(),
+                    time: reader.version >= 3 ? try reader.timestamp() : Timestamp(microseconds: 0))
+                devices.setAcceptedFix(fix, device: Int32(device), bucket: bucket)
+            }
+            if reader.version >= 3 {
+                let overrides = try reader.array(typicalSize: 36) { reader in
+                    let slot = try reader.int32()
+                    guard slot >= 0, slot < slots, requests[Int(slot)].region != nil else {
+                        throw reader.damaged("a filter reference names request slot \(slot)")
+                    }
+                    let fix = DeviceTable.AcceptedFix(
+                        sequence: try reader.counter(), coordinate: try reader.coordinate(),
+                        time: try reader.timestamp())
+                    return DeviceTable.FilterOverride(slot: slot, reference: fix)
+                }
+                if !overrides.isEmpty { devices.filterOverrides[Int32(device)] = overrides }
             }
             let regionRecords = try reader.array(typicalSize: 26) { reader in
                 let slot = try reader.int32()

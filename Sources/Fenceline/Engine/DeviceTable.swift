@@ -143,12 +143,26 @@ struct DeviceTable {
         }
     }
 
-    /// The last fix of a device that a request with a given accuracy threshold accepted.
-    struct AcceptedFix {
+    /// The last fix of a device that the requests of a bucket (an accuracy threshold and position
+    /// filters) accepted: their filters' reference.
+    struct AcceptedFix: Equatable {
         /// The engine's apply counter for that fix; 0 when there was none.
         var sequence: UInt64 = 0
         var coordinate = Coordinate(latitude: 0, longitude: 0)
+        /// Its time, or that of a later fix too close to it to move it (`minDistance`).
+        var time = Timestamp(microseconds: 0)
     }
+
+    /// A request whose filters' reference for a device is not its bucket's: one added after the
+    /// bucket's reference was set, whose first fix the bucket dropped (or only refreshed by). It
+    /// goes once the two references are the same fix again (see `Engine.settleFilters`).
+    struct FilterOverride {
+        let slot: Int32
+        var reference: AcceptedFix
+    }
+
+    /// The devices with overrides, and theirs: almost always none.
+    var filterOverrides: [Int32: [FilterOverride]] = [:]
 
     private(set) var names: [String] = []
     /// A slot of `table`: a device's id (-1 empty) and its name, kept here too so that a lookup
@@ -238,8 +252,12 @@ struct DeviceTable {
     var beaconRecords: [[BeaconRecord]] = []
     /// `accepted[device * thresholds.count + bucket]`.
     private(set) var accepted: [AcceptedFix] = []
-    /// The distinct `maxAccuracy` values of region requests (`.infinity` for none), each a bucket.
+    /// The distinct `maxAccuracy` values of region requests (`.infinity` for none), each a bucket
+    /// with the position filters of `bucketFilters` (the same index).
     private(set) var thresholds: [Double] = [.infinity]
+    private(set) var bucketFilters: [PositionFilters] = [PositionFilters()]
+    /// How many buckets have filters: with none, a fix is judged by accuracy alone.
+    private(set) var filteredBuckets = 0
 
     var count: Int { names.count }
 
@@ -285,11 +303,17 @@ struct DeviceTable {
     /// The dense id of `name` if the device has been seen.
     func id(of name: String) -> Int32? { find(name, hash: DeviceHash.of(name)).id }
 
-    /// The bucket of `maxAccuracy`, adding it when new.
-    mutating func bucket(maxAccuracy: Double) -> Int {
-        if let existing = thresholds.firstIndex(of: maxAccuracy) { return existing }
+    /// The bucket of `maxAccuracy` and `filters`, adding it when new.
+    mutating func bucket(maxAccuracy: Double, filters: PositionFilters = PositionFilters()) -> Int {
+        if let existing = thresholds.indices.first(where: {
+            thresholds[$0] == maxAccuracy && bucketFilters[$0] == filters
+        }) {
+            return existing
+        }
         let old = thresholds.count
         thresholds.append(maxAccuracy)
+        bucketFilters.append(filters)
+        if !filters.isEmpty { filteredBuckets += 1 }
         var widened: [AcceptedFix] = []
         widened.reserveCapacity(names.count * thresholds.count)
         for device in 0..<names.count {
@@ -306,19 +330,33 @@ struct DeviceTable {
     }
 
     /// Whether the device has had a fix accepted in `bucket` since apply sequence `sequence` (a
-    /// request's addition): then it is known to be outside a request it holds no record for.
+    /// request's addition), or by the request in `slot` itself (a filter reference of its own):
+    /// then it is known to be outside a request it holds no record for.
     @inline(__always)
-    func hasAcceptedFix(device: Int32, bucket: Int, after sequence: UInt64) -> Bool {
-        acceptedFix(device: device, bucket: bucket).sequence > sequence
+    func hasAcceptedFix(device: Int32, bucket: Int, after sequence: UInt64, slot: Int32) -> Bool {
+        if acceptedFix(device: device, bucket: bucket).sequence > sequence { return true }
+        return !filterOverrides.isEmpty && filterOverrides[device]?.contains { $0.slot == slot } == true
     }
 
-    /// Records `coordinate` as the last accepted fix in every bucket whose threshold admits `accuracy`.
+    /// Records the fix as the last accepted one in every bucket whose threshold admits `accuracy`
+    /// (buckets without filters; see `Engine.settleFilters` for the others).
     @inline(__always)
-    mutating func accept(device: Int32, coordinate: Coordinate, accuracy: Double, sequence: UInt64) {
+    mutating func accept(
+        device: Int32, coordinate: Coordinate, time: Timestamp, accuracy: Double, sequence: UInt64,
+        skippingFiltered: Bool
+    ) {
         let base = Int(device) * thresholds.count
         for bucket in thresholds.indices where accuracy <= thresholds[bucket] {
-            accepted[base + bucket] = AcceptedFix(sequence: sequence, coordinate: coordinate)
+            if skippingFiltered && !bucketFilters[bucket].isEmpty { continue }
+            accepted[base + bucket] = AcceptedFix(sequence: sequence, coordinate: coordinate, time: time)
         }
+    }
+
+    /// Sets a device's last accepted fix in one bucket (a filtered bucket's, as its verdict says;
+    /// a checkpoint's).
+    @inline(__always)
+    mutating func setAcceptedFix(_ fix: AcceptedFix, device: Int32, bucket: Int) {
+        accepted[Int(device) * thresholds.count + bucket] = fix
     }
 
     /// Makes room for `count` devices in all, so interning that many grows nothing.
@@ -343,11 +381,6 @@ struct DeviceTable {
             while table[slot].id >= 0 { slot = (slot + 1) & mask }
             table[slot] = Slot(id: Int32(index), name: name, hash: hash)
         }
-    }
-
-    /// Sets a device's last accepted fix in `bucket`, as a checkpoint holds it.
-    mutating func restoreAcceptedFix(_ fix: AcceptedFix, device: Int32, bucket: Int) {
-        accepted[Int(device) * thresholds.count + bucket] = fix
     }
 
     /// Where the record of (`device`, `slot`) sits in the device's records, if it has one.

@@ -72,6 +72,7 @@ extension Engine {
                 "stale reading", metadata: ["device": "\(devices.names[Int(device)])", "time": "\(time.rfc3339)"])
             return false
         }
+        fixLead = clock.map { TimeSpan(microseconds: time.microseconds - $0.microseconds) }
         moveClock(to: time)
         guard !stoppedInJump else { return false }
         devices.fixStates[Int(device)].lastTime = time

@@ -2,11 +2,22 @@ extension Engine {
     /// The cross-enabled requests whose fence the path from the device's previous accepted fix to
     /// `fix` passes through while both fixes are outside (SPEC §5, "Cross"). Checked before the
     /// fix updates any state, because the state after the previous fix is what counts.
-    func pendingCrosses(_ fix: Fix, device: Int32, accuracy: Double) -> [(slot: Int32, distance: Double)] {
+    /// With `careful` (see ``judgeFilters(_:device:accuracy:)``), a request whose filters do not
+    /// take the fix is skipped, and a request with a reference of its own starts its path there.
+    func pendingCrosses(_ fix: Fix, device: Int32, accuracy: Double, careful: Bool) -> [(slot: Int32, distance: Double)]
+    {
         var found: [(slot: Int32, distance: Double)] = []
         var nearby: [Int32] = []
+        var starts: [(bucket: Int, previous: DeviceTable.AcceptedFix, only: Int32?)] = []
         for bucket in devices.thresholds.indices where accuracy <= devices.thresholds[bucket] {
-            let previous = devices.acceptedFix(device: device, bucket: bucket)
+            starts.append((bucket, devices.acceptedFix(device: device, bucket: bucket), nil))
+        }
+        if careful, let overrides = devices.filterOverrides[device] {
+            for override in overrides where accuracy <= devices.thresholds[flatSlots[Int(override.slot)].bucket] {
+                starts.append((flatSlots[Int(override.slot)].bucket, override.reference, override.slot))
+            }
+        }
+        for (bucket, previous, only) in starts {
             guard previous.sequence > 0 else { continue }
             let start = previous.coordinate
             let end = fix.coordinate
@@ -25,6 +36,13 @@ extension Engine {
                     entry.applies(to: device),
                     previous.sequence > entry.addedSequence
                 else { continue }
+                if careful {
+                    // A request with a reference of its own is measured from it alone.
+                    let own = devices.filterOverrides[device]?.contains { $0.slot == slot } ?? false
+                    guard own == (only == slot), filterVerdict(slot: slot, device: device, fix: fix) == .accept else {
+                        continue
+                    }
+                }
                 if let index = devices.recordIndex(device: device, slot: slot) {
                     let record = devices.records[Int(device)][index]
                     if record.isDone || record.insideAfterLastFix { continue }

@@ -12,14 +12,24 @@ extension Engine {
             visitStamp = 1
         }
         candidates.removeAll(keepingCapacity: true)
-        let crosses = crossIndex.count > 0 ? pendingCrosses(fix, device: device, accuracy: accuracy) : []
+        // A fix some filtered request does not take goes the careful way: every candidate is
+        // asked its verdict, and no settled or safe disc is used or measured (a request skipped
+        // here would be missing from the measurement).
+        let careful = devices.filteredBuckets > 0 && judgeFilters(fix, device: device, accuracy: accuracy)
+        if careful {
+            devices.unsettle(device: device)
+            devices.fixStates[Int(device)].disc.radius = 0
+        }
+        let crosses =
+            crossIndex.count > 0 ? pendingCrosses(fix, device: device, accuracy: accuracy, careful: careful) : []
         // Within the device's settled disc every record would step as a settled no-op: none is
         // read. Otherwise tracked pairs whose certificates settle the fix step first, reading
         // nothing of their requests (a likely cache miss each); they lead `candidates` so the loop
         // below skips them.
-        let isSettled = devices.fixStates[Int(device)].isSettled(
-            fix.coordinate, accuracy: accuracy, epoch: requestEpoch)
-        let settled = isSettled ? 0 : stepSettledRecords(fix, device: device)
+        let isSettled =
+            !careful
+            && devices.fixStates[Int(device)].isSettled(fix.coordinate, accuracy: accuracy, epoch: requestEpoch)
+        let settled = isSettled || careful ? 0 : stepSettledRecords(fix, device: device)
         // `safe`: while measuring, the radius of the device's next safe disc (see `SafeDisc`).
         var measuring = false
         var safe = Double.infinity
@@ -32,7 +42,7 @@ extension Engine {
                 let box = GeoBounds(
                     south: point.latitude, north: point.latitude, west: point.longitude, east: point.longitude)
                 index.query(bounds: box.expanded(byMetres: accuracy), into: &candidates)
-            } else if accuracyWideningRequests == 0 && usesSafeDiscs {
+            } else if accuracyWideningRequests == 0 && usesSafeDiscs && !careful {
                 measuring = true
                 safe = 1000
                 index.query(latitude: point.latitude, longitude: point.longitude, into: &candidates, clearance: &safe)
@@ -66,11 +76,17 @@ extension Engine {
                 } else if candidates[..<position].contains(slot) {
                     continue
                 }
+                if careful && filterVerdict(slot: slot, device: device, fix: fix) != .accept
+                    && flatSlots[Int(slot)].isAlive
+                {
+                    continue
+                }
                 evaluate(slot: slot, device: device, fix: fix, accuracy: accuracy, safe: measuring ? safe : nil)
             }
         }
         if stamping {
             for slot in stateSlots where visited[Int(slot)] != visitStamp {
+                if careful && filterVerdict(slot: slot, device: device, fix: fix) != .accept { continue }
                 evaluate(slot: slot, device: device, fix: fix, accuracy: accuracy, safe: nil)
             }
         }
@@ -79,7 +95,10 @@ extension Engine {
                 center: fix.coordinate, radius: safe > 1 ? safe - 0.05 : 0, epoch: requestEpoch)
         }
         for cross in crosses { confirmCross(slot: cross.slot, distance: cross.distance, device: device, fix: fix) }
-        devices.accept(device: device, coordinate: fix.coordinate, accuracy: accuracy, sequence: sequence)
+        if devices.filteredBuckets > 0 { settleFilters(fix, device: device, sequence: sequence) }
+        devices.accept(
+            device: device, coordinate: fix.coordinate, time: fix.time, accuracy: accuracy, sequence: sequence,
+            skippingFiltered: devices.filteredBuckets > 0)
     }
 
     /// Asks for what evaluating the candidates in `range` reads first, all at once rather than a
@@ -225,7 +244,8 @@ extension Engine {
         } else {
             condition = regionCondition(slot: slot, hot: hot.pointee, point: fix.coordinate, accuracy: accuracy)
         }
-        let known = devices.hasAcceptedFix(device: device, bucket: hot.pointee.bucket, after: hot.pointee.addedSequence)
+        let known = devices.hasAcceptedFix(
+            device: device, bucket: hot.pointee.bucket, after: hot.pointee.addedSequence, slot: slot)
         var machine: RegionStateMachine
         let action: RegionStateMachine.Action
         if known {

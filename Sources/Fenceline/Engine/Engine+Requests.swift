@@ -109,11 +109,13 @@ extension Engine {
     /// The hysteresis defaults `add` records are read with (the catalog's `defaults`).
     public var hysteresisDefaults: Hysteresis { defaultHysteresis }
 
+    /// The defaults `add` records are read with: the catalog's `defaults`, hysteresis and filters.
+    public var requestDefaults: RequestDefaults {
+        RequestDefaults(hysteresis: defaultHysteresis, filters: defaultFilters)
+    }
+
     /// The category set, sorted by id. Before the first reading, a `setCategories` record waits
     /// for the clock (SPEC §7), and the set it will make is shown here already.
-    /// The hysteresis a request without its own takes (the catalog's `defaults`).
-    package var catalogDefaults: Hysteresis { defaultHysteresis }
-
     public var notificationCategories: [NotificationCategory] {
         let waiting = untimedControls.isEmpty ? nil : previewUntimedControls(.noRequests).categories
         return (waiting ?? Array(categories.values)).sorted { $0.id < $1.id }
@@ -136,7 +138,7 @@ extension Engine {
             do {
                 let fence = try PreparedFence(
                     trigger.geometry, context: context, needsOverlap: hysteresis.accuracy == .overlap)
-                let bucket = devices.bucket(maxAccuracy: hysteresis.maxAccuracy ?? .infinity)
+                let bucket = devices.bucket(maxAccuracy: hysteresis.maxAccuracy ?? .infinity, filters: request.filters)
                 region = RegionEntry(trigger: trigger, fence: fence, bucket: bucket)
             } catch {
                 requestLogger?.error(
@@ -185,6 +187,10 @@ extension Engine {
             }
             if region.trigger.initial == .state { stateSlots.append(slot) }
             if region.widensWithAccuracy { accuracyWideningRequests += 1 }
+            if !request.filters.isEmpty {
+                while filteredSlots.count <= region.bucket { filteredSlots.append([]) }
+                filteredSlots[region.bucket].append(slot)
+            }
         }
         if let beacon { beaconSlots[beacon.key, default: []].append(slot) }
         if let timing, !restoring, !isFork { scheduleTiming(entry, at: timing.firstDue(added: time)) }
@@ -211,6 +217,7 @@ extension Engine {
             crossIndex.compactIfNeeded()
             stateSlots.removeAll { $0 == slot }
             if region.widensWithAccuracy { accuracyWideningRequests -= 1 }
+            if !entry.request.filters.isEmpty { filteredSlots[region.bucket].removeAll { $0 == slot } }
         }
         if let beacon = entry.beacon {
             beaconSlots[beacon.key]?.removeAll { $0 == slot }

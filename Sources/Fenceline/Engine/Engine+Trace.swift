@@ -130,6 +130,8 @@ extension Engine {
             step.ignored = "the request is scoped to other devices"
         } else if accuracy > hotSlot.maxAccuracy {
             step.ignored = "accuracy \(accuracy) m is worse than maxAccuracy \(hotSlot.maxAccuracy) m"
+        } else if let refusal = filterRefusal(slot: slot, device: device, fix: fix) {
+            step.ignored = refusal
         } else if before.isDone {
             step.ignored = "repeats is false and the request already notified this device"
         } else {
@@ -204,7 +206,8 @@ extension Engine {
                 record.machine.awaitsDwell, record.isDone
             )
         }
-        let known = devices.hasAcceptedFix(device: device, bucket: bucket, after: requests[Int(slot)].addedSequence)
+        let known = devices.hasAcceptedFix(
+            device: device, bucket: bucket, after: requests[Int(slot)].addedSequence, slot: slot)
         return (known ? .outside : .unknown, nil, false, false)
     }
 }

@@ -53,6 +53,8 @@ public final class Engine {
         public var applied = 0
         /// Readings skipped because their device had already reported a later time.
         public var stale = 0
+        /// Fixes some request's position filters dropped or took only as a refresh (SPEC §12).
+        public var filtered = 0
         /// Events released.
         public var events = 0
     }
@@ -65,6 +67,9 @@ public final class Engine {
     var startCatalog: [NotificationRequest]
     var categories: [String: NotificationCategory]
     var defaultHysteresis: Hysteresis
+    /// The catalog's `defaults.filters`: requests already carry them; their `maxFuture` is the
+    /// line-level check (see ``futureRefusal(at:)``).
+    var defaultFilters: PositionFilters
 
     /// The event-time clock: the largest time applied so far; `nil` before the first.
     @exclusivity(unchecked) public internal(set) var clock: Timestamp?
@@ -135,6 +140,13 @@ public final class Engine {
     @exclusivity(unchecked) var nextToken: UInt64 = 0
     @exclusivity(unchecked) var untimedControls: [ControlRecord] = []
     @exclusivity(unchecked) var reorder: ReorderBuffer
+    /// The live region requests of each bucket with position filters, in the order they were
+    /// added (so by `addedSequence`): those new to a device are a suffix.
+    @exclusivity(unchecked) var filteredSlots: [[Int32]] = [[]]
+    /// Per-fix scratch of the filters: each bucket's verdict, and how far the fix is stamped
+    /// ahead of the largest time applied before it (`nil` for the first).
+    @exclusivity(unchecked) var filterVerdicts: [FilterVerdict] = []
+    @exclusivity(unchecked) var fixLead: TimeSpan?
     /// Per-fix scratch: candidate slots, and the stamp that deduplicates them.
     @exclusivity(unchecked) var candidates: [Int32] = []
     @exclusivity(unchecked) var visited: [UInt32] = []
@@ -178,6 +190,7 @@ public final class Engine {
         self.startCatalog = catalog.requests
         self.givenRequests = catalog.requests
         self.defaultHysteresis = catalog.defaultHysteresis
+        self.defaultFilters = catalog.defaultFilters
         self.categories = Dictionary(catalog.categories.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         renewFlatSlotBuffer()  // an initializer does not run `didSet`
         guard !catalog.isValidated else { return }
@@ -332,6 +345,7 @@ extension Engine {
         isFork = true
         categories = source.categories
         defaultHysteresis = source.defaultHysteresis
+        defaultFilters = source.defaultFilters
         clock = source.clock
         requests = source.requests
         for (slot, entry) in requests.enumerated() {
@@ -352,6 +366,7 @@ extension Engine {
         index.adopt(source.index)
         crossIndex.adopt(source.crossIndex)
         stateSlots = source.stateSlots
+        filteredSlots = source.filteredSlots
         beaconSlots = source.beaconSlots
         accuracyWideningRequests = source.accuracyWideningRequests
         requestEpoch = source.requestEpoch

@@ -4,7 +4,7 @@ extension CatalogDecoder {
     /// A Feature of a FeatureCollection catalog as a region request: its geometry is the fence and
     /// its `properties` hold every request and trigger field.
     func decodeFeature(
-        _ value: JSONRef, path: String, defaults: Hysteresis, categories: Set<String>, sink: IssueSink
+        _ value: JSONRef, path: String, defaults: RequestDefaults, categories: Set<String>, sink: IssueSink
     ) -> NotificationRequest? {
         sink.requestID = nil
         guard let feature = FieldReader(value, path: path, sink: sink) else { return nil }
@@ -39,10 +39,13 @@ extension CatalogDecoder {
             feature["geometry"], path: feature.at("geometry"), radius: properties.number("radius"),
             corridor: { properties.number("corridor") }, radiusPath: properties.at("radius"), sink: sink)
         guard let geometry else { return nil }
-        let trigger = decodeRegionOptions(properties, geometry: geometry, defaults: defaults, sink: sink)
+        let trigger = decodeRegionOptions(properties, geometry: geometry, defaults: defaults.hysteresis, sink: sink)
+        let filters = decodeFilters(
+            properties["filters"], path: properties.at("filters"), base: defaults.filters, sink: sink)
         guard sink.issues.count == before else { return nil }
         let request = NotificationRequest(
-            id: id, content: content, trigger: .region(trigger), devices: devices, schedule: schedule)
+            id: id, content: content, trigger: .region(trigger), devices: devices, schedule: schedule,
+            filters: filters)
         for problem in validator.problems(in: request, categories: categories) {
             sink.add("\(path).\(Self.featurePath(problem.path))", problem.message)
         }

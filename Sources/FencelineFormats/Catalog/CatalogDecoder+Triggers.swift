@@ -3,17 +3,19 @@ import Fenceline
 extension CatalogDecoder {
     // The members each object may have, built once: a literal per decoded request showed in
     // profiles of loading large catalogs.
-    static let requestFields: [String] = ["id", "content", "trigger", "devices", "schedule"]
+    static let requestFields: [String] = ["id", "content", "trigger", "devices", "schedule", "filters"]
+    static let filterFields: [String] = ["maxSpeed", "minDistance", "maxFuture"]
     static let regionFields: [String] = [
         "type", "center", "radius", "geometry", "corridor", "notifyOnEntry", "notifyOnExit", "notifyOnDwell", "dwell",
         "notifyOnCross", "crossing", "initial", "repeats", "hysteresis",
     ]
     static let featureFields: [String] = ["type", "id", "geometry", "properties", "bbox"]
-    static let featurePropertyFields = regionFields + ["id", "content", "devices", "schedule"]
+    static let featurePropertyFields = regionFields + ["id", "content", "devices", "schedule", "filters"]
     static let centerFields: [String] = ["lat", "lon"]
     static let geometryFields: [String] = ["type", "coordinates", "bbox", "crs"]
     static let contentFields: [String] = [
-        "title", "subtitle", "body", "badge", "sound", "category", "thread", "userInfo", "mutableContent", "attachments",
+        "title", "subtitle", "body", "badge", "sound", "category", "thread", "userInfo", "mutableContent",
+        "attachments",
     ]
     static let hysteresisFields: [String] = [
         "preset", "enterCushion", "exitCushion", "enterDelay", "exitDelay", "minFixes", "accuracy", "maxAccuracy",
@@ -86,6 +88,20 @@ extension CatalogDecoder {
         trigger.hysteresis = decodeHysteresis(
             fields["hysteresis"], path: fields.at("hysteresis"), base: defaults, sink: sink)
         return trigger
+    }
+
+    /// A `filters` object refining `base` field by field: a number sets a check, `null` removes
+    /// it, an absent field keeps `base`'s (SPEC §12).
+    func decodeFilters(_ value: JSONRef?, path: String, base: PositionFilters, sink: IssueSink) -> PositionFilters {
+        guard let value, !value.isNull, let fields = FieldReader(value, path: path, sink: sink) else { return base }
+        fields.warnUnknown(known: Self.filterFields)
+        var filters = base
+        if let member = fields["maxSpeed"] { filters.maxSpeed = member.isNull ? nil : fields.number("maxSpeed") }
+        if let member = fields["minDistance"] {
+            filters.minDistance = member.isNull ? nil : fields.number("minDistance")
+        }
+        if let member = fields["maxFuture"] { filters.maxFuture = member.isNull ? nil : fields.seconds("maxFuture") }
+        return filters
     }
 
     /// A preset name, or an object refining its `preset` (or, without one, `base`).

@@ -65,9 +65,17 @@ public final class CatalogDecoder {
         }
         catalog.categories = decodeCategories(top["categories"], sink: sink)
         if let defaults = FieldReader(top["defaults"], path: "defaults", sink: sink, required: false) {
-            defaults.warnUnknown(known: ["hysteresis"])
+            defaults.warnUnknown(known: ["hysteresis", "filters"])
             catalog.defaultHysteresis = decodeHysteresis(
                 defaults["hysteresis"], path: "defaults.hysteresis", base: .default, sink: sink)
+            var filters = decodeFilters(
+                defaults["filters"], path: "defaults.filters", base: PositionFilters(), sink: sink)
+            // Reported here, once, rather than at every request that would inherit them.
+            for problem in filters.problems {
+                sink.add("defaults.filters.\(problem.field)", problem.message)
+                filters = PositionFilters()
+            }
+            catalog.defaultFilters = filters
         }
         let categories = Set(catalog.categories.map(\.id))
         let key = isFeatureCollection ? "features" : "requests"
@@ -89,10 +97,8 @@ public final class CatalogDecoder {
             let path = "\(key)[\(index)]"
             let request =
                 isFeatureCollection
-                ? decodeFeature(
-                    item, path: path, defaults: catalog.defaultHysteresis, categories: categories, sink: sink)
-                : decodeRequest(
-                    item, path: path, defaults: catalog.defaultHysteresis, categories: categories, sink: sink)
+                ? decodeFeature(item, path: path, defaults: catalog.defaults, categories: categories, sink: sink)
+                : decodeRequest(item, path: path, defaults: catalog.defaults, categories: categories, sink: sink)
             guard let request else { continue }
             if !seen.insert(request.id).inserted {
                 sink.requestID = request.id
@@ -108,7 +114,7 @@ public final class CatalogDecoder {
 
     /// Decodes and validates one request in the catalog layout (an `add` control record).
     func decodeRequest(
-        _ value: JSONRef, path: String, defaults: Hysteresis, categories: Set<String>
+        _ value: JSONRef, path: String, defaults: RequestDefaults, categories: Set<String>
     ) -> Result<NotificationRequest, CatalogError> {
         let sink = IssueSink()
         guard let request = decodeRequest(value, path: path, defaults: defaults, categories: categories, sink: sink),
@@ -118,7 +124,7 @@ public final class CatalogDecoder {
     }
 
     func decodeRequest(
-        _ value: JSONRef, path: String, defaults: Hysteresis, categories: Set<String>, sink: IssueSink
+        _ value: JSONRef, path: String, defaults: RequestDefaults, categories: Set<String>, sink: IssueSink
     ) -> NotificationRequest? {
         sink.requestID = nil
         guard let fields = FieldReader(value, path: path, sink: sink) else { return nil }
@@ -130,10 +136,11 @@ public final class CatalogDecoder {
         let devices = fields.strings("devices")
         let schedule = decodeSchedule(fields["schedule"], path: fields.at("schedule"), sink: sink)
         let trigger = decodeTrigger(
-            fields["trigger"], path: fields.at("trigger"), defaults: defaults, sink: sink)
+            fields["trigger"], path: fields.at("trigger"), defaults: defaults.hysteresis, sink: sink)
+        let filters = decodeFilters(fields["filters"], path: fields.at("filters"), base: defaults.filters, sink: sink)
         guard let id, let trigger, sink.issues.count == before else { return nil }
         let request = NotificationRequest(
-            id: id, content: content, trigger: trigger, devices: devices, schedule: schedule)
+            id: id, content: content, trigger: trigger, devices: devices, schedule: schedule, filters: filters)
         for problem in validator.problems(in: request, categories: categories) {
             sink.add("\(path).\(problem.path)", problem.message)
         }

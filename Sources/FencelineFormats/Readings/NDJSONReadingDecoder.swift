@@ -22,7 +22,7 @@ public struct NDJSONReadingDecoder {
     /// What `add` records need from the catalog.
     public struct RequestContext {
         let decoder: CatalogDecoder
-        let defaults: Hysteresis
+        let defaults: RequestDefaults
         /// The category ids an `add` may name: the catalog's, then those of the last
         /// `setCategories` record decoded. Shared by the copies of a context, since control
         /// records are decoded one at a time in input order by every driver.
@@ -30,11 +30,11 @@ public struct NDJSONReadingDecoder {
 
         /// Creates a context from the run's catalog.
         public init(decoder: CatalogDecoder, catalog: Catalog) {
-            self.init(decoder: decoder, defaults: catalog.defaultHysteresis, categories: catalog.categories)
+            self.init(decoder: decoder, defaults: catalog.defaults, categories: catalog.categories)
         }
 
         /// Creates a context from an engine's defaults and categories (a resumed checkpoint's).
-        public init(decoder: CatalogDecoder, defaults: Hysteresis, categories: [NotificationCategory]) {
+        public init(decoder: CatalogDecoder, defaults: RequestDefaults, categories: [NotificationCategory]) {
             self.decoder = decoder
             self.defaults = defaults
             self.categories = CategoryIDs(Set(categories.map(\.id)))

@@ -88,12 +88,21 @@ public enum ExplainReport {
         if trigger.notifyOnExit { notifies.append("exit") }
         if trigger.notifyOnDwell, let dwell = trigger.dwell { notifies.append("dwell after \(seconds(dwell))") }
         if trigger.notifyOnCross { notifies.append("cross") }
-        return [
+        var lines = [
             "Request \"\(request.id)\" (\(shape)) for device \"\(tracer.device)\"",
             "  s is the signed distance to the boundary, negative inside; \(rules)",
             "  \(timing); initial \(trigger.initial.rawValue); repeats \(trigger.repeats)",
             "  notifies: \(notifies.isEmpty ? "nothing" : notifies.joined(separator: ", "))",
         ]
+        let filters = request.filters
+        if !filters.isEmpty {
+            var checks: [String] = []
+            if let speed = filters.maxSpeed { checks.append("faster than \(metres(speed)) m/s dropped") }
+            if let distance = filters.minDistance { checks.append("closer than \(metres(distance)) m only refreshes") }
+            if let lead = filters.maxFuture { checks.append("over \(seconds(lead)) ahead of the clock dropped") }
+            lines.append("  filters, from its last accepted fix: " + checks.joined(separator: ", "))
+        }
+        return lines
     }
 
     /// One row per step: time, step, s, accuracy, condition, standing, and what happened.

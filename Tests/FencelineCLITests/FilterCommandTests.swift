@@ -1,0 +1,65 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// SPEC §12 position filters through the CLI: the summary's count, a line stamped too far
+/// ahead reported with its line number and moving nothing, the same events with `--threads`,
+/// and `explain` naming the filter that dropped a fix.
+@Suite struct FilterCommandTests {
+    static let scenario = "Data/scenarios/filters-real-drive"
+
+    @Test func theSummaryCountsFilteredFixesAndTheFutureLineIsBad() throws {
+        let result = try CLI.run([
+            "run", "--triggers", "\(Self.scenario)/triggers.json", "\(Self.scenario)/readings.ndjson",
+        ])
+        #expect(result.status == 0)
+        #expect(
+            result.stderr.contains(
+                "readings.ndjson:64: field \"time\": future time: 2462636436 s ahead of the latest time read "
+                    + "(2020-12-18T06:19:24Z), over maxFuture 300 s"))
+        #expect(result.stderr.contains("fenceline: 106 readings, 1 skipped, 0 stale, 23 events, filtered 71"))
+        // The threads' engines give the same events (a catalog with maxFuture runs on one).
+        let threaded = try CLI.run([
+            "run", "--threads", "2", "--triggers", "\(Self.scenario)/triggers.json", "\(Self.scenario)/readings.ndjson",
+        ])
+        #expect(threaded.stdout == result.stdout)
+    }
+
+    @Test func aFutureLineMovesNoClockAndNoTimer() throws {
+        // A repeating 60 s timer: the line a day ahead must not fire 1,440 of them.
+        let catalog = #"""
+            {"defaults":{"filters":{"maxFuture":120}},"requests":[{"id":"ping","trigger":{"type":"timeInterval","seconds":60,"repeats":true}}]}
+            """#
+        let lines = [
+            #"{"device":"a","time":"2026-03-02T08:00:00Z","lat":52.37,"lon":4.89}"#,
+            #"{"device":"a","time":"2026-03-03T08:00:00Z","lat":52.37,"lon":4.89}"#,
+            #"{"op":"tick","time":"2026-03-02T08:02:00Z"}"#,
+            #"{"device":"a","time":"2026-03-02T08:02:30Z","lat":52.37,"lon":4.89}"#,
+        ]
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("filters-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let triggers = directory.appendingPathComponent("triggers.json")
+        try catalog.write(to: triggers, atomically: true, encoding: .utf8)
+        let result = try CLI.run(
+            ["run", "--triggers", triggers.path, "-"], stdin: lines.joined(separator: "\n") + "\n")
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("-:2: field \"time\": future time: 86400 s ahead"))
+        // Two fires by the tick at 08:02 and none after: the clock never went to the next day, and
+        // the fix at 08:02:30 is not stale.
+        #expect(result.stdout.split(separator: "\n").count == 2)
+        #expect(result.stderr.contains("fenceline: 3 readings, 1 skipped, 0 stale, 2 events"))
+    }
+
+    @Test func explainNamesTheFilterThatDroppedAFix() throws {
+        let result = try CLI.run([
+            "explain", "--triggers", "\(Self.scenario)/triggers.json", "--device", "car", "--request", "olive-grove",
+            "\(Self.scenario)/readings.ndjson",
+        ])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("filters, from its last accepted fix: faster than 60 m/s dropped"))
+        #expect(
+            result.stdout.contains(
+                "ignored: filtered (maxSpeed 60 m/s): 732.3 m/s from the last accepted fix (732.3 m in 1 s)"))
+    }
+}

@@ -1,0 +1,78 @@
+import Fenceline
+import FencelineFormats
+import Testing
+
+/// SPEC §12 "Where": `defaults.filters` and a request's `filters`, refined field by field, each
+/// bad value reported with the request id and the JSON path.
+@Suite struct FilterDecodingTests {
+    static let circle = #""trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":150}"#
+
+    func decode(_ text: String) throws(CatalogError) -> Catalog {
+        try CatalogDecoder().decode(Array(text.utf8)).catalog
+    }
+
+    func issues(_ text: String) -> [CatalogIssue] {
+        do {
+            _ = try decode(text)
+            return []
+        } catch {
+            return error.issues
+        }
+    }
+
+    @Test func aRequestRefinesTheDefaultsFieldByField() throws {
+        let catalog = try decode(
+            #"{"defaults":{"filters":{"maxSpeed":40,"minDistance":5,"maxFuture":300}},"requests":["#
+                + #"{"id":"a","# + Self.circle + #"},"#
+                + #"{"id":"b","filters":{"maxSpeed":90,"minDistance":null},"# + Self.circle + #"}]}"#)
+        #expect(
+            catalog.defaultFilters == PositionFilters(maxSpeed: 40, minDistance: 5, maxFuture: TimeSpan(seconds: 300)))
+        #expect(catalog.requests[0].filters == catalog.defaultFilters)
+        #expect(catalog.requests[1].filters == PositionFilters(maxSpeed: 90, maxFuture: TimeSpan(seconds: 300)))
+    }
+
+    @Test func aFeatureCarriesFiltersInItsProperties() throws {
+        let catalog = try decode(
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[4.89,52.37]},"#
+                + #""properties":{"id":"f","radius":50,"filters":{"minDistance":12}}}]}"#)
+        #expect(catalog.requests[0].filters == PositionFilters(minDistance: 12))
+    }
+
+    @Test(
+        arguments: [
+            (#""filters":{"maxSpeed":0}"#, "requests[0].filters.maxSpeed", "positive"),
+            (#""filters":{"maxSpeed":-3}"#, "requests[0].filters.maxSpeed", "positive"),
+            (#""filters":{"minDistance":-1}"#, "requests[0].filters.minDistance", "zero or more"),
+            (#""filters":{"maxFuture":-5}"#, "requests[0].filters.maxFuture", "zero or more"),
+            (#""filters":{"maxSpeed":"fast"}"#, "requests[0].filters.maxSpeed", "expected a number"),
+            (#""filters":[1]"#, "requests[0].filters", "expected an object"),
+        ])
+    func badRequestFiltersNameTheRequestAndPath(field: String, path: String, message: String) {
+        let found = issues(#"{"requests":[{"id":"a","# + field + "," + Self.circle + "}]}")
+        #expect(found.count == 1)
+        #expect(found.first?.requestID == "a")
+        #expect(found.first?.path == path)
+        #expect(found.first?.message.contains(message) == true)
+    }
+
+    @Test func badDefaultsAreReportedOnceAtTheirPath() {
+        let found = issues(
+            #"{"defaults":{"filters":{"maxSpeed":-1}},"requests":[{"id":"a","# + Self.circle + #"},{"id":"b","#
+                + Self.circle + "}]}")
+        #expect(found.map(\.path) == ["defaults.filters.maxSpeed"])
+    }
+
+    @Test func anAddRecordTakesTheCatalogsDefaultFilters() throws {
+        var catalog = Catalog()
+        catalog.defaultFilters = PositionFilters(maxSpeed: 33)
+        let decoder = NDJSONReadingDecoder(
+            requests: NDJSONReadingDecoder.RequestContext(decoder: CatalogDecoder(), catalog: catalog))
+        let line = Array((#"{"op":"add","request":{"id":"x","filters":{"minDistance":4},"# + Self.circle + "}}").utf8)
+        let reading = try line.withUnsafeBufferPointer { buffer throws(LineError) in try decoder.decode(buffer) }
+        guard case .control(let control)? = reading, case .add(let request) = control.operation else {
+            Issue.record("not an add record: \(String(describing: reading))")
+            return
+        }
+        #expect(request.filters == PositionFilters(maxSpeed: 33, minDistance: 4))
+    }
+}
