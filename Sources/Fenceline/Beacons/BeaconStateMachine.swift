@@ -28,6 +28,8 @@ struct BeaconStateMachine {
     struct Action: Equatable {
         var output: Output?
         var timers: [Timer] = []
+        /// What confirmed `output`.
+        var reason: EventReason?
 
         static let none = Action()
     }
@@ -54,7 +56,9 @@ struct BeaconStateMachine {
                 return .none
             }
             if enterStreak != nil { return .none }
-            guard rules.enterDelay > .zero else { return enter(since: time, at: time, rules: rules, token: token) }
+            guard rules.enterDelay > .zero else {
+                return enter(since: time, at: time, rules: rules, token: token, reason: .observed)
+            }
             enterStreak = (time, token)
             return Action(timers: [Timer(kind: .enter, due: time.advanced(by: rules.enterDelay), token: token)])
         }
@@ -65,7 +69,7 @@ struct BeaconStateMachine {
         }
         guard let exitDelay = rules.exitDelay, exitStreak == nil else { return .none }
         guard exitDelay > .zero else {
-            return exit(since: time, at: time, byTimeout: false)
+            return exit(since: time, at: time, byTimeout: false, reason: .observed)
         }
         exitStreak = (time, token)
         return Action(timers: [Timer(kind: .exit, due: time.advanced(by: exitDelay), token: token)])
@@ -78,32 +82,36 @@ struct BeaconStateMachine {
         switch kind {
         case .enter:
             guard let streak = enterStreak, streak.token == token else { return .none }
-            return enter(since: streak.since, at: due, rules: rules, token: nextToken)
+            return enter(since: streak.since, at: due, rules: rules, token: nextToken, reason: .delayed)
         case .timeout:
             guard isInside, timeoutToken == token else { return .none }
-            return exit(since: lastCounting ?? due, at: due, byTimeout: true)
+            return exit(since: lastCounting ?? due, at: due, byTimeout: true, reason: .timeout)
         case .exit:
             guard isInside, let streak = exitStreak, streak.token == token else { return .none }
-            return exit(since: streak.since, at: due, byTimeout: false)
+            return exit(since: streak.since, at: due, byTimeout: false, reason: .delayed)
         }
     }
 
-    private mutating func enter(since: Timestamp, at time: Timestamp, rules: Rules, token: UInt64) -> Action {
+    private mutating func enter(
+        since: Timestamp, at time: Timestamp, rules: Rules, token: UInt64, reason: EventReason
+    ) -> Action {
         isInside = true
         enterStreak = nil
         exitStreak = nil
         timeoutToken = token
         // The timeout runs from the last counting sighting, but never falls before the enter itself.
         let due = max(time, (lastCounting ?? time).advanced(by: rules.exitTimeout))
-        return Action(output: .enter(since: since, time: time), timers: [Timer(kind: .timeout, due: due, token: token)])
+        return Action(
+            output: .enter(since: since, time: time), timers: [Timer(kind: .timeout, due: due, token: token)],
+            reason: reason)
     }
 
-    private mutating func exit(since: Timestamp, at time: Timestamp, byTimeout: Bool) -> Action {
+    private mutating func exit(since: Timestamp, at time: Timestamp, byTimeout: Bool, reason: EventReason) -> Action {
         isInside = false
         exitStreak = nil
         enterStreak = nil
         timeoutToken = nil
-        return Action(output: .exit(since: since, time: time, byTimeout: byTimeout))
+        return Action(output: .exit(since: since, time: time, byTimeout: byTimeout), reason: reason)
     }
 }
 

@@ -22,6 +22,9 @@ extension CheckpointWriter {
             writer.write(each: response.options) { $0.write($1) }
             writer.write(response.time)
         }
+        write(event.reason) { $0.writeCase($1) }
+        write(event.visit) { $0.write($1) }
+        write(event.duration) { $0.write($1) }
     }
 
     mutating func write(_ position: Position) {
@@ -125,10 +128,14 @@ extension CheckpointReader {
                     text: try reader.optional { try $0.string() }, options: try reader.array { try $0.string() },
                     time: try reader.timestamp())
             }
+        // Format 3 added reasons and visits.
+        let reason = version < 3 ? nil : try optional { try $0.caseIndex(EventReason.self, "an event reason") }
+        let visit = version < 3 ? nil : try optional { try $0.int(in: 1...Int(Int32.max), "a visit") }
+        let duration = version < 3 ? nil : try optional { try $0.timeSpan() }
         return Event(
             sequence: sequence, time: time, requestID: request, device: device, trigger: trigger, kind: kind,
             since: since, state: state, position: position, distance: distance, beacon: beacon,
-            content: content, actions: actions, response: response)
+            content: content, actions: actions, response: response, reason: reason, visit: visit, duration: duration)
     }
 
     mutating func position() throws -> Position {

@@ -213,6 +213,8 @@ extension Engine {
                 writer.write(record.insideAfterLastFix)
                 writer.write(record.isDone)
                 writer.write(record.lastPosition)
+                writer.write(record.visit)
+                writer.write(record.staySince)
             }
             let beacons = devices.beaconRecords[device].filter { newSlot[Int($0.slot)] >= 0 }
             writer.write(each: beacons) { writer, record in
@@ -226,7 +228,16 @@ extension Engine {
                 }
                 writer.write(record.lastCounting) { $0.write($1) }
                 writer.write(record.lastReport) { $0.write($1) }
+                writer.write(record.visit)
+                writer.write(record.staySince)
             }
+        }
+        // Sorted, so that one state always writes the same bytes.
+        let counters = visitCounters.sorted { ($0.key.request, $0.key.device) < ($1.key.request, $1.key.device) }
+        writer.write(each: counters) { writer, counter in
+            writer.write(counter.key.request)
+            writer.write(counter.key.device)
+            writer.write(counter.value)
         }
         writer.write(live.nextOrder)
         writer.write(each: live.timers) { writer, timer in
@@ -510,6 +521,13 @@ extension Engine {
                     lastPosition: Position(coordinate: Coordinate(latitude: 0, longitude: 0)))
                 record.isDone = try reader.bool()
                 record.lastPosition = try reader.position()
+                if reader.version >= 3 {
+                    record.visit = try reader.int32()
+                    record.staySince = try reader.timestamp()
+                    guard record.visit >= 0, (record.visit > 0) == machine.isInside else {
+                        throw reader.damaged("a region record's visit does not match its standing")
+                    }
+                }
                 return record
             }
             devices.replaceRecords(device: Int32(device), with: regionRecords)
@@ -533,6 +551,13 @@ extension Engine {
                 }
                 record.lastCounting = try reader.optional { try $0.beaconReport() }
                 record.lastReport = try reader.optional { try $0.beaconReport() }
+                if reader.version >= 3 {
+                    record.visit = try reader.int32()
+                    record.staySince = try reader.timestamp()
+                    guard record.visit >= 0, (record.visit > 0) == record.machine.isInside else {
+                        throw reader.damaged("a beacon record's visit does not match its standing")
+                    }
+                }
                 return record
             }
             let beaconSlots = devices.beaconRecords[device].map(\.slot)
@@ -541,6 +566,34 @@ extension Engine {
             }
         }
 
+        if reader.version >= 3 {
+            let counters = try reader.array(typicalSize: 16) { reader in
+                let key = VisitKey(request: try reader.string(), device: try reader.int32())
+                let count = try reader.int32()
+                guard key.device >= 0, key.device < deviceCount, count > 0 else {
+                    throw reader.damaged("a visit counter names device \(key.device)")
+                }
+                return (key, count)
+            }
+            visitCounters = Dictionary(counters, uniquingKeysWith: { _, last in last })
+        } else {
+            // Stays open in an older checkpoint are numbered now, from its clock.
+            for device in 0..<devices.count {
+                for index in devices.records[device].indices where devices.records[device][index].machine.isInside {
+                    let slot = devices.records[device][index].slot
+                    devices.records[device][index].visit = nextVisit(
+                        request: requests[Int(slot)].id, device: Int32(device))
+                    devices.records[device][index].staySince = clock ?? Timestamp(microseconds: 0)
+                }
+                for index in devices.beaconRecords[device].indices
+                where devices.beaconRecords[device][index].machine.isInside {
+                    let slot = devices.beaconRecords[device][index].slot
+                    devices.beaconRecords[device][index].visit = nextVisit(
+                        request: requests[Int(slot)].id, device: Int32(device))
+                    devices.beaconRecords[device][index].staySince = clock ?? Timestamp(microseconds: 0)
+                }
+            }
+        }
         let nextOrder = try reader.counter()
         let timerList = try reader.array(typicalSize: 41) { reader in
             let due = try reader.timestamp()

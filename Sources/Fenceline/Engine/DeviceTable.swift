@@ -16,6 +16,10 @@ struct DeviceTable {
         var isDone = false
         /// The last accepted fix, reported by timer-fired events (its distance is measured then).
         var lastPosition: Position
+        /// The stay going on (SPEC §12 visits): its number, 0 while outside, and when it began
+        /// (its enter's `since`, or the first fix of a stay begun silently).
+        var visit: Int32 = 0
+        var staySince = Timestamp(microseconds: 0)
         /// A certificate from the last measurement of the fence (a circle or polygon in `ignore`
         /// mode): every fix `safe` holds is on the same side of the threshold the machine watches
         /// while `isInside == safeInside` (exit while inside, enter while outside) as the measured
@@ -73,6 +77,9 @@ struct DeviceTable {
         let slot: Int32
         var machine = BeaconStateMachine()
         var isDone = false
+        /// The stay going on, as a region record's.
+        var visit: Int32 = 0
+        var staySince = Timestamp(microseconds: 0)
         var tracks: [Track] = []
         /// The last sighting that counted, named by timeout exits and delayed enters.
         var lastCounting: BeaconReport?

@@ -100,16 +100,25 @@ extension Engine {
         let since: Timestamp
         let time: Timestamp
         let report: BeaconReport?
+        var visit = record.visit
+        var duration: TimeSpan?
         switch output {
         case .enter(let start, let at):
+            // Every stay counts, notified or not.
+            visit = nextVisit(request: entry.id, device: device)
+            record.visit = visit
+            record.staySince = start
             guard trigger.notifyOnEntry else { return }
             (kind, since, time, report) = (.enter, start, at, record.lastCounting)
         case .exit(let start, let at, let byTimeout):
+            if visit > 0 { duration = TimeSpan(microseconds: at.microseconds - record.staySince.microseconds) }
+            record.visit = 0
             guard trigger.notifyOnExit else { return }
             (kind, since, time, report) = (.exit, start, at, byTimeout ? record.lastCounting : record.lastReport)
         }
         let event = makeEvent(
-            kind, for: entry, device: devices.names[Int(device)], time: time, since: since, beacon: report)
+            kind, for: entry, device: devices.names[Int(device)], time: time, since: since, beacon: report,
+            reason: action.reason, visit: visit, duration: duration)
         guard deliver(event, for: entry, device: device) else { return }
         if !trigger.repeats {
             record.isDone = true

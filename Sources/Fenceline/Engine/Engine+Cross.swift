@@ -69,7 +69,7 @@ extension Engine {
         }
         let event = makeEvent(
             .cross, for: entry, device: devices.names[Int(device)], time: fix.time, position: position,
-            distance: distance)
+            distance: distance, reason: .observed)
         guard deliver(event, for: entry, device: device) else { return }
         guard !region.trigger.repeats else { return }
         states[Int(slot)].finishedDevices += 1

@@ -15,14 +15,25 @@ extension Engine {
     /// The request's content filled in for one event, with its category's actions.
     func makeEvent(
         _ kind: EventKind, for entry: RequestEntry, device: String?, time: Timestamp, since: Timestamp? = nil,
-        state: RegionStatus? = nil, position: Position? = nil, distance: Double? = nil, beacon: BeaconReport? = nil
+        state: RegionStatus? = nil, position: Position? = nil, distance: Double? = nil, beacon: BeaconReport? = nil,
+        reason: EventReason? = nil, visit: Int32 = 0, duration: TimeSpan? = nil
     ) -> Event {
         let content = entry.content
         return Event(
             time: time, requestID: entry.id, device: device, trigger: entry.triggerKind, kind: kind,
             since: since, state: state, position: position, distance: distance, beacon: beacon,
             content: content.rendered(device: device, request: entry.id, event: kind.rawValue, time: time),
-            actions: content.category.flatMap { categories[$0]?.actions } ?? [])
+            actions: content.category.flatMap { categories[$0]?.actions } ?? [], reason: reason,
+            visit: visit > 0 ? Int(visit) : nil, duration: duration)
+    }
+
+    /// The number of a new stay of `device` for the request `id` (SPEC §12 visits): one more than
+    /// the last, whether or not that one was notified, kept through forgetting and replacement.
+    func nextVisit(request id: String, device: Int32) -> Int32 {
+        let key = VisitKey(request: id, device: device)
+        let next = (visitCounters[key] ?? 0) + 1
+        visitCounters[key] = next
+        return next
     }
 
     /// Fires a time-interval or calendar trigger: one notification per scoped device (or one with

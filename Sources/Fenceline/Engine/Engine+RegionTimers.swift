@@ -76,29 +76,50 @@ extension Engine {
         schedule(action, slot: entry.slot, device: device)
         guard let output = action.output else { return }
         switch output {
-        case .enter(let since, let time) where flatSlotBuffer[Int(entry.slot)].notifiesOnEntry:
-            notify(.enter, entry: entry, device: device, time: time, since: since, record: &record)
-        case .exit(let since, let time) where flatSlotBuffer[Int(entry.slot)].notifiesOnExit:
-            notify(.exit, entry: entry, device: device, time: time, since: since, record: &record)
+        case .enter(let since, let time):
+            // Every stay counts, notified or not.
+            if record.visit == 0 { startStay(&record, request: entry.id, device: device, since: since) }
+            guard flatSlotBuffer[Int(entry.slot)].notifiesOnEntry else { return }
+            notify(
+                .enter, entry: entry, device: device, time: time, since: since, reason: action.reason, record: &record)
+        case .exit(let since, let time):
+            let duration =
+                record.visit > 0 ? TimeSpan(microseconds: time.microseconds - record.staySince.microseconds) : nil
+            let visit = record.visit
+            record.visit = 0
+            guard flatSlotBuffer[Int(entry.slot)].notifiesOnExit else { return }
+            notify(
+                .exit, entry: entry, device: device, time: time, since: since, reason: action.reason, visit: visit,
+                duration: duration, record: &record)
         case .dwell(let time):
-            notify(.dwell, entry: entry, device: device, time: time, since: nil, record: &record)
+            notify(.dwell, entry: entry, device: device, time: time, since: nil, reason: .delayed, record: &record)
         case .state(let inside, let time):
+            if inside && record.visit == 0 { startStay(&record, request: entry.id, device: device, since: time) }
             _ = deliver(
                 regionEvent(
                     entry: entry, device: device, kind: .state, time: time, since: nil, record: record,
                     state: inside ? .inside : .outside), for: entry, device: device)
-        case .enter, .exit:
-            break
         }
     }
 
-    /// Emits a notified event; a non-repeating request is then used up for this device.
+    /// Numbers a stay that begins (SPEC §12 visits): its exit's `duration` runs from `since`.
+    func startStay(_ record: inout DeviceTable.RegionRecord, request id: String, device: Int32, since: Timestamp) {
+        record.visit = nextVisit(request: id, device: device)
+        record.staySince = since
+    }
+
+    /// Emits a notified event; a non-repeating request is then used up for this device. An enter
+    /// or dwell names the record's stay; an exit names the stay it ended (`visit`).
     func notify(
         _ kind: EventKind, entry: RequestEntry, device: Int32, time: Timestamp, since: Timestamp?,
-        record: inout DeviceTable.RegionRecord
+        reason: EventReason?, visit: Int32? = nil, duration: TimeSpan? = nil, record: inout DeviceTable.RegionRecord
     ) {
-        let event = regionEvent(
+        var event = regionEvent(
             entry: entry, device: device, kind: kind, time: time, since: since, record: record, state: nil)
+        event.reason = reason
+        let stay = visit ?? record.visit
+        event.visit = stay > 0 ? Int(stay) : nil
+        event.duration = duration
         guard deliver(event, for: entry, device: device) else { return }
         if !flatSlotBuffer[Int(entry.slot)].repeats {
             record.isDone = true

@@ -266,6 +266,10 @@ extension Engine {
         }
         var record = DeviceTable.RegionRecord(
             slot: slot, machine: machine, insideAfterLastFix: machine.isInside, lastPosition: position)
+        // A first fix inside begins a stay, even a silent one (a confirmed enter begins its own).
+        if !known && machine.isInside {
+            startStay(&record, request: requests[Int(slot)].id, device: device, since: fix.time)
+        }
         if action != .none { perform(action, slot: slot, device: device, record: &record) }
         if !record.isIdle {
             devices.appendRecord(record, device: device)

@@ -147,6 +147,8 @@ public final class Engine {
     /// ahead of the largest time applied before it (`nil` for the first).
     @exclusivity(unchecked) var filterVerdicts: [FilterVerdict] = []
     @exclusivity(unchecked) var fixLead: TimeSpan?
+    /// The last visit number given per (request id, device) (see ``nextVisit(request:device:)``).
+    @exclusivity(unchecked) var visitCounters: [VisitKey: Int32] = [:]
     /// Per-fix scratch: candidate slots, and the stamp that deduplicates them.
     @exclusivity(unchecked) var candidates: [Int32] = []
     @exclusivity(unchecked) var visited: [UInt32] = []
@@ -327,6 +329,12 @@ public final class Engine {
 
 @available(*, unavailable)
 extension Engine: Sendable {}
+
+/// A request id and an interned device: whose stays a visit number counts.
+struct VisitKey: Hashable {
+    var request: String
+    var device: Int32
+}
 
 extension Engine {
     /// A new engine with this one's requests, clock and devices but no timers, events or delivered

@@ -38,6 +38,8 @@ struct RegionStateMachine {
         var output: Output?
         var confirmation: Timer?
         var dwell: Timer?
+        /// What confirmed `output` (none for `state`).
+        var reason: EventReason?
 
         static let none = Action()
     }
@@ -90,7 +92,7 @@ struct RegionStateMachine {
             return (machine, Action(output: .state(inside: machine.isInside, time: time)))
         case .enter:
             guard machine.isInside else { return (machine, .none) }
-            var action = Action(output: .enter(since: time, time: time))
+            var action = Action(output: .enter(since: time, time: time), reason: .initial)
             action.dwell = machine.startDwell(at: time, rules: rules, token: token)
             return (machine, action)
         }
@@ -125,6 +127,7 @@ struct RegionStateMachine {
             let confirmed = confirm(since: since, at: time, rules: rules, token: token)
             action.output = confirmed.output
             action.dwell = confirmed.dwell
+            action.reason = .observed
         }
         return action
     }
@@ -160,7 +163,9 @@ struct RegionStateMachine {
         guard case .pending(let since, let fixes, let pendingToken) = streak, pendingToken == token,
             fixes >= rules.minFixes
         else { return .none }
-        return confirm(since: since, at: due, rules: rules, token: dwellToken)
+        var action = confirm(since: since, at: due, rules: rules, token: dwellToken)
+        action.reason = .delayed
+        return action
     }
 
     /// The dwell timer with `token` is due; it fires only if the visit it belongs to goes on.
@@ -176,7 +181,7 @@ struct RegionStateMachine {
         {
             return .none
         }
-        return Action(output: .dwell(time: due))
+        return Action(output: .dwell(time: due), reason: .delayed)
     }
 
     private mutating func confirm(since: Timestamp, at time: Timestamp, rules: Rules, token: UInt64) -> Action {

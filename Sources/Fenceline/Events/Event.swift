@@ -20,6 +20,18 @@ public struct Event: Hashable, Sendable {
     public var position: Position?
     /// `s(p)` at that fix, in metres (negative inside).
     public var distance: Double?
+    /// What confirmed an enter, exit, dwell or cross (SPEC §12); `nil` for other kinds.
+    public var reason: EventReason?
+    /// The stay an enter, exit or dwell belongs to: its number, counting from 1 per request and
+    /// device (``visitID`` is how events name it).
+    public var visit: Int?
+    /// For an exit that ends a stay: how long the stay lasted, from its enter's `since`.
+    public var duration: TimeSpan?
+
+    /// The stay as events name it: `<request>/<device>/<n>`.
+    public var visitID: String? {
+        visit.map { "\(requestID)/\(device ?? "")/\($0)" }
+    }
     /// The beacon for beacon events.
     public var beacon: BeaconReport? {
         get { extras?.beacon }
@@ -51,7 +63,8 @@ public struct Event: Hashable, Sendable {
         sequence: Int = 0, time: Timestamp, requestID: String, device: String?, trigger: TriggerKind,
         kind: EventKind, since: Timestamp? = nil, state: RegionStatus? = nil, position: Position? = nil,
         distance: Double? = nil, beacon: BeaconReport? = nil, content: NotificationContent = NotificationContent(),
-        actions: [NotificationAction] = [], response: ResponseReport? = nil
+        actions: [NotificationAction] = [], response: ResponseReport? = nil, reason: EventReason? = nil,
+        visit: Int? = nil, duration: TimeSpan? = nil
     ) {
         self.sequence = sequence
         self.time = time
@@ -63,6 +76,9 @@ public struct Event: Hashable, Sendable {
         self.state = state
         self.position = position
         self.distance = distance
+        self.reason = reason
+        self.visit = visit
+        self.duration = duration
         self.extras = Extras.make(beacon: beacon, content: content, actions: actions, response: response)
     }
 }
@@ -144,6 +160,22 @@ public enum EventKind: String, Hashable, Sendable, CaseIterable {
         case .response: 6
         }
     }
+}
+
+/// What confirmed an event (SPEC §12, "Reasons").
+public enum EventReason: String, Hashable, Sendable, CaseIterable {
+    /// A fix, sighting or pair evaluation met the condition at once (every `cross`).
+    case observed
+    /// A delay's timer confirmed it (every `dwell`).
+    case delayed
+    /// A beacon's exit timeout, or a proximity pair aging out.
+    case timeout
+    /// A device's first fix, under `initial: "enter"`.
+    case initial
+    /// The request expired, or the device was silent past `--device-ttl`.
+    case expired
+    /// The device was removed (`removeDevice`).
+    case removed
 }
 
 /// Inside or outside, as `state` events report.

@@ -1,7 +1,8 @@
 public import Fenceline
 
 /// Events as NDJSON in SPEC §8's key order: `seq`, `time`, `request`, `device`, `trigger`,
-/// `event`, (`state`), `since`, `position`, `distance`, (`beacon`), `content`, (`actions`); a
+/// `event`, (`state`), `since`, (`reason`, `visit`, `duration`: SPEC §12), `position`,
+/// `distance`, (`beacon`), `content`, (`actions`); a
 /// `response` event has `respondsTo`, `action`, (`text`) and `options` after `event` instead.
 public struct NDJSONEventEncoder: EventEncoder {
     /// Creates the encoder.
@@ -70,7 +71,8 @@ extension NDJSONEventEncoder {
 
 extension JSONWriter {
     /// The members every event encoding starts with, in SPEC §8 order: `seq`, `time`, `request`,
-    /// `device`, `trigger`, `event`, then `state` and `since` when present.
+    /// `device`, `trigger`, `event`, then `state`, `since`, `reason`, `visit` and `duration` when
+    /// present (`duration` in seconds).
     mutating func writeEventHeader(_ event: Event) {
         key("seq", first: true)
         integer(event.sequence)
@@ -91,6 +93,26 @@ extension JSONWriter {
         if let since = event.since {
             key("since")
             time(since)
+        }
+        writeStay(event)
+    }
+
+    /// `reason`, `visit` and `duration` (SPEC §12), those the event has.
+    package mutating func writeStay(_ event: Event, first: Bool = false) {
+        var first = first
+        if let reason = event.reason {
+            key("reason", first: first)
+            first = false
+            string(reason.rawValue)
+        }
+        if let visit = event.visitID {
+            key("visit", first: first)
+            first = false
+            string(visit)
+        }
+        if let duration = event.duration {
+            key("duration", first: first)
+            number(duration.seconds)
         }
     }
 

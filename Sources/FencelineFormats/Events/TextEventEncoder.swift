@@ -42,6 +42,11 @@ public struct TextEventEncoder: EventEncoder {
         if let since = event.since, since != event.time {
             line += "  (since \(since.rfc3339))"
         }
+        var stay: [String] = []
+        if let reason = event.reason { stay.append(reason.rawValue) }
+        if let visit = event.visit { stay.append("visit \(visit)") }
+        if let duration = event.duration { stay.append("\(JSONWriter.format(duration.seconds)) s") }
+        if !stay.isEmpty { line += "  [\(stay.joined(separator: ", "))]" }
         while line.hasSuffix(" ") { line.removeLast() }
         bytes.append(contentsOf: line.utf8)
         bytes.append(0x0A)
