@@ -712,6 +712,29 @@ def categories_in_events():
           "category's actions (options, text input) so a downstream app can render the buttons.", catalog, readings)
 
 
+def expiry_and_forgetting():
+    depot = circle("depot", 150, title="Depot", hysteresis="naive")
+    promo = {**circle("promo", 400, title="Promo", hysteresis="naive"), "expires": time(300)}
+    catalog = {"requests": [depot, promo]}
+    readings = [
+        fix("truck-1", 0, offset(1000)), fix("truck-2", 0, offset(0)), fix("truck-3", 0, offset(2000)),
+        fix("truck-1", 60, offset(100)), fix("truck-3", 60, offset(50)),
+        fix("truck-1", 120, offset(100)), fix("truck-2", 120, offset(0)),
+        fix("truck-1", 240, offset(100)), fix("truck-2", 240, offset(0)),
+        {"time": time(330), "op": "removeDevice", "devices": ["truck-2"]},
+        fix("truck-1", 360, offset(100)), fix("truck-2", 330, offset(0)),
+        fix("truck-1", 420, offset(300)), fix("truck-2", 420, offset(600)),
+    ]
+    write("expiry-and-forgetting",
+          "Expiry and forgetting (SPEC §12) with `--device-ttl 120`. `promo` expires at 08:05: truck-1 and "
+          "truck-2, inside it then, each get an `exit` with reason `expired` (truck-3 does not: it was "
+          "forgotten before), and it is no longer pending. truck-3 enters both fences at 08:01 and falls "
+          "silent: two minutes after its last fix it is forgotten, its fences exited (`expired`). At 08:05:30 "
+          "`removeDevice` forgets truck-2 (`removed` exit from the depot); its next fix, stamped at that "
+          "very second, is a first reading (silent: inside again, visit 2) and not stale, and it leaves the "
+          "depot at 08:07 ending visit 2.", catalog, readings, args=["--device-ttl", "120"])
+
+
 def filters_real_drive():
     """The real Višnjan drive with the faults a tracker sends injected, under position filters."""
     source = os.path.join(ROOT, "real-drive-visnjan")
@@ -777,6 +800,6 @@ if __name__ == "__main__":
                  event_ordering, csv_input, bad_lines, beacon_wildcards, beacon_timeout_boundary,
                  beacon_smoothing_outlier, beacon_band_after_empty_window, beacon_arma_precision, beacon_raw_advertisements, beacon_interleaved_devices,
                  replace_by_id, remove_pending, sixty_second_rule, new_york_dst, spring_forward, fall_back,
-                 schedule_gates_fence, calendar_rules, apns_output, categories_in_events, filters_real_drive):
+                 schedule_gates_fence, calendar_rules, apns_output, categories_in_events, filters_real_drive, expiry_and_forgetting):
         make()
     write_index()

@@ -26,6 +26,8 @@ public final class RunPipeline {
         public var until: Timestamp?
         /// Hold readings this long and release them in time order.
         public var reorderWindow = TimeSpan.zero
+        /// Forget a device silent this long (`--device-ttl`, SPEC §12).
+        public var deviceTTL: TimeSpan?
         /// How many bad lines are reported one by one before only counting.
         public var maximumReported = 20
         /// `.wall` also moves the clock with the wall clock, once a second (live input).
@@ -154,7 +156,7 @@ public final class RunPipeline {
     /// The session the run drives: one engine, or engines sharded across threads.
     private func makeSession() throws -> any DrivenSession {
         let configuration = Engine.Configuration(
-            reorderWindow: options.reorderWindow, deliveredLimit: options.deliveredLimit)
+            reorderWindow: options.reorderWindow, deliveredLimit: options.deliveredLimit, deviceTTL: options.deviceTTL)
         if isSharded {
             return try ShardedSession(
                 catalog: catalog, configuration: configuration, threads: options.threads,

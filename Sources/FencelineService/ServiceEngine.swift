@@ -337,6 +337,15 @@ actor ServiceEngine {
         return true
     }
 
+    /// Applies `line` only when the engine knows the device `id` (it has read it and not forgotten
+    /// it); `false` (nothing applied) when not.
+    func controlIfKnownDevice(_ id: String, _ line: [UInt8]) async throws -> Bool {
+        await waitWhilePaused()
+        guard engine.status(ofDevice: id) != nil else { return false }
+        try await control(line)
+        return true
+    }
+
     /// Applies one control record made by the API (a request added, removed…), journaled like a
     /// line of readings so that the export and a replay see it where it happened.
     /// - Throws: ``LineError`` when the record is invalid (nothing is applied then).

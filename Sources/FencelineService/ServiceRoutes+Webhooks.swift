@@ -145,6 +145,15 @@ extension ServiceRoutes {
 
     /// `GET /v1/devices/{id}`: the last reading and, per request, inside or outside and since when.
     static func addDeviceRoutes(to router: RouterGroup<ServiceContext>, engine: ServiceEngine, store: ServiceStore) {
+        router.delete("v1/devices/:id") { _, context in
+            let id = try context.parameters.require("id")
+            let record: [String: Any] = ["op": "removeDevice", "devices": [id]]
+            let line = Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]))
+            guard try await engine.controlIfKnownDevice(id, line) else {
+                throw ServiceError(.notFound, code: "not_found", "no device \"\(id)\" has been read")
+            }
+            return try json(["removed": [id]])
+        }
         router.get("v1/devices/:id") { _, context in
             let id = try context.parameters.require("id")
             guard let status = await engine.status(ofDevice: id) else {

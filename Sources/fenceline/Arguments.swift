@@ -60,6 +60,14 @@ struct InputOptions: ParsableArguments {
         help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
     var reorderWindow: Double = 0
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Forget a device silent this many seconds after its last reading: each fence it is inside exits "
+                + "with reason expired.",
+            valueName: "seconds"))
+    var deviceTTL: Double?
+
     /// The files to read, `-` (standard input) when none is named.
     var inputs: [String] { readings.isEmpty ? ["-"] : readings }
 
@@ -69,12 +77,16 @@ struct InputOptions: ParsableArguments {
         options.inputFormat = inputFormat
         options.until = until?.timestamp
         options.reorderWindow = TimeSpan(seconds: reorderWindow)
+        options.deviceTTL = deviceTTL.map { TimeSpan(seconds: $0) }
         return options
     }
 
     func validate() throws {
         guard reorderWindow >= 0, reorderWindow <= 1e9 else {
             throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
+        }
+        if let deviceTTL, !(deviceTTL > 0 && deviceTTL <= 1e9) {
+            throw ValidationError("--device-ttl must be a number of seconds > 0")
         }
     }
 }

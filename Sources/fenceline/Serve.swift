@@ -61,6 +61,14 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
+        help: ArgumentHelp(
+            "Forget a device silent this many seconds after its last reading: each fence it is inside exits "
+                + "with reason expired.",
+            valueName: "seconds"))
+    var deviceTTL: Double?
+
+    @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Checkpoint the engine after this many journal lines.", valueName: "lines"))
     var checkpointEvery = 50_000
 
@@ -95,6 +103,9 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
         }
         guard deliveredLimit >= 1 else { throw ValidationError("--delivered-limit must be ≥ 1") }
+        if let deviceTTL, !(deviceTTL > 0 && deviceTTL <= 1e9) {
+            throw ValidationError("--device-ttl must be a number of seconds > 0")
+        }
         guard checkpointEvery >= 1 else { throw ValidationError("--checkpoint-every must be ≥ 1") }
         guard checkpointInterval >= 1, checkpointInterval <= 86_400 else {
             throw ValidationError("--checkpoint-interval must be a number of seconds from 1 to 86400")
@@ -129,7 +140,8 @@ struct Serve: AsyncParsableCommand {
         options.host = address!.host
         options.port = address!.port
         options.configuration = Engine.Configuration(
-            reorderWindow: TimeSpan(seconds: reorderWindow), deliveredLimit: deliveredLimit)
+            reorderWindow: TimeSpan(seconds: reorderWindow), deliveredLimit: deliveredLimit,
+            deviceTTL: deviceTTL.map { TimeSpan(seconds: $0) })
         options.checkpointEvery = checkpointEvery
         options.checkpointInterval = checkpointInterval
         options.retention = retention

@@ -63,3 +63,28 @@ import Testing
                 "ignored: filtered (maxSpeed 60 m/s): 732.3 m/s from the last accepted fix (732.3 m in 1 s)"))
     }
 }
+
+/// SPEC §12 expiry and forgetting through the CLI: `--device-ttl`, `expires` and `removeDevice`
+/// give the same events on one engine and on threads, and `--device-ttl` is checked.
+@Suite struct ExpiryCommandTests {
+    static let scenario = "Data/scenarios/expiry-and-forgetting"
+
+    @Test func threadsGiveTheSameEvents() throws {
+        let arguments = [
+            "run", "--device-ttl", "120", "--triggers", "\(Self.scenario)/triggers.json",
+            "\(Self.scenario)/readings.ndjson",
+        ]
+        let one = try CLI.run(arguments)
+        let two = try CLI.run(arguments + ["--threads", "2"])
+        #expect(one.status == 0)
+        #expect(one.stdout.contains(#""reason":"expired""#) && one.stdout.contains(#""reason":"removed""#))
+        #expect(two.stdout == one.stdout)
+    }
+
+    @Test func aBadTimeToLiveIsRefused() throws {
+        let result = try CLI.run(
+            ["run", "--device-ttl", "0", "--triggers", "\(Self.scenario)/triggers.json", "-"], stdin: "")
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--device-ttl must be a number of seconds > 0"))
+    }
+}

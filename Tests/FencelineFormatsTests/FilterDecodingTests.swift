@@ -31,6 +31,14 @@ import Testing
         #expect(catalog.requests[1].filters == PositionFilters(maxSpeed: 90, maxFuture: TimeSpan(seconds: 300)))
     }
 
+    @Test func expiresIsATimeInEitherForm() throws {
+        let catalog = try decode(
+            #"{"requests":[{"id":"a","expires":"2026-03-02T09:00:00+01:00","# + Self.circle + #"},"#
+                + #"{"id":"b","expires":1772438400,"# + Self.circle + "}]}")
+        #expect(
+            catalog.requests.map(\.expires) == [Timestamp(seconds: 1_772_438_400), Timestamp(seconds: 1_772_438_400)])
+    }
+
     @Test func aFeatureCarriesFiltersInItsProperties() throws {
         let catalog = try decode(
             #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[4.89,52.37]},"#
@@ -46,6 +54,8 @@ import Testing
             (#""filters":{"maxFuture":-5}"#, "requests[0].filters.maxFuture", "zero or more"),
             (#""filters":{"maxSpeed":"fast"}"#, "requests[0].filters.maxSpeed", "expected a number"),
             (#""filters":[1]"#, "requests[0].filters", "expected an object"),
+            (#""expires":"tomorrow""#, "requests[0].expires", "expected an RFC 3339 time"),
+            (#""expires":true"#, "requests[0].expires", "expected an RFC 3339 time or Unix seconds"),
         ])
     func badRequestFiltersNameTheRequestAndPath(field: String, path: String, message: String) {
         let found = issues(#"{"requests":[{"id":"a","# + field + "," + Self.circle + "}]}")

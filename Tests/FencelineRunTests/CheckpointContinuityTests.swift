@@ -14,6 +14,7 @@ import Testing
         var catalog: Catalog
         var until: Timestamp?
         var reorderWindow = TimeSpan.zero
+        var deviceTTL: TimeSpan?
         var format = EventFormat.ndjson
         var threads = 1
     }
@@ -35,6 +36,7 @@ import Testing
             var options = RunPipeline.Options()
             options.until = last ? setup.until : nil
             options.reorderWindow = setup.reorderWindow
+            options.deviceTTL = setup.deviceTTL
             options.threads = setup.threads
             let pipeline = RunPipeline(
                 catalog: state == nil ? setup.catalog : Catalog(), catalogDecoder: CatalogDecoder(), options: options,
@@ -50,7 +52,8 @@ import Testing
                 state = written
                 // What is written is what is read: a checkpoint survives a round trip unchanged.
                 let again = try Engine(
-                    resuming: state!, configuration: Engine.Configuration(reorderWindow: setup.reorderWindow))
+                    resuming: state!,
+                    configuration: Engine.Configuration(reorderWindow: setup.reorderWindow, deviceTTL: setup.deviceTTL))
                 #expect(again.checkpoint() == state!, "a resumed engine's checkpoint differs from the one it read")
             }
         }
@@ -107,6 +110,7 @@ import Testing
                 switch flag {
                 case "--until": setup.until = Timestamp(rfc3339: value)
                 case "--reorder-window": setup.reorderWindow = TimeSpan(seconds: Double(value)!)
+                case "--device-ttl": setup.deviceTTL = TimeSpan(seconds: Double(value)!)
                 case "--format": setup.format = EventFormat(rawValue: value)!
                 default: break
                 }
@@ -220,7 +224,8 @@ import Testing
         // Control records replace and remove catalog requests before the cut: giving the catalog
         // again must not bring them back.
         let (catalog, lines) = try Self.generatedStream(using: &generator)
-        #expect(lines.contains { $0.contains(#""op":"removePending""#) } && lines.contains { $0.contains(#""op":"add""#) })
+        #expect(
+            lines.contains { $0.contains(#""op":"removePending""#) } && lines.contains { $0.contains(#""op":"add""#) })
         let setup = Setup(catalog: catalog, until: Fixtures.at(2000))
         let whole = try Self.output(setup, lines: lines, cuts: [])
         let positions = Self.cutPositions(lines)

@@ -31,8 +31,9 @@ import Testing
         var errors: [String] = []
         for (index, start) in stride(from: 0, to: lines.count, by: 20).enumerated() {
             if index == 3 {
-                // A restart mid-drive: the filters' references come back from the store.
-                await engine.settle()
+                // A restart mid-drive, as after SIGTERM: the filters' references come back from
+                // the checkpoint it writes (and the journal after any earlier one).
+                try await engine.checkpoint()
                 engine = try open()
             }
             let batch = lines[start..<min(start + 20, lines.count)].joined(separator: "\n")
@@ -52,7 +53,7 @@ import Testing
             let bytes = Array(line.utf8)
             guard
                 let reading = try bytes.withUnsafeBufferPointer({ buffer throws(LineError) in try decoder.decode(buffer)
-                    }),
+                }),
                 reading.time.flatMap({ reference.futureRefusal(at: $0) }) == nil
             else { continue }
             expected += reference.process(reading)
@@ -66,5 +67,38 @@ import Testing
         }
         #expect(logged.map { String(decoding: $0.json, as: UTF8.self) } == expectedJSON)
         #expect(logged.count == 23)
+    }
+
+    @Test func removingADeviceExitsItsFencesAndForgetsIt() async throws {
+        let catalog = Array(
+            #"{"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100,"hysteresis":"naive"}}]}"#
+                .utf8)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("remove-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let engine = try ServiceEngine(
+            store: try ServiceStore(directory: directory.path), catalogBytes: catalog,
+            decodeCatalog: { try CatalogDecoder().decode($0).catalog }, settings: ServiceEngine.Settings(),
+            metrics: ServiceMetrics(), logger: Logger(label: "remove"))
+        let lines = [
+            #"{"device":"van","time":"2026-03-02T08:00:00Z","lat":52.37,"lon":4.895}"#,
+            #"{"device":"van","time":"2026-03-02T08:00:10Z","lat":52.37,"lon":4.89}"#,
+            #"{"device":"bus","time":"2026-03-02T08:00:15Z","lat":52.0,"lon":4.0}"#,
+        ]
+        _ = try await engine.ingest(Array(lines.joined(separator: "\n").utf8), idempotencyKey: nil)
+        let line = Array(#"{"devices":["van"],"op":"removeDevice"}"#.utf8)
+        #expect(try await engine.controlIfKnownDevice("van", line))
+        #expect(try await !engine.controlIfKnownDevice("van", line))  // forgotten: a 404
+        #expect(await engine.status(ofDevice: "van") == nil)
+        // The exit leaves with its instant, at the next reading.
+        _ = try await engine.ingest(
+            Array(#"{"device":"bus","time":"2026-03-02T08:00:20Z","lat":52.0,"lon":4.0}"#.utf8), idempotencyKey: nil)
+        await engine.settle()
+        let logged = try ServiceStore(directory: directory.path).events(after: 0, limit: 10).map {
+            String(decoding: $0.json, as: UTF8.self)
+        }
+        #expect(logged.count == 2)
+        #expect(
+            logged.last?.contains(#""event":"exit","since":"2026-03-02T08:00:15Z","reason":"removed""#) == true,
+            "\(logged)")
     }
 }

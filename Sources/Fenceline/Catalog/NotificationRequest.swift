@@ -13,12 +13,17 @@ public struct NotificationRequest: Hashable, Sendable {
     public var schedule: Schedule?
     /// Which fixes it takes (region requests), the catalog's defaults already applied.
     public var filters: PositionFilters
+    /// When it leaves pending (SPEC §12): each device inside it then gets one `exit` with
+    /// reason `expired`; `nil` never.
+    public var expires: Timestamp?
 
     /// Creates a request.
     public init(
         id: String, content: NotificationContent = NotificationContent(), trigger: Trigger,
-        devices: [String]? = nil, schedule: Schedule? = nil, filters: PositionFilters = PositionFilters()
+        devices: [String]? = nil, schedule: Schedule? = nil, filters: PositionFilters = PositionFilters(),
+        expires: Timestamp? = nil
     ) {
+        self.expires = expires
         self.id = id
         self.content = content
         self.trigger = trigger

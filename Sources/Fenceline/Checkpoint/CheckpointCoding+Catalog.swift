@@ -15,9 +15,10 @@ extension CheckpointWriter {
                 writer.write(window.end)
             }
         }
-        // Format 3's filters, left out of a digest when there are none (as attachments are).
-        if digestsAsFormat1 && request.filters.isEmpty { return }
+        // Format 3's filters and expiry, left out of a digest when there are none (as attachments are).
+        if digestsAsFormat1 && request.filters.isEmpty && request.expires == nil { return }
         write(request.filters)
+        write(request.expires) { $0.write($1) }
     }
 
     mutating func write(_ filters: PositionFilters) {
@@ -206,8 +207,10 @@ extension CheckpointReader {
             return Schedule(timeZone: zone, windows: windows)
         }
         let filters = version >= 3 ? try positionFilters() : PositionFilters()
+        let expires = version >= 3 ? try optional { try $0.timestamp() } : nil
         return NotificationRequest(
-            id: id, content: content, trigger: trigger, devices: devices, schedule: schedule, filters: filters)
+            id: id, content: content, trigger: trigger, devices: devices, schedule: schedule, filters: filters,
+            expires: expires)
     }
 
     mutating func positionFilters() throws -> PositionFilters {

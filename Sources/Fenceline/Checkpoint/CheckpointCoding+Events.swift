@@ -97,6 +97,9 @@ extension CheckpointWriter {
             }
             write(response.action)
             write(response.text) { $0.write($1) }
+        case .removeDevice(let devices):
+            write(UInt8(8))
+            write(each: devices) { $0.write($1) }
         }
     }
 }
@@ -196,6 +199,7 @@ extension CheckpointReader {
             }
             operation = .respond(
                 NotificationResponse(target: target, action: try string(), text: try optional { try $0.string() }))
+        case 8: operation = .removeDevice(try array { try $0.string() })
         case let tag: throw damaged("control operation \(tag) is unknown")
         }
         return ControlRecord(time: time, operation: operation)

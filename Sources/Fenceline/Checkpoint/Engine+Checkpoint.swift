@@ -602,9 +602,11 @@ extension Engine {
             let kind = try reader.rawCase(EngineTimer.Kind.self, "a timer kind")
             let slot = try reader.int32()
             let device = try reader.int32()
-            // Only a time or calendar trigger's timer belongs to no device.
-            guard slot >= 0, slot < slots, device >= (kind == .timing ? -1 : 0), device < deviceCount,
-                order <= nextOrder
+            // A time or calendar trigger's timer and an expiry belong to no device; a device's
+            // time to live to no request.
+            let deviceless = kind == .timing || kind == .expiry
+            guard slot >= (kind == .deviceTTL ? -1 : 0), slot < slots, (kind == .deviceTTL) == (slot < 0),
+                device >= (deviceless ? -1 : 0), device < deviceCount, order <= nextOrder
             else {
                 throw reader.damaged("a timer names request slot \(slot) and device \(device)")
             }

@@ -366,6 +366,18 @@ struct DeviceTable {
         accepted[Int(device) * thresholds.count + bucket] = fix
     }
 
+    /// Frees a device's state (SPEC §12 forgetting): its records and their storage, its
+    /// standing, discs and filter references; its name stays interned (its id, and the visit
+    /// counts kept by it, stay valid).
+    mutating func forget(device: Int32) {
+        replaceRecords(device: device, with: [])
+        beaconRecords[Int(device)] = []
+        fixStates[Int(device)] = FixState()
+        let base = Int(device) * thresholds.count
+        for bucket in thresholds.indices { accepted[base + bucket] = AcceptedFix() }
+        filterOverrides[device] = nil
+    }
+
     /// Makes room for `count` devices in all, so interning that many grows nothing.
     mutating func reserve(_ count: Int) {
         var size = table.count

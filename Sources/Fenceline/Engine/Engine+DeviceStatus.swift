@@ -29,9 +29,13 @@ extension Engine {
     /// The names of the devices the engine knows, in the order it first read them.
     public var deviceNames: [String] { devices.names }
 
-    /// What the engine knows of `device`, or `nil` for a device it has never read.
+    /// What the engine knows of `device`, or `nil` for a device it has never read (or has
+    /// forgotten since: `removeDevice`, `--device-ttl`).
     public func status(ofDevice device: String) -> DeviceStatus? {
-        guard let id = devices.id(of: device) else { return nil }
+        guard let id = devices.id(of: device),
+            devices.fixStates[Int(id)].lastTime != nil || !devices.records[Int(id)].isEmpty
+                || !devices.beaconRecords[Int(id)].isEmpty
+        else { return nil }
         let newest = devices.thresholds.indices.map { devices.acceptedFix(device: id, bucket: $0) }
             .max { $0.sequence < $1.sequence }
         var standings: [(slot: Int32, standing: DeviceStatus.Standing)] = []

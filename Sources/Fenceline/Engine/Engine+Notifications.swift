@@ -136,7 +136,7 @@ extension Engine {
             case .removePending(let ids): pending.removeAll { ids.contains($0.id) }
             case .removeAllPending: pending.removeAll()
             case .setCategories(let list): categories = list
-            case .removeDelivered, .removeAllDelivered, .tick, .respond: break
+            case .removeDelivered, .removeAllDelivered, .tick, .respond, .removeDevice: break
             }
         }
         return (pending, categories)

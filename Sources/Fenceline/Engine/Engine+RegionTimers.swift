@@ -12,6 +12,8 @@ extension Engine {
             }
         case .beaconEnter, .beaconTimeout, .beaconExit: fireBeacon(timer)
         case .timing: fireTiming(timer)
+        case .expiry: fireExpiry(timer)
+        case .deviceTTL: fireTimeToLive(timer)
         }
     }
 

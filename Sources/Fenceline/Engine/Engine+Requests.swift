@@ -103,6 +103,8 @@ extension Engine {
             categories = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         case .respond(let response):
             applyResponse(response)
+        case .removeDevice(let names):
+            removeDevices(names)
         }
     }
 
@@ -194,6 +196,7 @@ extension Engine {
         }
         if let beacon { beaconSlots[beacon.key, default: []].append(slot) }
         if let timing, !restoring, !isFork { scheduleTiming(entry, at: timing.firstDue(added: time)) }
+        scheduleExpiry(entry)
         if replaced {
             delivered.replace(
                 requestID: request.id, content: request.content,

@@ -26,6 +26,9 @@ public final class Engine {
         public var reorderWindow: TimeSpan
         /// Delivered notifications kept per device; the oldest are dropped beyond it.
         public var deliveredLimit: Int
+        /// `--device-ttl`: a device silent this long after its last valid reading is forgotten, its
+        /// fences exited with reason `expired` (SPEC §12); `nil` keeps every device.
+        public var deviceTTL: TimeSpan?
         /// How events leave the engine. Only the sharded driver, which merges several engines'
         /// events itself, asks for `.asProduced`; a public engine always releases by instant, so
         /// no public call can lose events to the other mode.
@@ -41,9 +44,10 @@ public final class Engine {
         }
 
         /// Creates a configuration.
-        public init(reorderWindow: TimeSpan = .zero, deliveredLimit: Int = 64) {
+        public init(reorderWindow: TimeSpan = .zero, deliveredLimit: Int = 64, deviceTTL: TimeSpan? = nil) {
             self.reorderWindow = reorderWindow
             self.deliveredLimit = deliveredLimit
+            self.deviceTTL = deviceTTL
         }
     }
 
@@ -382,6 +386,8 @@ extension Engine {
         applySequence = source.applySequence
         nextToken = source.nextToken
         visited = Array(repeating: 0, count: source.visited.count)
+        // Timers are not copied, but every engine exits its own devices when a request expires.
+        for (slot, entry) in requests.enumerated() where states[slot].isAlive { scheduleExpiry(entry) }
     }
 }
 

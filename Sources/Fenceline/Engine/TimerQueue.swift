@@ -15,6 +15,13 @@ struct EngineTimer: Comparable {
         case beaconExit
         /// A time-interval or calendar trigger is due.
         case timing
+        /// A request's `expires` has come (SPEC §12).
+        case expiry
+        /// A device may have been silent for `--device-ttl` (SPEC §12).
+        case deviceTTL
+
+        /// Whether the timer forces exits, which at one instant follow every other timer.
+        var isLast: Bool { self == .expiry || self == .deviceTTL }
     }
 
     var due: Timestamp
@@ -28,8 +35,12 @@ struct EngineTimer: Comparable {
     var device: Int32
     var token: UInt64
 
+    /// By due time; at one instant the forced exits last (SPEC §12: other timers of that instant
+    /// fire first), then by scheduling order.
     static func < (lhs: EngineTimer, rhs: EngineTimer) -> Bool {
-        (lhs.due, lhs.order) < (rhs.due, rhs.order)
+        if lhs.due != rhs.due { return lhs.due < rhs.due }
+        if lhs.kind.isLast != rhs.kind.isLast { return rhs.kind.isLast }
+        return lhs.order < rhs.order
     }
 
     static func == (lhs: EngineTimer, rhs: EngineTimer) -> Bool {

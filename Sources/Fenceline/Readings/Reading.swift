@@ -111,6 +111,9 @@ public struct ControlRecord: Hashable, Sendable {
         case setCategories([NotificationCategory])
         /// A user's answer to a delivered notification (SPEC §8).
         case respond(NotificationResponse)
+        /// Forget devices (SPEC §12): each fence a device is inside gets an `exit` with reason
+        /// `removed`, then all of its state goes but its visit counts.
+        case removeDevice([String])
     }
 
     /// Creates a control record.

@@ -42,10 +42,11 @@ extension CatalogDecoder {
         let trigger = decodeRegionOptions(properties, geometry: geometry, defaults: defaults.hysteresis, sink: sink)
         let filters = decodeFilters(
             properties["filters"], path: properties.at("filters"), base: defaults.filters, sink: sink)
+        let expires = properties.timestamp("expires")
         guard sink.issues.count == before else { return nil }
         let request = NotificationRequest(
             id: id, content: content, trigger: .region(trigger), devices: devices, schedule: schedule,
-            filters: filters)
+            filters: filters, expires: expires)
         for problem in validator.problems(in: request, categories: categories) {
             sink.add("\(path).\(Self.featurePath(problem.path))", problem.message)
         }

@@ -3,14 +3,14 @@ import Fenceline
 extension CatalogDecoder {
     // The members each object may have, built once: a literal per decoded request showed in
     // profiles of loading large catalogs.
-    static let requestFields: [String] = ["id", "content", "trigger", "devices", "schedule", "filters"]
+    static let requestFields: [String] = ["id", "content", "trigger", "devices", "schedule", "filters", "expires"]
     static let filterFields: [String] = ["maxSpeed", "minDistance", "maxFuture"]
     static let regionFields: [String] = [
         "type", "center", "radius", "geometry", "corridor", "notifyOnEntry", "notifyOnExit", "notifyOnDwell", "dwell",
         "notifyOnCross", "crossing", "initial", "repeats", "hysteresis",
     ]
     static let featureFields: [String] = ["type", "id", "geometry", "properties", "bbox"]
-    static let featurePropertyFields = regionFields + ["id", "content", "devices", "schedule", "filters"]
+    static let featurePropertyFields = regionFields + ["id", "content", "devices", "schedule", "filters", "expires"]
     static let centerFields: [String] = ["lat", "lon"]
     static let geometryFields: [String] = ["type", "coordinates", "bbox", "crs"]
     static let contentFields: [String] = [

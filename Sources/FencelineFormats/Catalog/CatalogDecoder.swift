@@ -138,9 +138,11 @@ public final class CatalogDecoder {
         let trigger = decodeTrigger(
             fields["trigger"], path: fields.at("trigger"), defaults: defaults.hysteresis, sink: sink)
         let filters = decodeFilters(fields["filters"], path: fields.at("filters"), base: defaults.filters, sink: sink)
+        let expires = fields.timestamp("expires")
         guard let id, let trigger, sink.issues.count == before else { return nil }
         let request = NotificationRequest(
-            id: id, content: content, trigger: trigger, devices: devices, schedule: schedule, filters: filters)
+            id: id, content: content, trigger: trigger, devices: devices, schedule: schedule, filters: filters,
+            expires: expires)
         for problem in validator.problems(in: request, categories: categories) {
             sink.add("\(path).\(problem.path)", problem.message)
         }

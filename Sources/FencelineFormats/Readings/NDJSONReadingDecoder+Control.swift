@@ -49,11 +49,17 @@ extension NDJSONReadingDecoder {
             operation = .setCategories(categories)
         case "respond":
             operation = .respond(try Self.decodeResponse(fields, sink: sink))
+        case "removeDevice":
+            guard let devices = fields.strings("devices"), sink.issues.isEmpty, !devices.contains(where: \.isEmpty)
+            else {
+                throw LineError(field: "devices", message: "removeDevice needs devices, an array of device ids")
+            }
+            operation = .removeDevice(devices)
         default:
             throw LineError(
                 field: "op",
                 message:
-                    "unknown operation \"\(op)\"; expected add, removePending, removeDelivered, removeAllPending, removeAllDelivered, tick, setCategories or respond"
+                    "unknown operation \"\(op)\"; expected add, removePending, removeDelivered, removeAllPending, removeAllDelivered, tick, setCategories, respond or removeDevice"
             )
         }
         return .control(ControlRecord(time: time, operation: operation))
