@@ -5,7 +5,7 @@ import FencelineRender
 import FencelineRun
 import Logging
 
-/// `fenceline explain`: why an event of one device and region request did or did not fire.
+/// `fenceline explain`: why an event of one device and request did or did not fire.
 struct Explain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Explain why an event did or did not fire, fix by fix, for one device and request.",
@@ -18,10 +18,15 @@ struct Explain: AsyncParsableCommand {
             (delays, dwell) as they fall due and the events notified, numbered as in run's output. \
             It ends with a diagnosis: where the device stands and, when it never left (or \
             entered), why: no fix met the condition, the streaks were cut, a streak was still \
-            waiting at the end, or fixes were ignored for their accuracy.
+            waiting at the end, or fixes were ignored for their accuracy or a position filter.
+
+            For a beacon request: each sighting of its beacons by the device, with the smoothed \
+            RSSI, distance, proximity class and whether it counts, and each enter delay, exit \
+            timeout and exit delay. For a time or calendar request: each due time, fired (with \
+            its notifications) or muted by the schedule, and when it is due next.
 
             Readings and formats are those of `fenceline run`, and so are its input options \
-            (--triggers, --input-format, --until, --reorder-window); --input-device names the \
+            (--triggers, --input-format, --until, --reorder-window, --device-ttl); --input-device names the \
             device of GPX and NMEA inputs (run's --device).
 
             Examples:
@@ -34,7 +39,7 @@ struct Explain: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The device to explain.", valueName: "id"))
     var device: String
 
-    @Option(help: ArgumentHelp("The region request to explain.", valueName: "id"))
+    @Option(help: ArgumentHelp("The request to explain.", valueName: "id"))
     var request: String
 
     @OptionGroup var input: InputOptions
@@ -77,7 +82,7 @@ struct Explain: AsyncParsableCommand {
             throw CommandFailure(error)
         }
         var text = ExplainReport.render(request: target, tracer: tracer, written: collector.written, everyFix: everyFix)
-        if tracer.steps.isEmpty && !collector.devices.isEmpty {
+        if case .region = target.trigger, tracer.steps.isEmpty && !collector.devices.isEmpty {
             let seen = collector.devices.sorted().prefix(10).joined(separator: ", ")
             text +=
                 "Devices with events: \(seen). GPX and NMEA inputs take their device from the track name or file name (--input-device sets it).\n"
@@ -100,6 +105,8 @@ private final class PairEvents: EventEncoder {
 
     func encode(_ event: Event, into bytes: inout [UInt8]) {
         if let device = event.device { devices.insert(device) }
-        if event.device == device && event.requestID == request { written.append(event) }
+        // A time or calendar request's notifications are its own whatever device they are for.
+        let timed = event.trigger == .timeInterval || event.trigger == .calendar
+        if event.requestID == request && (event.device == device || timed) { written.append(event) }
     }
 }

@@ -88,3 +88,50 @@ import Testing
         #expect(result.stderr.contains("--device-ttl must be a number of seconds > 0"))
     }
 }
+
+/// `explain` for beacon, time and calendar requests (SPEC §12): each sighting with its smoothed
+/// RSSI, distance and class, each timer, each due time fired or muted, and what is still ahead.
+@Suite struct ExplainEveryTriggerTests {
+    @Test func aBeaconRequestShowsEachSightingAndTimer() throws {
+        let scenario = "Data/scenarios/beacon-timeout-boundary"
+        let result = try CLI.run([
+            "explain", "--triggers", "\(scenario)/triggers.json", "--device", "lost", "--request", "dock",
+            "\(scenario)/readings.ndjson",
+        ])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("a sighting counts when its class is far or nearer"))
+        #expect(
+            result.stdout.contains(
+                "2026-03-02T08:00:00Z      sighting      1/7      -60       -60          1.02  near   outside → inside  counts; → #2 enter notified"
+            ))
+        #expect(
+            result.stdout.contains(
+                "2026-03-02T08:00:30Z      exit timeout                                               inside → outside  no counting sighting for 30 s; → #3 exit notified"
+            ))
+    }
+
+    @Test func aTimeRequestShowsEachDueTimeFiredOrMuted() throws {
+        let catalog = #"""
+            {"requests":[{"id":"ping","trigger":{"type":"timeInterval","seconds":60,"repeats":true},
+             "schedule":{"timeZone":"UTC","windows":[{"days":["mon"],"start":"08:00","end":"08:02"}]}}]}
+            """#
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("explain-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let triggers = directory.appendingPathComponent("triggers.json")
+        try catalog.write(to: triggers, atomically: true, encoding: .utf8)
+        let result = try CLI.run(
+            [
+                "explain", "--triggers", triggers.path, "--device", "any", "--request", "ping", "--until",
+                "2026-03-02T08:03:30Z", "-",
+            ],
+            stdin: #"{"op":"tick","time":"2026-03-02T08:00:00Z"}"# + "\n")
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Request \"ping\" (timeInterval: every 60 s from when it was added)"))
+        #expect(result.stdout.contains("2026-03-02T08:01:00Z  due   → #1 fire notified; next due 2026-03-02T08:02:00Z"))
+        #expect(
+            result.stdout.contains(
+                "2026-03-02T08:02:00Z  due   muted: the schedule is closed; next due 2026-03-02T08:03:00Z"))
+        #expect(result.stdout.contains("Not yet due at the end: next due 2026-03-02T08:04:00Z"))
+    }
+}

@@ -17,7 +17,14 @@ extension Engine {
 
     private func evaluate(_ sighting: BeaconSighting, slot: Int32, device: Int32) {
         let entry = requests[Int(slot)]
-        guard states[Int(slot)].isAlive, let beacon = entry.beacon, entry.applies(to: device) else { return }
+        let tracer = tracer.flatMap { $0.request == entry.id && isTraced(device: device) ? $0 : nil }
+        guard states[Int(slot)].isAlive, let beacon = entry.beacon, entry.applies(to: device) else {
+            tracer?.record(
+                BeaconTraceStep(
+                    cause: .sighting(time: sighting.time, beacon: sighting.beacon, rssi: sighting.rssi),
+                    ignored: "the request is scoped to other devices", wasInside: false, isInside: false))
+            return
+        }
         let trigger = beacon.trigger
         let records = devices.beaconRecords[Int(device)]
         var index = records.firstIndex { $0.slot == slot }
@@ -26,7 +33,15 @@ extension Engine {
             index = records.count
         }
         var record = devices.beaconRecords[Int(device)][index!]
-        guard !record.isDone else { return }
+        let wasInside = record.machine.isInside
+        guard !record.isDone else {
+            tracer?.record(
+                BeaconTraceStep(
+                    cause: .sighting(time: sighting.time, beacon: sighting.beacon, rssi: sighting.rssi),
+                    ignored: "repeats is false and the request already notified this device", wasInside: wasInside,
+                    isInside: wasInside))
+            return
+        }
         let time = sighting.time
         record.expireTracks(at: time, filter: trigger.filter, window: trigger.window)
         var track = record.tracks.first { $0.identity == sighting.beacon } ?? .init(identity: sighting.beacon)
@@ -45,6 +60,10 @@ extension Engine {
         record.lastReport = report
         let action = record.machine.sighting(counts: counts, at: time, rules: beacon.rules, token: makeToken())
         perform(action, entry: entry, device: device, record: &record)
+        tracer?.record(
+            BeaconTraceStep(
+                cause: .sighting(time: time, beacon: sighting.beacon, rssi: sighting.rssi), report: report,
+                counts: counts, wasInside: wasInside, isInside: record.machine.isInside))
         storeBeacon(&record, at: index!, device: device, time: time, trigger: trigger)
     }
 
@@ -64,9 +83,20 @@ extension Engine {
         case .beaconTimeout: kind = .timeout
         default: kind = .exit
         }
+        let wasInside = record.machine.isInside
         let action = record.machine.timerDue(
             kind, token: timer.token, at: timer.due, rules: beacon.rules, nextToken: makeToken())
         perform(action, entry: entry, device: timer.device, record: &record)
+        // A timer of a streak or stay that ended before changes nothing: not a step.
+        if let tracer, tracer.request == entry.id, isTraced(device: timer.device), action.output != nil {
+            let cause: BeaconTraceStep.Cause =
+                switch kind {
+                case .enter: .enterDelay(due: timer.due)
+                case .timeout: .exitTimeout(due: timer.due)
+                case .exit: .exitDelay(due: timer.due)
+                }
+            tracer.record(BeaconTraceStep(cause: cause, wasInside: wasInside, isInside: record.machine.isInside))
+        }
         storeBeacon(&record, at: index, device: timer.device, time: timer.due, trigger: trigger)
     }
 

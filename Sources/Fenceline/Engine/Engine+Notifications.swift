@@ -6,7 +6,10 @@ extension Engine {
         guard entry.mayNotify(at: event.time) else { return false }
         let order = events.append(event, timerBound: firingBound)
         delivered.add(event, device: device, order: order)
-        if let tracer, event.requestID == tracer.request, event.device == tracer.device {
+        // A time or calendar request's notifications are traced whatever device they are for.
+        if let tracer, event.requestID == tracer.request,
+            event.device == tracer.device || event.trigger == .timeInterval || event.trigger == .calendar
+        {
             tracer.delivered.append(event)
         }
         return true
@@ -42,6 +45,18 @@ extension Engine {
         let entry = requests[Int(timer.slot)]
         let state = states[Int(timer.slot)]
         guard state.isAlive, let timing = entry.timing, timer.token == state.timerToken else { return }
+        if let tracer, tracer.request == entry.id {
+            let muted = !entry.mayNotify(at: timer.due)
+            fireTimingUntraced(timer, entry: entry, timing: timing)
+            let next = states[Int(timer.slot)].isAlive ? states[Int(timer.slot)].nextFire : nil
+            tracer.nextDue = next
+            tracer.record(TimingTraceStep(due: timer.due, muted: muted, next: next))
+            return
+        }
+        fireTimingUntraced(timer, entry: entry, timing: timing)
+    }
+
+    private func fireTimingUntraced(_ timer: EngineTimer, entry: RequestEntry, timing: TimingEntry) {
         let due = timer.due
         let names: [String?] = entry.scopeNames ?? [nil]
         if entry.mayNotify(at: due) {
@@ -72,6 +87,7 @@ extension Engine {
     func scheduleTiming(_ entry: RequestEntry, at due: Timestamp?) {
         let slot = Int(entry.slot)
         states[slot].nextFire = due
+        if let tracer, tracer.request == entry.id { tracer.nextDue = due }
         guard let due else { return }
         states[slot].timerToken = makeToken()
         timers.schedule(.timing, due: due, setAt: clock, slot: entry.slot, device: -1, token: states[slot].timerToken)

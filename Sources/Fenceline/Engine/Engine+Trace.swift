@@ -11,6 +11,13 @@ public final class RegionTracer {
     public let request: String
     /// The steps so far, in the order the engine took them.
     public private(set) var steps: [RegionTraceStep] = []
+    /// For a beacon request: each sighting of a beacon of its region by the device, and each of
+    /// its timers.
+    public private(set) var beaconSteps: [BeaconTraceStep] = []
+    /// For a time or calendar request: each due time.
+    public private(set) var timingSteps: [TimingTraceStep] = []
+    /// For a time or calendar request: when it is due next, as the input left it.
+    public internal(set) var nextDue: Timestamp?
     /// Events delivered for the pair during the step being recorded.
     var delivered: [Event] = []
 
@@ -26,6 +33,58 @@ public final class RegionTracer {
         delivered.removeAll()
         steps.append(step)
     }
+
+    func record(_ step: BeaconTraceStep) {
+        var step = step
+        step.events = delivered
+        delivered.removeAll()
+        beaconSteps.append(step)
+    }
+
+    func record(_ step: TimingTraceStep) {
+        var step = step
+        step.events = delivered
+        delivered.removeAll()
+        timingSteps.append(step)
+    }
+}
+
+/// One step of a traced (device, beacon request) pair: a sighting with what smoothing made of
+/// it, or a timer.
+public struct BeaconTraceStep: Sendable {
+    public enum Cause: Sendable {
+        /// A sighting of a beacon of the region, with its raw RSSI.
+        case sighting(time: Timestamp, beacon: BeaconIdentity, rssi: Double)
+        /// The enter delay ended.
+        case enterDelay(due: Timestamp)
+        /// No counting sighting for the exit timeout.
+        case exitTimeout(due: Timestamp)
+        /// Sightings stopped counting for the exit delay.
+        case exitDelay(due: Timestamp)
+    }
+
+    public var cause: Cause
+    /// For a sighting: the smoothed RSSI, the distance it gives, its proximity class, and whether
+    /// that class counts as inside (is within the request's `proximity`).
+    public var report: BeaconReport?
+    public var counts: Bool?
+    /// Why a sighting changed nothing without being evaluated (scope, `repeats: false`, RSSI 0).
+    public var ignored: String?
+    public var wasInside: Bool
+    public var isInside: Bool
+    /// The events delivered for the pair at this step.
+    public var events: [Event] = []
+}
+
+/// One due time of a traced time or calendar request.
+public struct TimingTraceStep: Sendable {
+    public var due: Timestamp
+    /// Closed by the request's schedule: nothing was delivered (SPEC §7).
+    public var muted: Bool
+    /// When it is due next, if it is.
+    public var next: Timestamp?
+    /// The notifications delivered (one per scoped device, or one with no device).
+    public var events: [Event] = []
 }
 
 /// One step of a traced (device, region request) pair.
@@ -102,6 +161,10 @@ extension Engine {
 
     /// Applies a fix of the traced device, recording the traced request's step around it.
     func applyTraced(_ fix: Fix, device: Int32, tracer: RegionTracer) {
+        // A beacon, time or calendar request is traced at its own steps: a fix is not one.
+        if let slot = slotsByID[tracer.request], states[Int(slot)].isAlive, requests[Int(slot)].region == nil {
+            return apply(fix, device: device)
+        }
         guard let slot = slotsByID[tracer.request], states[Int(slot)].isAlive, let region = requests[Int(slot)].region
         else {
             apply(fix, device: device)

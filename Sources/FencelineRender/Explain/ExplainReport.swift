@@ -24,8 +24,13 @@ public enum ExplainReport {
     private static func report(
         request: NotificationRequest, tracer: RegionTracer, written: [Event], everyFix: Bool
     ) -> String {
-        guard case .region(let trigger) = request.trigger else {
-            return "\"\(request.id)\" is a \(request.trigger.kind.rawValue) request; explain covers region requests.\n"
+        let trigger: RegionTrigger
+        switch request.trigger {
+        case .region(let region): trigger = region
+        case .beacon(let beacon):
+            return beaconReport(request: request, trigger: beacon, tracer: tracer, written: written)
+        case .timeInterval, .calendar:
+            return timingReport(request: request, tracer: tracer, written: written)
         }
         var lines = header(request: request, trigger: trigger, tracer: tracer)
         let rows =
