@@ -233,10 +233,9 @@ extension Engine {
             }
         }
         // Sorted, so that one state always writes the same bytes.
-        let counters = visitCounters.sorted { ($0.key.request, $0.key.device) < ($1.key.request, $1.key.device) }
-        writer.write(each: counters) { writer, counter in
-            writer.write(counter.key.request)
-            writer.write(counter.key.device)
+        writer.write(each: visitNames) { $0.write($1) }
+        writer.write(each: visitCounters.sorted { $0.key < $1.key }) { writer, counter in
+            writer.write(counter.key)
             writer.write(counter.value)
         }
         writer.write(live.nextOrder)
@@ -567,13 +566,17 @@ extension Engine {
         }
 
         if reader.version >= 3 {
-            let counters = try reader.array(typicalSize: 16) { reader in
-                let key = VisitKey(request: try reader.string(), device: try reader.int32())
+            // Ids are numbered afresh here (the requests installed above took numbers already).
+            let numbers = try reader.array(typicalSize: 8) { reader in self.visitNumber(of: try reader.string()) }
+            let counters = try reader.array(typicalSize: 12) { reader in
+                let key = try reader.uint64()
                 let count = try reader.int32()
-                guard key.device >= 0, key.device < deviceCount, count > 0 else {
-                    throw reader.damaged("a visit counter names device \(key.device)")
+                let device = VisitKey.device(of: key)
+                let request = Int(VisitKey.request(of: key))
+                guard device >= 0, device < deviceCount, request < numbers.count, count > 0 else {
+                    throw reader.damaged("a visit counter names device \(device) and request \(request)")
                 }
-                return (key, count)
+                return (VisitKey.make(request: numbers[request], device: device), count)
             }
             visitCounters = Dictionary(counters, uniquingKeysWith: { _, last in last })
         } else {

@@ -33,10 +33,19 @@ extension Engine {
     /// The number of a new stay of `device` for the request `id` (SPEC §12 visits): one more than
     /// the last, whether or not that one was notified, kept through forgetting and replacement.
     func nextVisit(request id: String, device: Int32) -> Int32 {
-        let key = VisitKey(request: id, device: device)
+        let key = VisitKey.make(request: visitNumber(of: id), device: device)
         let next = (visitCounters[key] ?? 0) + 1
         visitCounters[key] = next
         return next
+    }
+
+    /// The number of a request id in `visitIDs`, given when first asked.
+    func visitNumber(of id: String) -> UInt32 {
+        if let number = visitIDs[id] { return number }
+        let number = UInt32(visitNames.count)
+        visitIDs[id] = number
+        visitNames.append(id)
+        return number
     }
 
     /// Fires a time-interval or calendar trigger: one notification per scoped device (or one with

@@ -151,8 +151,13 @@ public final class Engine {
     /// ahead of the largest time applied before it (`nil` for the first).
     @exclusivity(unchecked) var filterVerdicts: [FilterVerdict] = []
     @exclusivity(unchecked) var fixLead: TimeSpan?
-    /// The last visit number given per (request id, device) (see ``nextVisit(request:device:)``).
-    @exclusivity(unchecked) var visitCounters: [VisitKey: Int32] = [:]
+    /// The last visit number given per (request id, device) (see ``nextVisit(request:device:)``),
+    /// keyed by the id's number in `visitIDs` and the device, packed: a million devices' first
+    /// stays would otherwise each hold a string.
+    @exclusivity(unchecked) var visitCounters: [UInt64: Int32] = [:]
+    /// The request ids visits were counted for, numbered in the order first seen.
+    @exclusivity(unchecked) var visitIDs: [String: UInt32] = [:]
+    @exclusivity(unchecked) var visitNames: [String] = []
     /// Per-fix scratch: candidate slots, and the stamp that deduplicates them.
     @exclusivity(unchecked) var candidates: [Int32] = []
     @exclusivity(unchecked) var visited: [UInt32] = []
@@ -334,10 +339,15 @@ public final class Engine {
 @available(*, unavailable)
 extension Engine: Sendable {}
 
-/// A request id and an interned device: whose stays a visit number counts.
-struct VisitKey: Hashable {
-    var request: String
-    var device: Int32
+/// A request id's number (in `Engine.visitIDs`) and an interned device, packed: whose stays a
+/// visit number counts.
+enum VisitKey {
+    static func make(request: UInt32, device: Int32) -> UInt64 {
+        UInt64(request) << 32 | UInt64(UInt32(bitPattern: device))
+    }
+
+    static func device(of key: UInt64) -> Int32 { Int32(bitPattern: UInt32(truncatingIfNeeded: key)) }
+    static func request(of key: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: key >> 32) }
 }
 
 extension Engine {
@@ -386,6 +396,8 @@ extension Engine {
         applySequence = source.applySequence
         nextToken = source.nextToken
         visited = Array(repeating: 0, count: source.visited.count)
+        visitIDs = source.visitIDs
+        visitNames = source.visitNames
         // Timers are not copied, but every engine exits its own devices when a request expires.
         for (slot, entry) in requests.enumerated() where states[slot].isAlive { scheduleExpiry(entry) }
     }
