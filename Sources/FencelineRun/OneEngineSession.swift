@@ -1,5 +1,6 @@
 import Fenceline
 import FencelineFormats
+import Foundation
 
 /// The run driver's session over one ``Engine``: what the engine does for a library caller, plus
 /// the fast ways in for lines the driver hands over undecoded (a canonical fix's fields go to the
@@ -11,6 +12,13 @@ final class OneEngineSession: DrivenSession {
     private let holdsReadings: Bool
     /// Whether lines stamped too far ahead are bad lines (the catalog's `maxFuture`).
     private let checksLead: Bool
+    /// `--clock wall`: a line's lead is measured from the wall clock.
+    var measuresLeadFromWallClock = false
+
+    private func refusal(at time: Timestamp) -> String? {
+        engine.futureRefusal(
+            at: time, wallClock: measuresLeadFromWallClock ? Timestamp(seconds: Date().timeIntervalSince1970) : nil)
+    }
 
     init(engine: Engine) {
         self.engine = engine
@@ -22,7 +30,7 @@ final class OneEngineSession: DrivenSession {
     /// moves nothing.
     @inline(__always)
     private func refusesLead(_ time: Timestamp?, line: Int, output: RunOutput) -> Bool {
-        guard checksLead, let time, let refusal = engine.futureRefusal(at: time) else { return false }
+        guard checksLead, let time, let refusal = refusal(at: time) else { return false }
         output.reject(LineError(field: "time", message: refusal), line: line)
         return true
     }
@@ -36,7 +44,13 @@ final class OneEngineSession: DrivenSession {
     var staleReadings: Int { engine.statistics.stale }
     var filteredReadings: Int { engine.statistics.filtered }
 
+    /// A reading handed over whole: a GPX point, the last line of an input, or one a render or
+    /// explain observer saw; a line number is not known here.
     func apply(_ reading: Reading, output: RunOutput) {
+        if checksLead, let time = reading.time, let refusal = refusal(at: time) {
+            output.reject(InputError(code: .invalidField, file: output.file, field: "time", message: refusal))
+            return
+        }
         output.applied(engine.process(reading))
     }
 

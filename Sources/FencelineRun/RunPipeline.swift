@@ -171,7 +171,9 @@ public final class RunPipeline {
         }
         if let tracer { engine.trace(tracer) }
         lastEngine = engine
-        return OneEngineSession(engine: engine)
+        let session = OneEngineSession(engine: engine)
+        session.measuresLeadFromWallClock = options.clock == .wall
+        return session
     }
 
     /// Runs over `inputs` in order (`-` is standard input), calling `write` with output bytes,

@@ -53,6 +53,7 @@ public enum FencelineServer {
         settings.configuration = options.configuration
         settings.checkpointEvery = options.checkpointEvery
         settings.retention = options.retention
+        settings.wallClock = options.wallClock
         let metrics = ServiceMetrics()
         let engine = try ServiceEngine(
             store: store, catalogBytes: options.catalogBytes, decodeCatalog: options.decodeCatalog, settings: settings,

@@ -44,6 +44,8 @@ actor ServiceEngine {
         var maximumLineBytes = 1 << 20
         /// `--retention`: seconds the journal and the event log are kept; `nil`: for ever.
         var retention: Double?
+        /// `--clock wall`: a line's lead (`maxFuture`) is measured from the wall clock.
+        var wallClock = false
     }
 
     /// The most events one batch may release: a batch past it (a `tick` years ahead of a
@@ -194,25 +196,29 @@ actor ServiceEngine {
     /// apply. A canonical fix takes the decoder's fast path, as `fenceline run` does (its device
     /// name is never made a String): most of ingest and of a journal's replay.
     static func apply(
-        _ line: UnsafeBufferPointer<UInt8>, to engine: Engine, decoder: NDJSONReadingDecoder
+        _ line: UnsafeBufferPointer<UInt8>, to engine: Engine, decoder: NDJSONReadingDecoder, wallClock: Bool = false,
+        checksLead: Bool = true
     ) throws(LineError) -> Applied? {
         if !engine.holdsReadings, let fix = decoder.canonicalParts(line) {
-            try refuseLead(fix.time, engine: engine)
+            if checksLead { try refuseLead(fix.time, engine: engine, wallClock: wallClock) }
             return .fix(
                 engine.process(
                     deviceNamed: UnsafeBufferPointer(rebasing: line[fix.device]), time: fix.time,
                     coordinate: fix.coordinate, accuracy: fix.accuracy))
         }
         guard let reading = try decoder.decode(line) else { return nil }
-        try refuseLead(reading.time, engine: engine)
+        if checksLead { try refuseLead(reading.time, engine: engine, wallClock: wallClock) }
         return .reading(reading, engine.process(reading))
     }
 
     /// A line stamped further ahead than the catalog's `maxFuture` is a bad line, applied
-    /// nowhere (with `--clock wall` the clock it is compared with follows the wall clock).
+    /// nowhere; with `--clock wall` it is compared with the wall clock (a journal replayed later
+    /// holds only lines that passed, and finds them all in the past).
     @inline(__always)
-    private static func refuseLead(_ time: Timestamp?, engine: Engine) throws(LineError) {
-        guard engine.maximumLead != nil, let time, let refusal = engine.futureRefusal(at: time) else { return }
+    private static func refuseLead(_ time: Timestamp?, engine: Engine, wallClock: Bool) throws(LineError) {
+        guard engine.maximumLead != nil, let time else { return }
+        let now = wallClock ? Timestamp(seconds: Date().timeIntervalSince1970) : nil
+        guard let refusal = engine.futureRefusal(at: time, wallClock: now) else { return }
         throw LineError(field: "time", message: refusal)
     }
 
@@ -262,7 +268,8 @@ actor ServiceEngine {
                 guard overflowLine == nil else { return }
                 let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 do throws(LineError) {
-                    guard let done = try Self.apply(line, to: engine, decoder: decoder) else { return }
+                    guard let done = try Self.apply(line, to: engine, decoder: decoder, wallClock: settings.wallClock)
+                    else { return }
                     events += spilled.events
                     spilled.events = []
                     events += done.events

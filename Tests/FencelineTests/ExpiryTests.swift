@@ -118,4 +118,18 @@ import Testing
                 "gate.exit/b@60:expired#1:60s", "gate.exit/a@110:expired#1:110s", "gate.exit/b@190:expired#2:110s",
             ])
     }
+
+    @Test func aRequestAddedAlreadyExpiredExpiresAtTheClock() throws {
+        var request = F.circle("late", hysteresis: .naive) { $0.initial = .enter }
+        request.expires = F.at(-100)
+        let engine = try Engine(catalog: Catalog())
+        var events = engine.process(F.fix(0, east: 0))
+        try engine.add(request)
+        events += engine.process(F.fix(10, east: 0))
+        events += engine.process(F.fix(20, east: 0))
+        events += engine.finish()
+        // Never earlier than the clock it was added at, and never a negative duration.
+        #expect(events.map(Self.label) == [])
+        #expect(engine.pendingRequestIDs.isEmpty)
+    }
 }

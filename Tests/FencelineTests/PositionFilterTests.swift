@@ -209,4 +209,33 @@ import Testing
         #expect(try run(cut: true) == run(cut: false))
         #expect(try run(cut: false).contains("new.exit@100"))
     }
+
+    @Test func aRequestWithAReferenceOfItsOwnDoesNotCrossForOthers() throws {
+        // "s" gets a reference of its own (its first fix is one the bucket only refreshes); the
+        // next fix crosses "t" once, measured from the bucket's reference, not again from s's.
+        func crossing(_ id: String, east: Double) -> NotificationRequest {
+            var request = F.circle(id, center: F.offset(east: east), radius: 20, hysteresis: .naive) {
+                $0.notifyOnCross = true
+                $0.notifyOnEntry = false
+                $0.notifyOnExit = false
+            }
+            request.filters = PositionFilters(minDistance: 20)
+            return request
+        }
+        let engine = try Engine(catalog: Catalog(requests: [crossing("t", east: 250)]))
+        var events = engine.process(F.fix(0, east: 0))
+        try engine.add(crossing("s", east: 5_000))
+        events += engine.process(F.fix(10, east: 5))
+        events += engine.process(F.fix(40, east: 500))
+        events += engine.finish()
+        #expect(events.map { F.label($0, withRequest: true) } == ["t.cross@40"])
+    }
+
+    @Test func aRequestsMaxFutureMayDropItsFirstFix() throws {
+        let strict = Self.filtered(PositionFilters(maxFuture: TimeSpan(seconds: 60)), id: "strict", initial: .state)
+        let events = try F.run(
+            [strict], [F.fix("a", 0, east: 300), F.fix("b", 3_600, east: 0), F.fix("b", 3_610, east: 0)])
+        // b's first fix is an hour ahead: dropped; its next (10 s on) is its first taken.
+        #expect(events.map { F.label($0, withDevice: true) } == ["state:outside/a@0", "state:inside/b@3610"])
+    }
 }

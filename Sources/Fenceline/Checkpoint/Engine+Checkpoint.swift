@@ -148,6 +148,7 @@ extension Engine {
         writer.write(statistics.applied)
         writer.write(statistics.stale)
         writer.write(statistics.events)
+        writer.write(statistics.filtered)
         writer.write(applySequence)
         writer.write(nextToken)
         writer.write(requestEpoch)
@@ -401,6 +402,7 @@ extension Engine {
         statistics.applied = try reader.int(in: 0...largest, "a count")
         statistics.stale = try reader.int(in: 0...largest, "a count")
         statistics.events = try reader.int(in: 0...largest, "a count")
+        if reader.version >= 3 { statistics.filtered = try reader.int(in: 0...largest, "a count") }
         let applySequence = try reader.counter()
         let nextToken = try reader.counter()
         let requestEpoch = try reader.counter()
@@ -523,7 +525,9 @@ extension Engine {
                 if reader.version >= 3 {
                     record.visit = try reader.int32()
                     record.staySince = try reader.timestamp()
-                    guard record.visit >= 0, (record.visit > 0) == machine.isInside else {
+                    guard record.visit >= 0, record.visit < Int32.max, (record.visit > 0) == machine.isInside,
+                        record.staySince <= clock ?? record.staySince
+                    else {
                         throw reader.damaged("a region record's visit does not match its standing")
                     }
                 }
@@ -553,7 +557,9 @@ extension Engine {
                 if reader.version >= 3 {
                     record.visit = try reader.int32()
                     record.staySince = try reader.timestamp()
-                    guard record.visit >= 0, (record.visit > 0) == record.machine.isInside else {
+                    guard record.visit >= 0, record.visit < Int32.max, (record.visit > 0) == record.machine.isInside,
+                        record.staySince <= clock ?? record.staySince
+                    else {
                         throw reader.damaged("a beacon record's visit does not match its standing")
                     }
                 }
@@ -567,13 +573,23 @@ extension Engine {
 
         if reader.version >= 3 {
             // Ids are numbered afresh here (the requests installed above took numbers already).
-            let numbers = try reader.array(typicalSize: 8) { reader in self.visitNumber(of: try reader.string()) }
+            let names = try reader.array(typicalSize: 8) { try $0.string() }
+            guard Set(names).count == names.count else {
+                throw reader.damaged("a visit counter's request is listed twice")
+            }
+            let numbers = names.map { visitNumber(of: $0) }
+            var previous: UInt64?
             let counters = try reader.array(typicalSize: 12) { reader in
                 let key = try reader.uint64()
+                // Written sorted, each once: anything else would load and write itself differently.
+                guard previous.map({ $0 < key }) ?? true else {
+                    throw reader.damaged("the visit counters are out of order")
+                }
+                previous = key
                 let count = try reader.int32()
                 let device = VisitKey.device(of: key)
                 let request = Int(VisitKey.request(of: key))
-                guard device >= 0, device < deviceCount, request < numbers.count, count > 0 else {
+                guard device >= 0, device < deviceCount, request < numbers.count, count > 0, count < Int32.max else {
                     throw reader.damaged("a visit counter names device \(device) and request \(request)")
                 }
                 return (VisitKey.make(request: numbers[request], device: device), count)

@@ -39,7 +39,9 @@ extension Engine {
                 if careful {
                     // A request with a reference of its own is measured from it alone.
                     let own = devices.filterOverrides[device]?.contains { $0.slot == slot } ?? false
-                    guard own == (only == slot), filterVerdict(slot: slot, device: device, fix: fix) == .accept else {
+                    guard own ? only == slot : only == nil,
+                        filterVerdict(slot: slot, device: device, fix: fix) == .accept
+                    else {
                         continue
                     }
                 }

@@ -12,10 +12,13 @@ extension Engine {
     }
 
     /// The request in `slot` expires at `due`: every device inside it exits, then it leaves pending.
+    /// One added with an `expires` already past expires when the clock next moves, its exits
+    /// stamped with the clock it was added at (events never go back in time).
     func fireExpiry(_ timer: EngineTimer) {
         guard states[Int(timer.slot)].isAlive, requests[Int(timer.slot)].request.expires == timer.due else { return }
+        let time = max(timer.due, timer.setAt)
         for device in 0..<Int32(devices.count) {
-            forceExits(device: device, reason: .expired, at: timer.due, onlySlot: timer.slot)
+            forceExits(device: device, reason: .expired, at: time, onlySlot: timer.slot)
         }
         startCatalog.removeAll { $0.id == requests[Int(timer.slot)].id }
         retire(timer.slot)

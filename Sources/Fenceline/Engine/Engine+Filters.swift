@@ -16,8 +16,9 @@ extension Engine {
     static func judge(
         _ fix: Fix, reference: DeviceTable.AcceptedFix, filters: PositionFilters, lead: TimeSpan?
     ) -> FilterVerdict {
-        guard reference.sequence > 0 else { return .accept }  // the first fix is always taken
+        // A lead is measured against the clock, not the reference: it may drop a first fix too.
         if let limit = filters.maxFuture, let lead, lead > limit { return .drop }
+        guard reference.sequence > 0 else { return .accept }  // the first fix is otherwise taken
         guard filters.maxSpeed != nil || filters.minDistance != nil else { return .accept }
         let distance = reference.coordinate.distance(to: fix.coordinate)
         if let speed = filters.maxSpeed {
@@ -78,7 +79,9 @@ extension Engine {
             return Self.judge(fix, reference: override.reference, filters: devices.bucketFilters[bucket], lead: fixLead)
         }
         if devices.acceptedFix(device: device, bucket: bucket).sequence <= flatSlots[Int(slot)].addedSequence {
-            return .accept
+            // New to the device: its first fix, which only its own lead can drop.
+            return Self.judge(
+                fix, reference: DeviceTable.AcceptedFix(), filters: devices.bucketFilters[bucket], lead: fixLead)
         }
         return verdict
     }
@@ -104,7 +107,11 @@ extension Engine {
             let verdict = filterVerdicts[bucket]
             guard verdict != .notAdmitted else { continue }
             var reference = devices.acceptedFix(device: device, bucket: bucket)
-            if verdict != .accept {
+            let firstTaken =
+                Self.judge(
+                    fix, reference: DeviceTable.AcceptedFix(), filters: devices.bucketFilters[bucket], lead: fixLead)
+                == .accept
+            if verdict != .accept && firstTaken {
                 // Requests added since the reference was set take this fix as their first.
                 let since = reference.sequence
                 let slots = bucket < filteredSlots.count ? filteredSlots[bucket] : []
@@ -150,7 +157,7 @@ extension Engine {
         if let override = devices.filterOverrides[device]?.first(where: { $0.slot == slot }) {
             reference = override.reference
         } else if reference.sequence <= flatSlots[Int(slot)].addedSequence {
-            return nil
+            reference = DeviceTable.AcceptedFix()  // new to the device: only a lead can drop its first fix
         }
         switch Self.judge(fix, reference: reference, filters: filters, lead: fixLead) {
         case .accept, .notAdmitted:
@@ -189,9 +196,10 @@ extension Engine {
     /// clock; with a reorder window, the largest time seen); `nil` when it is not, or when nothing
     /// was read yet. A driver asks before it applies the line, and reports a refused one as a bad
     /// line that moves nothing: the engine itself applies what it is given.
-    public func futureRefusal(at time: Timestamp) -> String? {
+    /// With `wallClock` (a live feed under `--clock wall`), the lead is measured from it instead.
+    public func futureRefusal(at time: Timestamp, wallClock: Timestamp? = nil) -> String? {
         guard let limit = defaultFilters.maxFuture else { return nil }
-        let latest = configuration.reorderWindow > .zero ? (reorder.newestSeen ?? clock) : clock
+        let latest = wallClock ?? (configuration.reorderWindow > .zero ? (reorder.newestSeen ?? clock) : clock)
         return Self.futureRefusal(at: time, latest: latest, limit: limit)
     }
 
