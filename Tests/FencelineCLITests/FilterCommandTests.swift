@@ -81,6 +81,17 @@ import Testing
         #expect(two.stdout == one.stdout)
     }
 
+    @Test func explainShowsTheForcedExit() throws {
+        let result = try CLI.run([
+            "explain", "--device-ttl", "120", "--triggers", "\(Self.scenario)/triggers.json", "--device", "truck-2",
+            "--request", "depot", "\(Self.scenario)/readings.ndjson",
+        ])
+        #expect(
+            result.stdout.contains(
+                "2026-03-02T08:05:30Z  removed                             inside → outside  the device was removed "
+                    + "(removeDevice): its stay ends; → #9 exit notified"))
+    }
+
     @Test func aBadTimeToLiveIsRefused() throws {
         let result = try CLI.run(
             ["run", "--device-ttl", "0", "--triggers", "\(Self.scenario)/triggers.json", "-"], stdin: "")

@@ -81,6 +81,13 @@ extension Engine {
             let action = RegionStateMachine.Action(output: .exit(since: time, time: time), reason: reason)
             perform(action, entry: requests[Int(record.slot)], device: device, record: &exited)
             devices.records[Int(device)][index] = exited
+            if let tracer, tracer.request == requests[Int(record.slot)].id, isTraced(device: device) {
+                tracer.record(
+                    RegionTraceStep(
+                        cause: .forcedExit(reason: reason, time: time), before: .inside, after: .outside,
+                        streakBefore: record.machine.pendingStreak.map { .init(since: $0.since, fixes: $0.fixes) },
+                        awaitsDwell: false, isDone: exited.isDone))
+            }
         }
         devices.unsettle(device: device)
         devices.fixStates[Int(device)].disc.radius = 0

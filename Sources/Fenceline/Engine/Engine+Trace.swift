@@ -101,6 +101,9 @@ public struct RegionTraceStep: Sendable {
         case dwellTimer(due: Timestamp)
         /// The user answered one of the pair's notifications (its `response` event is the step's).
         case response(ResponseReport)
+        /// The request expired, or the device was forgotten (`removeDevice`, `--device-ttl`):
+        /// a stay going on ends (SPEC §12).
+        case forcedExit(reason: EventReason, time: Timestamp)
     }
 
     /// Where the engine had the device relative to the region.

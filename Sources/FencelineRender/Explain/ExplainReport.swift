@@ -147,6 +147,12 @@ public enum ExplainReport {
                 if step.events.isEmpty && step.after == .inside {
                     notes.append("an exit confirmable by now wins over the dwell: no dwell")
                 }
+            case .forcedExit(let reason, let time):
+                row = [time.rfc3339, reason == .removed ? "removed" : "expired", "", "", "", standing(step)]
+                notes.append(
+                    reason == .removed
+                        ? "the device was removed (removeDevice): its stay ends"
+                        : "the request expired, or the device was silent past --device-ttl: its stay ends")
             case .response(let response):
                 row = [response.time.rfc3339, "response", "", "", "", standing(step)]
                 let text = response.text.map { ": \"\($0.terminalSafe)\"" } ?? ""
@@ -304,6 +310,7 @@ public enum ExplainReport {
         case .fix(let fix), .staleFix(let fix): fix.time.rfc3339
         case .confirmationTimer(let due), .dwellTimer(let due): due.rfc3339
         case .response(let response): response.time.rfc3339
+        case .forcedExit(_, let time): time.rfc3339
         }
     }
 
