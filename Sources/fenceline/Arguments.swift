@@ -60,13 +60,7 @@ struct InputOptions: ParsableArguments {
         help: ArgumentHelp("Hold readings this many seconds and apply them in time order.", valueName: "seconds"))
     var reorderWindow: Double = 0
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp(
-            "Forget a device silent this many seconds after its last reading: each fence it is inside exits "
-                + "with reason expired.",
-            valueName: "seconds"))
-    var deviceTTL: Double?
+    @OptionGroup var timeToLive: DeviceTimeToLive
 
     /// The files to read, `-` (standard input) when none is named.
     var inputs: [String] { readings.isEmpty ? ["-"] : readings }
@@ -77,7 +71,7 @@ struct InputOptions: ParsableArguments {
         options.inputFormat = inputFormat
         options.until = until?.timestamp
         options.reorderWindow = TimeSpan(seconds: reorderWindow)
-        options.deviceTTL = deviceTTL.map { TimeSpan(seconds: $0) }
+        options.deviceTTL = timeToLive.span
         return options
     }
 
@@ -85,6 +79,22 @@ struct InputOptions: ParsableArguments {
         guard reorderWindow >= 0, reorderWindow <= 1e9 else {
             throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
         }
+    }
+}
+
+/// `--device-ttl` of `run` (and the commands that read as it does) and `serve` (SPEC §12).
+struct DeviceTimeToLive: ParsableArguments {
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Forget a device silent this many seconds after its last reading: each fence it is inside exits "
+                + "with reason expired.",
+            valueName: "seconds"))
+    var deviceTTL: Double?
+
+    var span: TimeSpan? { deviceTTL.map { TimeSpan(seconds: $0) } }
+
+    func validate() throws {
         if let deviceTTL, !(deviceTTL > 0 && deviceTTL <= 1e9) {
             throw ValidationError("--device-ttl must be a number of seconds > 0")
         }

@@ -59,13 +59,7 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Delivered notifications kept per device.", valueName: "n"))
     var deliveredLimit = 64
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp(
-            "Forget a device silent this many seconds after its last reading: each fence it is inside exits "
-                + "with reason expired.",
-            valueName: "seconds"))
-    var deviceTTL: Double?
+    @OptionGroup var timeToLive: DeviceTimeToLive
 
     @Option(
         parsing: .unconditional,
@@ -103,9 +97,6 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--reorder-window must be a number of seconds ≥ 0")
         }
         guard deliveredLimit >= 1 else { throw ValidationError("--delivered-limit must be ≥ 1") }
-        if let deviceTTL, !(deviceTTL > 0 && deviceTTL <= 1e9) {
-            throw ValidationError("--device-ttl must be a number of seconds > 0")
-        }
         guard checkpointEvery >= 1 else { throw ValidationError("--checkpoint-every must be ≥ 1") }
         guard checkpointInterval >= 1, checkpointInterval <= 86_400 else {
             throw ValidationError("--checkpoint-interval must be a number of seconds from 1 to 86400")
@@ -141,7 +132,7 @@ struct Serve: AsyncParsableCommand {
         options.port = address!.port
         options.configuration = Engine.Configuration(
             reorderWindow: TimeSpan(seconds: reorderWindow), deliveredLimit: deliveredLimit,
-            deviceTTL: deviceTTL.map { TimeSpan(seconds: $0) })
+            deviceTTL: timeToLive.span)
         options.checkpointEvery = checkpointEvery
         options.checkpointInterval = checkpointInterval
         options.retention = retention
