@@ -5,20 +5,14 @@ import Testing
 /// SPEC §12 "Where": `defaults.filters` and a request's `filters`, refined field by field, each
 /// bad value reported with the request id and the JSON path.
 @Suite struct FilterDecodingTests {
-    static let circle = #""trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":150}"#
+    static let circle = CatalogDecoderTests.circle
 
     func decode(_ text: String) throws(CatalogError) -> Catalog {
         try CatalogDecoder().decode(Array(text.utf8)).catalog
     }
 
-    func issues(_ text: String) -> [CatalogIssue] {
-        do {
-            _ = try decode(text)
-            return []
-        } catch {
-            return error.issues
-        }
-    }
+    /// Every problem of the catalog, as the catalog decoder's own tests read them.
+    func issues(_ text: String) -> [CatalogIssue] { CatalogDecoderTests().issues(text) }
 
     @Test func aRequestRefinesTheDefaultsFieldByField() throws {
         let catalog = try decode(
