@@ -1,7 +1,7 @@
 /// A media file shown with a notification: the fields of `UNNotificationAttachment` that travel to
 /// a device, where the app's notification service extension fetches `url` (SPEC §8).
 ///
-/// `url` may use the content placeholders (`{device}`, `{request}`, `{event}`, `{time}`); the
+/// `url` may use the content placeholders (`{device}`, `{request}`, `{event}`, `{time}`, and `{other}` in proximity events); the
 /// values are percent-encoded when they are filled in, so a device name cannot break the URL.
 public struct NotificationAttachment: Hashable, Sendable {
     /// Unique within the content.
@@ -136,7 +136,9 @@ public struct NotificationAttachment: Hashable, Sendable {
     }
 
     /// The attachment with the placeholders in its URL filled in, each value percent-encoded.
-    func rendered(device: String?, request: String, event: String, time: String) -> NotificationAttachment {
+    func rendered(device: String?, request: String, event: String, time: String, other: String?)
+        -> NotificationAttachment
+    {
         guard url.contains("{") else { return self }
         var copy = self
         copy.url =
@@ -145,6 +147,7 @@ public struct NotificationAttachment: Hashable, Sendable {
             .replacingAll("{request}", with: Self.percentEncoded(request))
             .replacingAll("{event}", with: Self.percentEncoded(event))
             .replacingAll("{time}", with: Self.percentEncoded(time))
+        if let other { copy.url = copy.url.replacingAll("{other}", with: Self.percentEncoded(other)) }
         return copy
     }
 

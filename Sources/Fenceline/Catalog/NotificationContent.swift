@@ -1,7 +1,8 @@
 /// What a notification says: the fields of `UNNotificationContent` that travel to a device.
 ///
 /// `title`, `subtitle`, `body`, `thread` and attachment URLs may use the placeholders `{device}`,
-/// `{request}`, `{event}` and `{time}`, filled in when an event fires.
+/// `{request}`, `{event}` and `{time}`, filled in when an event fires, and in a proximity event's
+/// content `{other}` (the pair's other device).
 public struct NotificationContent: Hashable, Sendable {
     /// The headline.
     public var title: String?
@@ -49,7 +50,9 @@ public struct NotificationContent: Hashable, Sendable {
     public var isEmpty: Bool { self == NotificationContent() }
 
     /// The content with its placeholders filled in.
-    public func rendered(device: String?, request: String, event: String, time: Timestamp) -> NotificationContent {
+    public func rendered(
+        device: String?, request: String, event: String, time: Timestamp, other: String? = nil
+    ) -> NotificationContent {
         // Field by field rather than through an array of them: most content has no placeholder,
         // and this runs for every event.
         func hasPlaceholder(_ text: String?) -> Bool { text?.utf8.contains(UInt8(ascii: "{")) ?? false }
@@ -59,12 +62,14 @@ public struct NotificationContent: Hashable, Sendable {
         else { return self }
         func fill(_ text: String?) -> String? {
             guard let text, text.contains("{") else { return text }
-            return
+            let filled =
                 text
                 .replacingAll("{device}", with: device ?? "")
                 .replacingAll("{request}", with: request)
                 .replacingAll("{event}", with: event)
                 .replacingAll("{time}", with: time.rfc3339)
+            // Only proximity events have another device; elsewhere `{other}` stays as written.
+            return other.map { filled.replacingAll("{other}", with: $0) } ?? filled
         }
         var copy = self
         copy.title = fill(title)
@@ -74,7 +79,7 @@ public struct NotificationContent: Hashable, Sendable {
         if attachments.contains(where: { hasPlaceholder($0.url) }) {
             let stamp = time.rfc3339
             copy.attachments = attachments.map {
-                $0.rendered(device: device, request: request, event: event, time: stamp)
+                $0.rendered(device: device, request: request, event: event, time: stamp, other: other)
             }
         }
         return copy

@@ -72,6 +72,7 @@ public final class RequestValidator {
                 add("trigger.seconds", "seconds must be less than \(Int64(TimeSpan.longest.seconds.rounded(.up)))")
             }
         case .calendar(let calendar): calendarProblems(calendar, add: add)
+        case .proximity(let proximity): proximityProblems(proximity, add: add)
         }
         if let schedule = request.schedule {
             if TimeZone(identifier: schedule.timeZone) == nil {
@@ -163,6 +164,37 @@ public final class RequestValidator {
         let model = beacon.distanceModel
         if ![model.c1, model.c2, model.c3].allSatisfy(\.isFinite) {
             add("trigger.distanceModel", "distanceModel needs finite c1, c2 and c3")
+        }
+    }
+
+    private func proximityProblems(_ proximity: ProximityTrigger, add: (String, String) -> Void) {
+        if !(proximity.near > 0 && proximity.near.isFinite) {
+            add("trigger.near", "near must be a finite number of metres > 0 (got \(proximity.near))")
+        } else if !(proximity.far >= proximity.near && proximity.far.isFinite) {
+            add(
+                "trigger.far",
+                "far must be a finite number of metres ≥ near (\(proximity.near)), or absent for near (got \(proximity.far))"
+            )
+        }
+        for (name, list) in [("among", proximity.among), ("to", proximity.to)] {
+            guard let list else { continue }
+            if list.isEmpty { add("trigger.\(name)", "\(name) must name at least one device id or prefix") }
+            for (index, pattern) in list.enumerated() {
+                if pattern.text.isEmpty {
+                    add("trigger.\(name)[\(index)]", "a device id must be a non-empty string")
+                } else if pattern.hasInnerWildcard {
+                    add(
+                        "trigger.\(name)[\(index)]",
+                        "\"*\" may only end an id, as a prefix wildcard (got \"\(pattern.text)\")")
+                }
+            }
+        }
+        if let maxAge = proximity.maxAge, !(maxAge > .zero) {
+            add("trigger.maxAge", "maxAge must be > 0 seconds, or absent for no limit (got \(maxAge.seconds))")
+        }
+        for (name, value) in [("enterDelay", proximity.enterDelay), ("exitDelay", proximity.exitDelay)]
+        where value < .zero {
+            add("trigger.\(name)", "\(name) must be ≥ 0 seconds (got \(value.seconds))")
         }
     }
 

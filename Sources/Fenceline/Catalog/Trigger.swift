@@ -8,6 +8,8 @@ public enum Trigger: Hashable, Sendable {
     case timeInterval(TimeIntervalTrigger)
     /// Matching date components in a time zone.
     case calendar(CalendarTrigger)
+    /// Two devices coming within a distance of each other (SPEC §12).
+    case proximity(ProximityTrigger)
 
     /// The kind, as written in the catalog's `type` and in events' `trigger`.
     public var kind: TriggerKind {
@@ -16,13 +18,14 @@ public enum Trigger: Hashable, Sendable {
         case .beacon: .beacon
         case .timeInterval: .timeInterval
         case .calendar: .calendar
+        case .proximity: .proximity
         }
     }
 }
 
-/// The trigger types of SPEC §2.
+/// The trigger types of SPEC §2 and §12.
 public enum TriggerKind: String, Hashable, Sendable, CaseIterable {
-    case region, beacon, timeInterval, calendar
+    case region, beacon, timeInterval, calendar, proximity
 }
 
 /// A fence and what to report about it (SPEC §5).

@@ -102,6 +102,18 @@ extension CheckpointWriter {
             }
             write(calendar.timeZone)
             write(calendar.repeats)
+        case .proximity(let proximity):
+            write(UInt8(4))
+            write(proximity.near)
+            write(proximity.far)
+            write(each: proximity.among) { $0.write($1.text) }
+            write(proximity.to) { $0.write(each: $1) { $0.write($1.text) } }
+            write(proximity.maxAge) { $0.write($1) }
+            write(proximity.enterDelay)
+            write(proximity.exitDelay)
+            write(proximity.notifyOnEntry)
+            write(proximity.notifyOnExit)
+            write(proximity.repeats)
         }
     }
 
@@ -278,6 +290,16 @@ extension CheckpointReader {
                 year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4], second: parts[5],
                 weekday: parts[6], weekdayOrdinal: parts[7])
             return .calendar(CalendarTrigger(dateComponents: components, timeZone: try string(), repeats: try bool()))
+        case 4:
+            let near = try double()
+            let far = try double()
+            let among = try array { try DevicePattern($0.string()) }
+            let to = try optional { try $0.array { try DevicePattern($0.string()) } }
+            return .proximity(
+                ProximityTrigger(
+                    near: near, far: far, among: among, to: to, maxAge: try optional { try $0.timeSpan() },
+                    enterDelay: try timeSpan(), exitDelay: try timeSpan(), notifyOnEntry: try bool(),
+                    notifyOnExit: try bool(), repeats: try bool()))
         case let tag: throw damaged("trigger kind \(tag) is unknown")
         }
     }

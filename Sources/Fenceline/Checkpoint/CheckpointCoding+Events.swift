@@ -25,6 +25,7 @@ extension CheckpointWriter {
         write(event.reason) { $0.writeCase($1) }
         write(event.visit) { $0.write($1) }
         write(event.duration) { $0.write($1) }
+        write(event.other) { $0.write($1) }
     }
 
     mutating func write(_ position: Position) {
@@ -135,10 +136,13 @@ extension CheckpointReader {
         let reason = version < 3 ? nil : try optional { try $0.caseIndex(EventReason.self, "an event reason") }
         let visit = version < 3 ? nil : try optional { try $0.int(in: 1...Int(Int32.max), "a visit") }
         let duration = version < 3 ? nil : try optional { try $0.timeSpan() }
+        // Format 4 added proximity pairs' other device.
+        let other = version < 4 ? nil : try optional { try $0.string() }
         return Event(
             sequence: sequence, time: time, requestID: request, device: device, trigger: trigger, kind: kind,
             since: since, state: state, position: position, distance: distance, beacon: beacon,
-            content: content, actions: actions, response: response, reason: reason, visit: visit, duration: duration)
+            content: content, actions: actions, response: response, reason: reason, visit: visit, duration: duration,
+            other: other)
     }
 
     mutating func position() throws -> Position {

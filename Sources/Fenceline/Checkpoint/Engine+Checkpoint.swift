@@ -26,9 +26,9 @@ extension Engine {
     /// The first bytes of every checkpoint: a line of text, so a person (or `file`) can tell one.
     static let checkpointMagic = Array("FENCELINE-CHECKPOINT\n".utf8)
     /// The format this build writes.
-    public static let checkpointVersion = 3
+    public static let checkpointVersion = 4
     /// The versions this build reads: 1 lacks attachments and responses, 2 position filters (read
-    /// as none), so a service's store written before them resumes.
+    /// as none), 3 proximity pairs, so a service's store written before them resumes.
     static let readableVersions = 1...checkpointVersion
     /// Magic, version (4 bytes), payload length and checksum (8 bytes each).
     static var headerSize: Int { checkpointMagic.count + 20 }
@@ -193,6 +193,7 @@ extension Engine {
     private func writeCheckpointTail(_ live: LiveState, into writer: inout CheckpointWriter) {
         let newSlot = live.newSlot
         writeCheckpointDevices(newSlot: newSlot, into: &writer)
+        writeCheckpointProximity(newSlot: newSlot, into: &writer)
         writer.write(live.nextOrder)
         writer.write(each: live.timers) { writer, timer in
             writer.write(timer.due)
@@ -201,6 +202,7 @@ extension Engine {
             writer.write(timer.kind.rawValue)
             writer.write(timer.slot < 0 ? -1 : newSlot[Int(timer.slot)])
             writer.write(timer.device)
+            if timer.kind.isPair { writer.write(timer.other) }
             writer.write(timer.token)
         }
         writer.write(live.produced)
@@ -445,6 +447,7 @@ extension Engine {
         let slots = Int32(requests.count)
         let deviceCount = Int32(devices.count)
         try restoreDevices(from: &reader)
+        if reader.version >= 4 { try restoreProximity(from: &reader) }
         let nextOrder = try reader.counter()
         let timerList = try reader.array(typicalSize: 41) { reader in
             let due = try reader.timestamp()
@@ -461,9 +464,14 @@ extension Engine {
             else {
                 throw reader.damaged("a timer names request slot \(slot) and device \(device)")
             }
+            let other = kind.isPair ? try reader.int32() : -1
+            guard !kind.isPair || (other >= 0 && other < deviceCount && other != device) else {
+                throw reader.damaged("a pair's timer names device \(device) and other device \(other)")
+            }
             let token = try reader.uint64()
             return EngineTimer(
-                due: due, setAt: setAt, order: order, kind: kind, slot: slot, device: device, token: token)
+                due: due, setAt: setAt, order: order, kind: kind, slot: slot, device: device, other: other,
+                token: token)
         }
         // Written in (due, order) order: anything else was not written by an engine, and would
         // load into the same queue but write itself differently.

@@ -65,11 +65,13 @@ extension Engine {
         for record in devices.beaconRecords[Int(device)] where record.isDone {
             states[Int(record.slot)].finishedDevices -= 1
         }
+        for binding in proximity { binding.state.forget(device) }
         devices.forget(device: device)
     }
 
     /// An `exit` for every stay of the device that is inside (of the request in `onlySlot`, or of
-    /// all): region and beacon records alike, a stay begun silently or with an exit pending too.
+    /// all): region and beacon records and proximity pairs alike, a stay begun silently or with an
+    /// exit pending too.
     /// The record is left outside, its timers void.
     func forceExits(device: Int32, reason: EventReason, at time: Timestamp, onlySlot: Int32?) {
         let regions = devices.records[Int(device)]
@@ -111,5 +113,6 @@ extension Engine {
             devices.beaconRecords[Int(device)][index].isDone = true
             states[Int(record.slot)].finishedDevices += 1
         }
+        if !proximity.isEmpty { forceProximityExits(device: device, reason: reason, at: time, onlySlot: onlySlot) }
     }
 }

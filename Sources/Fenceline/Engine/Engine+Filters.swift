@@ -64,7 +64,10 @@ extension Engine {
                 }
             }
         }
-        if filtered { statistics.filtered += 1 }
+        if filtered {
+            statistics.filtered += 1
+            fixFiltered = true
+        }
         return careful
     }
 
@@ -159,6 +162,11 @@ extension Engine {
         } else if reference.sequence <= flatSlots[Int(slot)].addedSequence {
             reference = DeviceTable.AcceptedFix()  // new to the device: only a lead can drop its first fix
         }
+        return filterRefusal(filters: filters, reference: reference, fix: fix)
+    }
+
+    /// Why `filters` would not take `fix` against `reference`, for `explain`; `nil` when they would.
+    func filterRefusal(filters: PositionFilters, reference: DeviceTable.AcceptedFix, fix: Fix) -> String? {
         switch Self.judge(fix, reference: reference, filters: filters, lead: fixLead) {
         case .accept, .notAdmitted:
             return nil
@@ -184,7 +192,7 @@ extension Engine {
         span.microseconds % 1_000_000 == 0 ? String(span.microseconds / 1_000_000) : String(span.seconds)
     }
 
-    private static func metres(_ value: Double) -> String {
+    static func metres(_ value: Double) -> String {
         let rounded = (value * 10).rounded() / 10
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }
@@ -220,11 +228,11 @@ extension Catalog {
     /// Whether any request has position filters (or the defaults do).
     package var usesFilters: Bool { !defaultFilters.isEmpty || requests.contains { !$0.filters.isEmpty } }
 
-    /// Whether a `maxFuture` is set, in the defaults or on a request: a line's lead is measured
-    /// against the one clock of all devices, which engines that each hold some of the devices do
-    /// not have, so a sharded run uses one engine.
+    /// Whether a `maxFuture` is set, in the defaults or on a request (a line's lead is measured
+    /// against the one clock of all devices), or a request pairs devices (proximity): engines
+    /// that each hold some of the devices have neither, so a sharded run uses one engine.
     package var needsOneClock: Bool {
-        defaultFilters.maxFuture != nil
+        defaultFilters.maxFuture != nil || requests.contains { $0.trigger.kind == .proximity }
             || requests.contains { request in
                 guard let own = request.filters.maxFuture else { return false }
                 return defaultFilters.maxFuture.map { own < $0 } ?? true

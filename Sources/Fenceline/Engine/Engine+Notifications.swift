@@ -8,7 +8,8 @@ extension Engine {
         delivered.add(event, device: device, order: order)
         // A time or calendar request's notifications are traced whatever device they are for.
         if let tracer, event.requestID == tracer.request,
-            event.device == tracer.device || event.trigger == .timeInterval || event.trigger == .calendar
+            event.device == tracer.device || event.other == tracer.device || event.trigger == .timeInterval
+                || event.trigger == .calendar
         {
             tracer.delivered.append(event)
         }
@@ -19,15 +20,16 @@ extension Engine {
     func makeEvent(
         _ kind: EventKind, for entry: RequestEntry, device: String?, time: Timestamp, since: Timestamp? = nil,
         state: RegionStatus? = nil, position: Position? = nil, distance: Double? = nil, beacon: BeaconReport? = nil,
-        reason: EventReason? = nil, visit: Int32 = 0, duration: TimeSpan? = nil
+        reason: EventReason? = nil, visit: Int32 = 0, duration: TimeSpan? = nil, other: String? = nil
     ) -> Event {
         let content = entry.content
         return Event(
             time: time, requestID: entry.id, device: device, trigger: entry.triggerKind, kind: kind,
             since: since, state: state, position: position, distance: distance, beacon: beacon,
-            content: content.rendered(device: device, request: entry.id, event: kind.rawValue, time: time),
+            content: content.rendered(
+                device: device, request: entry.id, event: kind.rawValue, time: time, other: other),
             actions: content.category.flatMap { categories[$0]?.actions } ?? [], reason: reason,
-            visit: visit > 0 ? Int(visit) : nil, duration: duration)
+            visit: visit > 0 ? Int(visit) : nil, duration: duration, other: other)
     }
 
     /// The number of a new stay of `device` for the request `id` (SPEC §12 visits): one more than

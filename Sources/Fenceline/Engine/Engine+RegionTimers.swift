@@ -14,6 +14,7 @@ extension Engine {
         case .timing: fireTiming(timer)
         case .expiry: fireExpiry(timer)
         case .deviceTTL: fireTimeToLive(timer)
+        case .pairEnter, .pairExit, .pairAge: firePair(timer)
         }
     }
 

@@ -6,6 +6,7 @@ extension Engine {
     func apply(_ fix: Fix, device: Int32) {
         let accuracy = fix.accuracy ?? 0
         let sequence = applySequence
+        fixFiltered = false
         visitStamp &+= 1
         if visitStamp == 0 {
             for slot in visited.indices { visited[slot] = 0 }
@@ -99,6 +100,7 @@ extension Engine {
         devices.accept(
             device: device, coordinate: fix.coordinate, time: fix.time, accuracy: accuracy, sequence: sequence,
             skippingFiltered: devices.filteredBuckets > 0)
+        if !proximity.isEmpty { applyProximity(fix, device: device) }
     }
 
     /// Asks for what evaluating the candidates in `range` reads first, all at once rather than a

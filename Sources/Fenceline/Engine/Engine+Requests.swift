@@ -164,7 +164,7 @@ extension Engine {
                 return
             }
             timing = TimingEntry(rule: .calendar(rule), repeats: trigger.repeats, kind: .calendar)
-        case .region:
+        case .region, .proximity:
             break
         }
         let gate = request.schedule.flatMap(ScheduleGate.init)
@@ -195,6 +195,10 @@ extension Engine {
             }
         }
         if let beacon { beaconSlots[beacon.key, default: []].append(slot) }
+        if case .proximity(let trigger) = request.trigger {
+            proximity.append(
+                ProximityBinding(slot: slot, state: ProximityState(trigger: trigger, filters: request.filters)))
+        }
         if let timing, !restoring, !isFork { scheduleTiming(entry, at: timing.firstDue(added: time)) }
         scheduleExpiry(entry)
         if replaced {
@@ -222,6 +226,7 @@ extension Engine {
             if region.widensWithAccuracy { accuracyWideningRequests -= 1 }
             if !entry.request.filters.isEmpty { filteredSlots[region.bucket].removeAll { $0 == slot } }
         }
+        if entry.triggerKind == .proximity { proximity.removeAll { $0.slot == slot } }
         if let beacon = entry.beacon {
             beaconSlots[beacon.key]?.removeAll { $0 == slot }
             if beaconSlots[beacon.key]?.isEmpty == true { beaconSlots[beacon.key] = nil }

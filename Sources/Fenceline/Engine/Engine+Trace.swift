@@ -16,6 +16,9 @@ public final class RegionTracer {
     public private(set) var beaconSteps: [BeaconTraceStep] = []
     /// For a time or calendar request: each due time.
     public private(set) var timingSteps: [TimingTraceStep] = []
+    /// For a proximity request: each evaluation of a pair the device is in, each fix of the
+    /// device that evaluated none, and each of the pairs' timers.
+    public private(set) var pairSteps: [PairTraceStep] = []
     /// For a time or calendar request: when it is due next, as the input left it.
     public internal(set) var nextDue: Timestamp?
     /// Events delivered for the pair during the step being recorded.
@@ -47,6 +50,71 @@ public final class RegionTracer {
         delivered.removeAll()
         timingSteps.append(step)
     }
+
+    func record(_ step: PairTraceStep) {
+        var step = step
+        step.events = delivered
+        delivered.removeAll()
+        pairSteps.append(step)
+    }
+}
+
+/// One step of a traced device and proximity request: a pair evaluated at a fix of either of
+/// its devices, a fix that evaluated no pair, or a pair's timer.
+public struct PairTraceStep: Sendable {
+    public enum Cause: Sendable {
+        /// A fix of the traced device or of the other one (its `device` says which).
+        case fix(Fix)
+        /// The enter delay ended.
+        case enterDelay(due: Timestamp)
+        /// The exit delay ended.
+        case exitDelay(due: Timestamp)
+        /// The older of the two fixes grew older than `maxAge`.
+        case ageOut(due: Timestamp)
+        /// The request expired, or a device was forgotten (SPEC §12).
+        case forcedExit(reason: EventReason, time: Timestamp)
+    }
+
+    public var cause: Cause
+    /// The pair's other device (the one that is not traced).
+    public var other: String?
+    /// The distance between the two last fixes, in metres, and how far apart their times are.
+    public var distance: Double?
+    public var apart: TimeSpan?
+    /// `near` (within near, fixes young enough), `band` (between near and far), `far` (beyond
+    /// far) or `too old` (fix times more than maxAge apart), for an evaluated pair.
+    public var condition: String?
+    /// Why nothing was evaluated, when nothing was.
+    public var ignored: String?
+    public var wasInside = false
+    public var isInside = false
+    /// The start of a pending delay before and after the step.
+    public var pendingBefore: Timestamp?
+    public var pending: Timestamp?
+    /// Whether the pair is used up (`repeats: false`, already notified).
+    public var isDone = false
+    /// The events delivered for the pair at this step.
+    public var events: [Event] = []
+
+    init(
+        cause: Cause, other: String? = nil, distance: Double? = nil, apart: TimeSpan? = nil, ignored: String? = nil,
+        wasInside: Bool = false, isInside: Bool = false, pendingBefore: Timestamp? = nil, pending: Timestamp? = nil,
+        isDone: Bool = false
+    ) {
+        self.cause = cause
+        self.other = other
+        self.distance = distance
+        self.apart = apart
+        self.ignored = ignored
+        self.wasInside = wasInside
+        self.isInside = isInside
+        self.pendingBefore = pendingBefore
+        self.pending = pending
+        self.isDone = isDone
+    }
+
+    /// Metres as explain prints them.
+    static func metres(_ value: Double) -> String { "\(Engine.metres(value)) m" }
 }
 
 /// One step of a traced (device, beacon request) pair: a sighting with what smoothing made of

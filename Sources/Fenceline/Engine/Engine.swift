@@ -158,6 +158,12 @@ public final class Engine {
     /// The request ids visits were counted for, numbered in the order first seen.
     @exclusivity(unchecked) var visitIDs: [String: UInt32] = [:]
     @exclusivity(unchecked) var visitNames: [String] = []
+    /// The live proximity requests, in the order they were added, each with its devices and pairs.
+    @exclusivity(unchecked) var proximity: [ProximityBinding] = []
+    /// Per-fix scratch: whether some request's position filters counted the fix already (it is
+    /// counted once), and the devices whose pairs with the fix's device are evaluated.
+    @exclusivity(unchecked) var fixFiltered = false
+    @exclusivity(unchecked) var pairScratch: [Int32] = []
     /// Per-fix scratch: candidate slots, and the stamp that deduplicates them.
     @exclusivity(unchecked) var candidates: [Int32] = []
     @exclusivity(unchecked) var visited: [UInt32] = []
@@ -398,6 +404,11 @@ extension Engine {
         visited = Array(repeating: 0, count: source.visited.count)
         visitIDs = source.visitIDs
         visitNames = source.visitNames
+        // Pairs span devices of every shard, so a sharded run never has proximity requests; a
+        // fork still gets states of its own rather than sharing the source's.
+        proximity = source.proximity.map {
+            ProximityBinding(slot: $0.slot, state: ProximityState(trigger: $0.state.trigger, filters: $0.state.filters))
+        }
         // Timers are not copied, but every engine exits its own devices when a request expires.
         for (slot, entry) in requests.enumerated() where states[slot].isAlive { scheduleExpiry(entry) }
     }

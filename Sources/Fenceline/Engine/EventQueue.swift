@@ -98,7 +98,8 @@ struct EventQueue {
 
 extension Event {
     /// SPEC §4's order of events: by time; within an instant exits, enters, `state`, dwell, cross,
-    /// fires; then by request id, then by device (its name's bytes, as devices are told apart).
+    /// fires; then by request id, then by device (its name's bytes, as devices are told apart),
+    /// then by a proximity pair's other device.
     /// `nil` when the two tie on all of these, for the caller's own last key (the order in which
     /// they were produced). The one engine's queue and the sharded merge both sort by it.
     package static func releasePrecedes(_ a: Event, _ b: Event) -> Bool? {
@@ -107,6 +108,8 @@ extension Event {
         if a.requestID != b.requestID { return a.requestID < b.requestID }
         if DeviceNames.precedes(a.device, b.device) { return true }
         if DeviceNames.precedes(b.device, a.device) { return false }
+        if DeviceNames.precedes(a.other, b.other) { return true }
+        if DeviceNames.precedes(b.other, a.other) { return false }
         return nil
     }
 }

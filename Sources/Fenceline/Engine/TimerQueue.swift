@@ -19,6 +19,15 @@ struct EngineTimer: Comparable {
         case expiry
         /// A device may have been silent for `--device-ttl` (SPEC §12).
         case deviceTTL
+        /// A proximity pair's enter delay has passed.
+        case pairEnter
+        /// A proximity pair's exit delay has passed.
+        case pairExit
+        /// A proximity pair's older fix may have grown older than `maxAge`.
+        case pairAge
+
+        /// Whether the timer belongs to a proximity pair (and names its other device).
+        var isPair: Bool { self == .pairEnter || self == .pairExit || self == .pairAge }
 
         /// Whether the timer forces exits, which at one instant follow every other timer.
         var isLast: Bool { self == .expiry || self == .deviceTTL }
@@ -33,6 +42,9 @@ struct EngineTimer: Comparable {
     var kind: Kind
     var slot: Int32
     var device: Int32
+    /// A proximity pair's other device; -1 for every other timer. Here, it takes the padding
+    /// after `device`, so a timer is no larger.
+    var other: Int32 = -1
     var token: UInt64
 
     /// By due time; at one instant the forced exits last (SPEC §12: other timers of that instant
@@ -55,12 +67,14 @@ struct TimerQueue {
     private var nextOrder: UInt64 = 0
 
     mutating func schedule(
-        _ kind: EngineTimer.Kind, due: Timestamp, setAt: Timestamp?, slot: Int32, device: Int32, token: UInt64
+        _ kind: EngineTimer.Kind, due: Timestamp, setAt: Timestamp?, slot: Int32, device: Int32, other: Int32 = -1,
+        token: UInt64
     ) {
         nextOrder += 1
         heap.insert(
             EngineTimer(
-                due: due, setAt: setAt ?? due, order: nextOrder, kind: kind, slot: slot, device: device, token: token))
+                due: due, setAt: setAt ?? due, order: nextOrder, kind: kind, slot: slot, device: device, other: other,
+                token: token))
     }
 
     /// Removes and returns the earliest timer if it is due before `limit` (or at it, when `inclusive`).

@@ -35,25 +35,41 @@ public struct Event: Hashable, Sendable {
     /// The beacon for beacon events.
     public var beacon: BeaconReport? {
         get { extras?.beacon }
-        set { extras = Extras.make(beacon: newValue, content: content, actions: actions, response: response) }
+        set {
+            extras = Extras.make(beacon: newValue, other: other, content: content, actions: actions, response: response)
+        }
+    }
+    /// For proximity events: the pair's other device, the one matching `to` (SPEC §12).
+    public var other: String? {
+        get { extras?.other }
+        set {
+            extras = Extras.make(
+                beacon: beacon, other: newValue, content: content, actions: actions, response: response)
+        }
     }
     /// The request's content with placeholders filled in.
     public var content: NotificationContent {
         get { extras?.content ?? NotificationContent() }
-        set { extras = Extras.make(beacon: beacon, content: newValue, actions: actions, response: response) }
+        set {
+            extras = Extras.make(beacon: beacon, other: other, content: newValue, actions: actions, response: response)
+        }
     }
     /// The actions of the content's category, for rendering buttons downstream.
     public var actions: [NotificationAction] {
         get { extras?.actions ?? [] }
-        set { extras = Extras.make(beacon: beacon, content: content, actions: newValue, response: response) }
+        set {
+            extras = Extras.make(beacon: beacon, other: other, content: content, actions: newValue, response: response)
+        }
     }
     /// For a `response` event, the answer it reports; for a delivered notification (the ledger's
     /// entries), the latest answer to it (SPEC §8).
     public var response: ResponseReport? {
         get { extras?.response }
-        set { extras = Extras.make(beacon: beacon, content: content, actions: actions, response: newValue) }
+        set {
+            extras = Extras.make(beacon: beacon, other: other, content: content, actions: actions, response: newValue)
+        }
     }
-    /// The beacon, content, actions and response, boxed and `nil` when all are empty (most events): held
+    /// The beacon, other device, content, actions and response, boxed and `nil` when all are empty (most events): held
     /// inline they made an event 312 bytes instead of 128, copied on each step of its way out
     /// (the queue, the delivered ledger, the release) and faulting in the ledger's fresh pages.
     private var extras: Extras?
@@ -64,7 +80,7 @@ public struct Event: Hashable, Sendable {
         kind: EventKind, since: Timestamp? = nil, state: RegionStatus? = nil, position: Position? = nil,
         distance: Double? = nil, beacon: BeaconReport? = nil, content: NotificationContent = NotificationContent(),
         actions: [NotificationAction] = [], response: ResponseReport? = nil, reason: EventReason? = nil,
-        visit: Int? = nil, duration: TimeSpan? = nil
+        visit: Int? = nil, duration: TimeSpan? = nil, other: String? = nil
     ) {
         self.sequence = sequence
         self.time = time
@@ -79,21 +95,24 @@ public struct Event: Hashable, Sendable {
         self.reason = reason
         self.visit = visit
         self.duration = duration
-        self.extras = Extras.make(beacon: beacon, content: content, actions: actions, response: response)
+        self.extras = Extras.make(beacon: beacon, other: other, content: content, actions: actions, response: response)
     }
 }
 
 /// An event's rarely set parts, immutable (a setter boxes anew), compared by value.
 private final class Extras: Hashable, Sendable {
     let beacon: BeaconReport?
+    let other: String?
     let content: NotificationContent
     let actions: [NotificationAction]
     let response: ResponseReport?
 
     private init(
-        beacon: BeaconReport?, content: NotificationContent, actions: [NotificationAction], response: ResponseReport?
+        beacon: BeaconReport?, other: String?, content: NotificationContent, actions: [NotificationAction],
+        response: ResponseReport?
     ) {
         self.beacon = beacon
+        self.other = other
         self.content = content
         self.actions = actions
         self.response = response
@@ -101,18 +120,23 @@ private final class Extras: Hashable, Sendable {
 
     /// The box, or `nil` when every part is empty (so equal events hold equal boxes or none).
     static func make(
-        beacon: BeaconReport?, content: NotificationContent, actions: [NotificationAction], response: ResponseReport?
+        beacon: BeaconReport?, other: String?, content: NotificationContent, actions: [NotificationAction],
+        response: ResponseReport?
     ) -> Extras? {
-        guard beacon != nil || !content.isEmpty || !actions.isEmpty || response != nil else { return nil }
-        return Extras(beacon: beacon, content: content, actions: actions, response: response)
+        guard beacon != nil || other != nil || !content.isEmpty || !actions.isEmpty || response != nil else {
+            return nil
+        }
+        return Extras(beacon: beacon, other: other, content: content, actions: actions, response: response)
     }
 
     static func == (a: Extras, b: Extras) -> Bool {
-        a.beacon == b.beacon && a.content == b.content && a.actions == b.actions && a.response == b.response
+        a.beacon == b.beacon && a.other == b.other && a.content == b.content && a.actions == b.actions
+            && a.response == b.response
     }
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(beacon)
+        hasher.combine(other)
         hasher.combine(content)
         hasher.combine(actions)
         hasher.combine(response)
@@ -168,7 +192,7 @@ public enum EventReason: String, Hashable, Sendable, CaseIterable {
     case observed
     /// A delay's timer confirmed it (every `dwell`).
     case delayed
-    /// A beacon's exit timeout, or a proximity pair aging out.
+    /// A beacon's exit timeout, or a proximity pair aging out (`maxAge`).
     case timeout
     /// A device's first fix, under `initial: "enter"`.
     case initial

@@ -32,6 +32,8 @@ extension CatalogDecoder {
             return .region(decodeRegionOptions(fields, geometry: geometry, defaults: defaults, sink: sink))
         case "beacon":
             return decodeBeacon(fields, sink: sink).map(Trigger.beacon)
+        case "proximity":
+            return decodeProximity(fields, sink: sink).map(Trigger.proximity)
         case "timeInterval":
             fields.warnUnknown(known: ["type", "seconds", "repeats", "start"])
             guard let seconds = fields.number("seconds", required: true) else { return nil }
@@ -67,7 +69,8 @@ extension CatalogDecoder {
         default:
             sink.add(
                 fields.at("type"),
-                "unknown trigger type \"\(type)\"; expected \"region\", \"beacon\", \"timeInterval\" or \"calendar\"")
+                "unknown trigger type \"\(type)\"; expected \"region\", \"beacon\", \"proximity\", \"timeInterval\" or \"calendar\""
+            )
             return nil
         }
     }
@@ -129,6 +132,23 @@ extension CatalogDecoder {
         if let value = fields.number("enterOverlap") { hysteresis.enterOverlap = value }
         if let value = fields.number("exitOverlap") { hysteresis.exitOverlap = value }
         return hysteresis
+    }
+
+    /// A proximity trigger (SPEC §12); ranges and patterns are the validator's to check.
+    private func decodeProximity(_ fields: FieldReader, sink: IssueSink) -> ProximityTrigger? {
+        fields.warnUnknown(known: [
+            "type", "near", "far", "among", "to", "maxAge", "enterDelay", "exitDelay", "notifyOnEntry", "notifyOnExit",
+            "repeats",
+        ])
+        let near = fields.number("near", required: true)
+        if fields["among"] == nil { sink.add(fields.at("among"), "missing field \"among\"") }
+        guard let near, let among = fields.strings("among") else { return nil }
+        return ProximityTrigger(
+            near: near, far: fields.number("far"), among: among.map(DevicePattern.init),
+            to: fields.strings("to")?.map(DevicePattern.init), maxAge: fields.seconds("maxAge"),
+            enterDelay: fields.seconds("enterDelay") ?? .zero, exitDelay: fields.seconds("exitDelay") ?? .zero,
+            notifyOnEntry: fields.bool("notifyOnEntry") ?? true, notifyOnExit: fields.bool("notifyOnExit") ?? true,
+            repeats: fields.bool("repeats") ?? true)
     }
 
     private func decodeBeacon(_ fields: FieldReader, sink: IssueSink) -> BeaconTrigger? {

@@ -9,7 +9,7 @@ public import Fenceline
 /// `payload` is the request body Apple documents (`aps.alert.title/subtitle/body`, `badge`,
 /// `sound`, `category`, `thread-id`, `mutable-content` when the content asks for it or has
 /// attachments), the content's `attachments` beside `aps` (SPEC §8: for the app's notification
-/// service extension to fetch), the event's `reason`, `visit` and `duration` (SPEC §12) and the
+/// service extension to fetch), the event's `other`, `reason`, `visit` and `duration` (SPEC §12) and the
 /// content's `userInfo` keys beside them (a `userInfo` key named `aps`, `attachments` when there
 /// are some, or one the event's own keys take, is left out). The collapse
 /// id is the request id, so a newer notification of a request replaces the older one on the device.
@@ -65,13 +65,18 @@ public struct APNsEventEncoder: EventEncoder {
             writer.key("attachments", first: true)
             writer.writeAttachments(content.attachments)
         }
+        if let other = event.other {
+            writer.raw(",")
+            writer.key("other", first: true)
+            writer.string(other)
+        }
         if event.reason != nil || event.visit != nil || event.duration != nil {
             writer.raw(",")
             writer.writeStay(event, first: true)
         }
         let taken = Set(
             [
-                event.reason.map { _ in "reason" }, event.visit.map { _ in "visit" },
+                event.other.map { _ in "other" }, event.reason.map { _ in "reason" }, event.visit.map { _ in "visit" },
                 event.duration.map { _ in "duration" },
             ].compactMap { $0 })
         for (key, value) in content.userInfo?.members ?? []

@@ -1,6 +1,7 @@
 public import Fenceline
 
-/// Events as NDJSON in SPEC §8's key order: `seq`, `time`, `request`, `device`, `trigger`,
+/// Events as NDJSON in SPEC §8's key order: `seq`, `time`, `request`, `device`, (`other`: a
+/// proximity pair's other device, SPEC §12), `trigger`,
 /// `event`, (`state`), `since`, (`reason`, `visit`, `duration`: SPEC §12), `position`,
 /// `distance`, (`beacon`), `content`, (`actions`); a
 /// `response` event has `respondsTo`, `action`, (`text`) and `options` after `event` instead.
@@ -71,8 +72,8 @@ extension NDJSONEventEncoder {
 
 extension JSONWriter {
     /// The members every event encoding starts with, in SPEC §8 order: `seq`, `time`, `request`,
-    /// `device`, `trigger`, `event`, then `state`, `since`, `reason`, `visit` and `duration` when
-    /// present (`duration` in seconds).
+    /// `device`, `other` when present (a proximity pair's), `trigger`, `event`, then `state`,
+    /// `since`, `reason`, `visit` and `duration` when present (`duration` in seconds).
     mutating func writeEventHeader(_ event: Event) {
         key("seq", first: true)
         integer(event.sequence)
@@ -82,6 +83,10 @@ extension JSONWriter {
         string(event.requestID)
         key("device")
         if let device = event.device { string(device) } else { raw("null") }
+        if let other = event.other {
+            key("other")
+            string(other)
+        }
         key("trigger")
         string(event.trigger.rawValue)
         key("event")

@@ -16,7 +16,13 @@ public struct TextEventEncoder: EventEncoder {
         line += "  " + event.kindLabel.padded(to: 13)
         line += " " + event.requestID.terminalSafe.padded(to: 14)
         line += " " + (event.device ?? "-").terminalSafe.padded(to: 14)
-        if let distance = event.distance {
+        if let other = event.other {
+            // A proximity event: the pair, and how far apart its devices were.
+            line += " with " + other.terminalSafe.padded(to: 14)
+            if let distance = event.distance {
+                line += " " + "\(JSONWriter.format(roundedDistance(distance))) m apart".padded(to: 14)
+            }
+        } else if let distance = event.distance {
             let rounded = roundedDistance(distance)
             let place = rounded > 0 ? "out" : rounded < 0 ? "in" : "on edge"
             line += " " + "\(JSONWriter.format(abs(rounded))) m \(place)".padded(to: 14)

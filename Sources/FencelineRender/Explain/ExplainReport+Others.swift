@@ -25,7 +25,7 @@ extension ExplainReport {
     static func notified(_ events: [Event], from unnumbered: inout [Event]) -> [String] {
         events.map { event in
             let match = unnumbered.firstIndex {
-                $0.kind == event.kind && $0.time == event.time && $0.device == event.device
+                $0.kind == event.kind && $0.time == event.time && $0.device == event.device && $0.other == event.other
             }
             let sequence = match.map { "#\(unnumbered.remove(at: $0).sequence) " } ?? ""
             let device = event.trigger == .beacon || event.device == nil ? "" : " for \(event.device!)"

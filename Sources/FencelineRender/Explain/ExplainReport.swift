@@ -31,6 +31,8 @@ public enum ExplainReport {
             return beaconReport(request: request, trigger: beacon, tracer: tracer, written: written)
         case .timeInterval, .calendar:
             return timingReport(request: request, tracer: tracer, written: written)
+        case .proximity(let proximity):
+            return proximityReport(request: request, trigger: proximity, tracer: tracer, written: written)
         }
         var lines = header(request: request, trigger: trigger, tracer: tracer)
         let rows =
