@@ -793,6 +793,112 @@ def filters_real_drive():
           catalog, readings)
 
 
+def proximity(identifier, among, to=None, near=50, far=75, content=None, request=None, **trigger):
+    """A proximity request (SPEC §12): pairs of devices, one matching `among`, the other `to`."""
+    body = {"type": "proximity", "near": near, "far": far, "among": among}
+    if to is not None:
+        body["to"] = to
+    body.update(trigger)
+    built = {"id": identifier, **(request or {}), "trigger": body}
+    if content:
+        built["content"] = content
+    return built
+
+
+def haversine(a, b):
+    """The engine's distance, operation for operation (Coordinate.distance(to:)), so that a boundary
+    case written here is the same double there."""
+    to_radians = math.pi / 180
+    lat1, lat2 = a[0] * to_radians, b[0] * to_radians
+    sin_half_lat = math.sin((lat2 - lat1) / 2)
+    sin_half_lon = math.sin((b[1] - a[1]) * to_radians / 2)
+    h = sin_half_lat * sin_half_lat + math.cos(lat1) * math.cos(lat2) * sin_half_lon * sin_half_lon
+    return 2 * R * math.asin(min(1, math.sqrt(h)))
+
+
+MERIDIAN_LAT = 51.478  # Greenwich: on longitude 0 a longitude difference is the other longitude, exactly
+
+
+def on_parallel(metres):
+    """The point `metres` east of (MERIDIAN_LAT, 0) along the parallel (west when negative), its longitude
+    tuned to the last bit so that the engine's haversine gives exactly `metres` where a double allows it.
+    Near longitude 0 a longitude's last bit moves the distance by about one ulp of the result, so a
+    boundary fix can sit exactly on 50.0 m instead of a few nanometres inside or out."""
+    if metres == 0:
+        return (MERIDIAN_LAT, 0.0)
+    lon = math.degrees(metres / (R * math.cos(math.radians(MERIDIAN_LAT))))
+    for _ in range(3):
+        lon *= abs(metres) / haversine((MERIDIAN_LAT, 0.0), (MERIDIAN_LAT, lon))
+    for direction in (math.inf, -math.inf):
+        candidate = lon
+        for _ in range(3000):
+            if haversine((MERIDIAN_LAT, 0.0), (MERIDIAN_LAT, candidate)) == abs(metres):
+                return (MERIDIAN_LAT, candidate)
+            candidate = math.nextafter(candidate, direction)
+    return (MERIDIAN_LAT, lon)
+
+
+def proximity_basics():
+    # tag-1 stands on the meridian; truck-9 and truck-10 move along its parallel, so each distance is
+    # the difference of two east offsets. The README line lists every event with its reason.
+    def at(metres):
+        point = on_parallel(metres)
+        if metres in (50, 75):
+            assert haversine(on_parallel(0), point) == metres, "no double lies exactly %d m away" % metres
+        return point
+
+    steps = [
+        (0, "tag-1", 0), (0, "truck-9", 400), (0, "truck-10", 600),
+        (10, "truck-9", 60),    # band for tag-1 while outside: nothing
+        (20, "truck-9", 50),    # exactly near: enter (dock-delayed: candidate, due 30)
+        (25, "truck-9", 75),    # exactly far is still the band: stays inside; the candidate is cancelled
+        (30, "truck-9", 30),    # dock-delayed: a new candidate, confirmed by its timer at 40
+        (45, "truck-9", 20),
+        (50, "truck-10", 100),
+        (60, "tag-1", 0),       # exactly tag-1's first fix + maxAge: keeps the pair
+        (65, "truck-10", 60),   # 40 m behind truck-9: convoy enters; 60 m from tag-1 is the band
+        (70, "truck-9", 20),
+        (75, "truck-10", 40),   # 40 m from tag-1: dock, fleet and scoped enter
+        (80, "truck-9", 20),
+        (85, "truck-10", -20),
+        (90, "truck-9", 20),
+        (95, "truck-10", -90),  # 90 m past tag-1 and 110 m from truck-9: exits
+        (100, "truck-9", 20),
+        (110, "truck-9", 20),
+        (125, "truck-9", 20),   # the clock passes 120 = tag-1's last fix + maxAge: timeouts first
+        (130, "truck-9", 300),  # fleet (no maxAge) still had the pair: exit
+    ]
+    readings = [fix(device, t, at(east)) for t, device, east in steps]
+    dock_content = {"title": "{other} at {device}", "body": "{request}: {device} {event} with {other} at {time}"}
+    catalog = {"requests": [
+        proximity("convoy", ["truck-*"], content={"title": "{device} and {other} {event}"}),
+        proximity("dock", ["tag-*"], ["truck-*"], maxAge=60, content=dock_content),
+        proximity("dock-delayed", ["tag-1"], ["truck-9"], maxAge=60, enterDelay=10),
+        proximity("fleet", ["tag-*", "truck-*"], ["truck-*", "tag-*"]),
+        proximity("scoped", ["tag-*"], ["truck-*"], maxAge=60, request={"devices": ["tag-1", "truck-10"]}),
+    ]}
+    write("proximity-basics",
+          "Device proximity (SPEC §12), near 50 m, far 75 m, by hand. tag-1 stands still; truck-9 and truck-10 "
+          "drive along its parallel (08:00:00 + s). `dock` (tag-* to truck-*, maxAge 60) enters tag-1/truck-9 at "
+          "20 s with truck-9 exactly 50 m away (the haversine is 50.0 to the last bit: the boundary is within); "
+          "60 m at 10 s (outside) and exactly 75 m at 25 s (inside) are the band, which changes nothing. "
+          "tag-1 reports at 0 s and exactly at 0 + maxAge = 60 s, which keeps the pair, then falls silent: the "
+          "pair ages out at 120 s (`timeout`, duration 100), and truck-9's fix at 125 s 20 m away does not "
+          "enter again (the fixes are 65 s apart). `dock-delayed` (tag-1 to truck-9 by exact ids, enterDelay "
+          "10): the candidate of 20 s is cancelled by the band fix at 25 s, the one of 30 s is confirmed by "
+          "its timer at 40 s (`delayed`) and ages out at 120 s (duration 90). truck-10 comes 40 m behind "
+          "truck-9 at 65 s and passes tag-1 (40 m at 75 s, 90 m at 95 s): `dock` enters and exits "
+          "tag-1/truck-10 at 75 and 95 s (visit `dock/tag-1/2`: visits count per device over all its pairs), "
+          "`scoped` (devices tag-1 and truck-10) only that pair, never tag-1/truck-9. `convoy` (truck-*, no "
+          "`to`) and `fleet` (both lists match every device) pair each two devices once, `device` first in "
+          "byte order (truck-10 before truck-9), and never a device with itself: convoy enters truck-10/truck-9 "
+          "at 65 s and exits at 95 s (110 m); fleet has no maxAge, so tag-1/truck-9 stays until truck-9 drives "
+          "300 m off at 130 s. 16 events: 8 enters (20 s: dock, fleet; 40 s: dock-delayed; 65 s: convoy, "
+          "fleet; 75 s: dock, fleet, scoped) and 8 exits (95 s: convoy, dock, fleet tag-1/truck-10, fleet "
+          "truck-10/truck-9, scoped; 120 s: dock, dock-delayed by timeout; 130 s: fleet). `dock` fills `{other}` "
+          "in its title and body.", catalog, readings)
+
+
 if __name__ == "__main__":
     for make in (jitter_at_edge, fast_vehicle_cross, antimeridian, antimeridian_joined_ring, boundary_and_cushions, delays_and_timers,
                  min_fixes, accuracy_modes, initial_policies, dwell, repeats_false, devices_scope, stale_readings,
@@ -800,6 +906,7 @@ if __name__ == "__main__":
                  event_ordering, csv_input, bad_lines, beacon_wildcards, beacon_timeout_boundary,
                  beacon_smoothing_outlier, beacon_band_after_empty_window, beacon_arma_precision, beacon_raw_advertisements, beacon_interleaved_devices,
                  replace_by_id, remove_pending, sixty_second_rule, new_york_dst, spring_forward, fall_back,
-                 schedule_gates_fence, calendar_rules, apns_output, categories_in_events, filters_real_drive, expiry_and_forgetting):
+                 schedule_gates_fence, calendar_rules, apns_output, categories_in_events, filters_real_drive, expiry_and_forgetting,
+                 proximity_basics):
         make()
     write_index()
