@@ -7,7 +7,8 @@ Usage: Tools/make-scenarios.py            # rewrites every synthetic scenario's 
 Each scenario is small enough to check by hand against SPEC.md; the README line of each says
 what it shows. Randomness (GPS noise) is seeded, so the files are the same on every run.
 The real-data scenario (real-drive-visnjan) is not generated here: see Tools/gpx2ndjson.py;
-filters-real-drive is made from its files (real fixes, with injected jumps).
+filters-real-drive is made from its files (real fixes, with injected jumps), and so is
+proximity-real-drives (its fixes twice, the second car 40 s behind the first).
 """
 import json
 import math
@@ -899,6 +900,50 @@ def proximity_basics():
           "in its title and body.", catalog, readings)
 
 
+def shifted_time(text, seconds):
+    """An RFC 3339 `...Z` time `seconds` later, in the same form."""
+    from datetime import datetime, timedelta, timezone
+    stamp = datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc) + timedelta(seconds=seconds)
+    return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def proximity_real_drives():
+    """The real Višnjan drive twice: car-a as recorded, car-b the same fixes 40 s later, a second car
+    following the first. The gap closes wherever car-a stands and opens when it drives on."""
+    with open(os.path.join(ROOT, "real-drive-visnjan", "readings.ndjson")) as f:
+        real = [json.loads(line) for line in f if line.strip()]
+    readings = []
+    for device, delay in (("car-a", 0), ("car-b", 40)):
+        readings += [{**reading, "device": device, "time": shifted_time(reading["time"], delay)} for reading in real]
+    readings.sort(key=lambda reading: (reading["time"], reading["device"]))
+    catalog = {"requests": [
+        proximity("convoy", ["car-*"], maxAge=60, enterDelay=10, exitDelay=20,
+                  content={"title": "Convoy", "body": "{device} and {other}: {event} at {time}"}),
+        proximity("first-meeting", ["car-a"], ["car-b"], maxAge=60, repeats=False,
+                  content={"title": "{device} met {other}"}),
+        proximity("fresh-fixes", ["car-a"], ["car-b"], maxAge=30),
+        proximity("meet", ["car-a"], ["car-b"], maxAge=60, content={"title": "{device} {event} {other}"}),
+    ]}
+    write("proximity-real-drives",
+          "Device proximity (SPEC §12) on a real track: the Višnjan drive of real-drive-visnjan (converted with "
+          "`Tools/gpx2ndjson.py`; Garmin eTrex "
+          "20x, gpxpy's test fixture `around-visnjan-with-car.gpx`, Apache-2.0: see `Data/licenses/gpxpy/`), "
+          "all 104 fixes as recorded, twice: `car-a` at the recorded times and `car-b` 40 s later, a second car "
+          "following the first on the same road (208 readings in time order; no fix removed or moved). Every "
+          "request is car-a to car-b, near 50 m, far 75 m. The gap closes where car-a stands and opens when it "
+          "drives on. `meet` (maxAge 60): enter at 06:16:30 (both at home), exit at 06:17:05 (car-a leaves), "
+          "enter at 06:20:11 (car-b reaches the olive grove where car-a stands), exit at 06:21:49 (car-a drives "
+          "on), enter at 06:23:16 (car-b parks beside car-a at home); inside at the end. `convoy` (`car-*`, no "
+          "`to`: the pair once, car-a first in byte order; enterDelay 10, exitDelay 20, `{device}` and "
+          "`{other}` in its body): the same visits, each confirmed by its timer 10 s (enters) or 20 s (exits) "
+          "later. `fresh-fixes` (maxAge 30): the Garmin logs a standing car only every 15 to 49 s, so at the grove "
+          "and at home the pair ages out (`timeout`) whenever one car's last fix is more than 30 s old, and "
+          "enters again at the next fix: 7 enters (06:16:30, 06:20:11, 06:20:37, 06:21:26, 06:23:16, "
+          "06:23:56, 06:24:36) and 7 exits, one `observed` at 06:17:05 and six by timeout at 06:20:26, "
+          "06:21:06, 06:21:47, 06:23:51, 06:24:31 and 06:24:54 (car-a's log ends at 06:24:24). `first-meeting` "
+          "(`repeats: false`): only the first enter, at 06:16:30.", catalog, readings)
+
+
 if __name__ == "__main__":
     for make in (jitter_at_edge, fast_vehicle_cross, antimeridian, antimeridian_joined_ring, boundary_and_cushions, delays_and_timers,
                  min_fixes, accuracy_modes, initial_policies, dwell, repeats_false, devices_scope, stale_readings,
@@ -907,6 +952,6 @@ if __name__ == "__main__":
                  beacon_smoothing_outlier, beacon_band_after_empty_window, beacon_arma_precision, beacon_raw_advertisements, beacon_interleaved_devices,
                  replace_by_id, remove_pending, sixty_second_rule, new_york_dst, spring_forward, fall_back,
                  schedule_gates_fence, calendar_rules, apns_output, categories_in_events, filters_real_drive, expiry_and_forgetting,
-                 proximity_basics):
+                 proximity_basics, proximity_real_drives):
         make()
     write_index()
