@@ -944,6 +944,83 @@ def proximity_real_drives():
           "(`repeats: false`): only the first enter, at 06:16:30.", catalog, readings)
 
 
+def proximity_10k_devices():
+    """9,900 tags and 100 trucks on a 2.4 km square yard. Roads run every 200 m both ways; the tags
+    stand in the blocks between them, at least 70 m from any road, except 80 dock tags within 15 m of
+    a road (and 70 m or more from the crossings). So a truck comes within near (30 m) of exactly the
+    dock tags on its road and of nothing else, and the enters can be counted without the engine."""
+    rng = random.Random(10_000)
+    roads = [("east", -1200 + 200 * k) for k in range(13)] + [("north", -1200 + 200 * k) for k in range(13)]
+
+    def place(road, along, across):
+        axis, at = roads[road]
+        return offset(along, at + across) if axis == "east" else offset(at + across, along)
+
+    def noise():
+        return max(-2.0, min(2.0, rng.gauss(0, 1)))
+
+    def rounded(point):
+        return (round(point[0], 7), round(point[1], 7))
+
+    # Tag numbers are shuffled so that the docks are not the first ids.
+    numbers = list(range(1, 9901))
+    rng.shuffle(numbers)
+    tags = []  # (name, position function of the fix index)
+    docks = []  # (name, road)
+    for index, number in enumerate(numbers):
+        name = "tag-%04d" % number
+        if index < 80:
+            road, segment = rng.randrange(len(roads)), rng.randrange(12)
+            along = -1200 + 200 * segment + rng.uniform(70, 130)
+            across = rng.choice((-1, 1)) * rng.uniform(3, 15)
+            docks.append((name, road))
+            tags.append((name, lambda _, r=road, a=along, c=across: place(r, a + noise(), c + noise())))
+        else:
+            west, south = -1200 + 200 * rng.randrange(12), -1200 + 200 * rng.randrange(12)
+            if index < 80 + 99:  # forklifts: anywhere in their block's yard at each fix
+                tags.append((name, lambda _, w=west, s=south: offset(w + rng.uniform(70, 130),
+                                                                      s + rng.uniform(70, 130))))
+            else:
+                east, north = west + rng.uniform(70, 130), south + rng.uniform(70, 130)
+                tags.append((name, lambda _, e=east, n=north: offset(e + noise(), n + noise())))
+    readings = []
+    for name, position in tags:
+        # Every tag has reported by 99 s, before any truck reaches a road, and then every 100 s, so a
+        # truck's fix is never more than 100 s from a tag's (maxAge 120).
+        phase = rng.randrange(100)
+        for t in range(phase, 360, 100):
+            readings.append((t, name, rounded(position(t))))
+    trucks_on = [0] * len(roads)
+    for number in range(1, 101):
+        road, heading = rng.randrange(len(roads)), rng.choice((-1, 1))
+        start, speed = rng.randrange(100, 130), rng.uniform(12, 16)
+        trucks_on[road] += 1
+        # From 150 m before the first crossing to 150 m past the last, a fix every 2 s.
+        for step in range(1000):
+            along = -1350 + speed * 2 * step
+            if along > 1350:
+                break
+            point = place(road, heading * along + noise(), noise())
+            readings.append((start + 2 * step, "truck-%03d" % number, rounded(point)))
+    readings.sort(key=lambda reading: (reading[0], reading[1]))
+    expected = sum(trucks_on[road] for _, road in docks)
+    catalog = {"requests": [
+        proximity("truck-at-tag", ["tag-*"], ["truck-*"], near=30, far=50, maxAge=120,
+                  content={"title": "{other} at {device}"}),
+    ]}
+    write("proximity-10k-devices",
+          "Device proximity at scale (SPEC §12): 10,000 devices, %s readings over six minutes. 9,900 tags "
+          "(`tag-0001`…`tag-9900`) on a 2.4 × 2.4 km yard report every 100 s (3 or 4 fixes each, 2 m of GPS "
+          "noise; 99 of them are forklifts that move about their block). Roads run every 200 m both ways; "
+          "100 trucks (`truck-001`…`truck-100`) each drive one road end to end at 43–58 km/h with a fix "
+          "every 2 s. Every tag stands at least 70 m from any road except 80 dock tags, within 15 m of a "
+          "road and at least 70 m from its crossings, so one request (`tag-*` to `truck-*`, near 30, far "
+          "50, maxAge 120) pairs a truck with exactly the docks on its road: %d enters and %d exits (all "
+          "`observed`, no `timeout`), the sum over the docks of the trucks on each one's road, out of "
+          "990,000 possible pairs." % (format(len(readings), ","), expected, expected),
+          catalog, [fix(name, t, point) for t, name, point in readings])
+
+
 if __name__ == "__main__":
     for make in (jitter_at_edge, fast_vehicle_cross, antimeridian, antimeridian_joined_ring, boundary_and_cushions, delays_and_timers,
                  min_fixes, accuracy_modes, initial_policies, dwell, repeats_false, devices_scope, stale_readings,
@@ -952,6 +1029,6 @@ if __name__ == "__main__":
                  beacon_smoothing_outlier, beacon_band_after_empty_window, beacon_arma_precision, beacon_raw_advertisements, beacon_interleaved_devices,
                  replace_by_id, remove_pending, sixty_second_rule, new_york_dst, spring_forward, fall_back,
                  schedule_gates_fence, calendar_rules, apns_output, categories_in_events, filters_real_drive, expiry_and_forgetting,
-                 proximity_basics, proximity_real_drives):
+                 proximity_basics, proximity_real_drives, proximity_10k_devices):
         make()
     write_index()
