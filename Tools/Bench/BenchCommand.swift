@@ -56,6 +56,15 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Only time the service (fenceline serve on loopback): ingest, single POSTs, SSE, restart.")
     var serviceOnly = false
 
+    @Flag(help: "Only time fenceline run on the proximity workload: one proximity request over every device.")
+    var proximityOnly = false
+
+    @Option(help: "Devices of the proximity workload.")
+    var proximityDevices = 10_000
+
+    @Option(help: "Readings per device of the proximity workload (1 Hz).")
+    var proximitySteps = 100
+
     @Option(help: "Feed the service at --soak-rate for this many minutes and print its memory and latency.")
     var soakMinutes: Double?
 
@@ -64,6 +73,17 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if proximityOnly {
+            var table = Table()
+            var failures: [String] = []
+            try addProximityFigures(
+                to: &table, files: try generateProximity(), failures: &failures,
+                target: { text, _, met in text + (met ? " ✓" : " ✗") })
+            print(table.render(title: "Fenceline proximity benchmark, release build, \(Date())"))
+            for failure in failures { print("FAILED: \(failure)") }
+            if !failures.isEmpty { throw ExitCode(1) }
+            return
+        }
         let files = try generate()
         if libraryOnly {
             for (name, catalogPath, readingsPath) in [
@@ -209,6 +229,7 @@ struct BenchCommand: AsyncParsableCommand {
                     guardResult.problem == nil ? "equal ✓" : "DIFFER ✗", "equal")
             }
         }
+        try addProximityFigures(to: &table, files: try generateProximity(), failures: &failures, target: target)
         let million = try Spawned.run(
             fenceline, ["run", "--triggers", files.country, files.million, "-o", "/dev/null", "--quiet"])
         let millionMegabytes = Double(million.peakKilobytes) / 1024
