@@ -130,6 +130,8 @@ extension ServiceRoutes {
         var since: String?
         /// When an open streak towards the other side began.
         var changingSince: String?
+        /// For a proximity request, the device of the pair.
+        var other: String?
     }
 
     struct DeviceAnswer: Encodable {
@@ -166,11 +168,13 @@ extension ServiceRoutes {
                 crossings[event.request] = (event.kind, object?["time"] as? String)
             }
             var standings = status.standings.map { standing in
-                let crossing = crossings[standing.requestID]
+                // The last crossing is kept per request: a proximity request's pairs share it.
+                let crossing = standing.other == nil ? crossings[standing.requestID] : nil
                 let matches = crossing?.kind == (standing.isInside ? "enter" : "exit")
                 return Standing(
                     request: standing.requestID, state: standing.isInside ? "inside" : "outside",
-                    since: matches ? crossing?.time : nil, changingSince: standing.changingSince?.rfc3339)
+                    since: matches ? crossing?.time : nil, changingSince: standing.changingSince?.rfc3339,
+                    other: standing.other)
             }
             // Requests the device last left (and that are still pending): outside since then.
             let listed = Set(standings.map(\.request))

@@ -190,7 +190,7 @@ import Testing
         #expect(
             result.stderr == """
                 \(catalog.path): request "gate": requests[0].trigger.radius: radius must be a number of metres > 0 (got -1.0)
-                \(catalog.path): request "x": requests[1].trigger.type: unknown trigger type "nope"; expected "region", "beacon", "timeInterval" or "calendar"
+                \(catalog.path): request "x": requests[1].trigger.type: unknown trigger type "nope"; expected "region", "beacon", "proximity", "timeInterval" or "calendar"
 
                 """)
     }

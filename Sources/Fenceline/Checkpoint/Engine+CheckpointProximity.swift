@@ -7,9 +7,9 @@ extension Engine {
         writer.write(each: live) { writer, binding in
             let state = binding.state
             writer.write(newSlot[Int(binding.slot)])
-            let members = state.members.indices.filter { state.members[$0].hasFix }
-            writer.write(each: members) { writer, device in
-                let member = state.members[device]
+            let members = state.members
+            writer.write(each: members.indices.filter { members[$0].hasFix }) { writer, device in
+                let member = members[device]
                 writer.write(Int32(device))
                 writer.write(member.coordinate)
                 writer.write(member.time)
@@ -64,8 +64,8 @@ extension Engine {
                 let device = try reader.int32()
                 let other = try reader.int32()
                 guard device >= 0, device < deviceCount, other >= 0, other < deviceCount, device != other,
-                    Int(max(device, other)) < state.members.count, state.members[Int(device)].hasFix,
-                    state.members[Int(other)].hasFix, orient(device, other, state: state) == (device, other)
+                    Int(max(device, other)) < state.memberCount, state[device].hasFix,
+                    state[other].hasFix, orient(device, other, state: state) == (device, other)
                 else {
                     throw reader.damaged("a proximity pair names devices \(device) and \(other)")
                 }

@@ -1,7 +1,7 @@
 /// What the engine knows of one device: its last reading and where it stands for each request
 /// (the service's `GET /v1/devices/{id}`).
 public struct DeviceStatus: Hashable, Sendable {
-    /// Where the device stands for one region or beacon request.
+    /// Where the device stands for one region or beacon request, or one proximity pair.
     public struct Standing: Hashable, Sendable {
         /// The request's identifier.
         public var requestID: String
@@ -9,6 +9,8 @@ public struct DeviceStatus: Hashable, Sendable {
         public var isInside: Bool
         /// When an open streak towards the other side began (its first fix or sighting), if one is open.
         public var changingSince: Timestamp?
+        /// For a proximity request, the device this standing pairs it with (one standing per pair).
+        public var other: String?
     }
 
     /// The device's name.
@@ -53,9 +55,27 @@ extension Engine {
                 changingSince: record.machine.changingSince)
             standings.append((record.slot, standing))
         }
+        for binding in proximity where Int(id) < binding.state.memberCount {
+            let state = binding.state
+            let partners = state.partners(of: id).sorted {
+                DeviceNames.precedes(devices.names[Int($0)], devices.names[Int($1)])
+            }
+            for partner in partners {
+                let (first, second) = orient(id, partner, state: state)
+                guard let pair = state.pairs[ProximityState.pairKey(device: first, other: second)],
+                    pair.inside || pair.candidateSince != nil
+                else { continue }
+                let standing = DeviceStatus.Standing(
+                    requestID: requests[Int(binding.slot)].id, isInside: pair.inside,
+                    changingSince: pair.candidateSince, other: devices.names[Int(partner)])
+                standings.append((binding.slot, standing))
+            }
+        }
+        // Stable: a proximity request's pairs keep their name order.
+        let ordered = standings.enumerated().sorted { ($0.element.slot, $0.offset) < ($1.element.slot, $1.offset) }
         return DeviceStatus(
             device: device, lastReadingTime: devices.fixStates[Int(id)].lastTime,
             lastPosition: newest.flatMap { $0.sequence > 0 ? $0.coordinate : nil },
-            standings: standings.sorted { $0.slot < $1.slot }.map(\.standing))
+            standings: ordered.map(\.element.standing))
     }
 }

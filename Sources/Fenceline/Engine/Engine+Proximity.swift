@@ -16,7 +16,7 @@ extension Engine {
 
     /// Which of the request's lists `device` matches, worked out at its first fix.
     func proximityRole(of device: Int32, slot: Int32, state: ProximityState) -> ProximityState.Role {
-        let known = state.members[Int(device)].role
+        let known = state[device].role
         if known.contains(.known) { return known }
         var role = ProximityState.Role.known
         if requests[Int(slot)].applies(to: device) {
@@ -25,7 +25,7 @@ extension Engine {
             if among { role.insert(.among) }
             if state.trigger.to.map({ $0.contains { $0.matches(name) } }) ?? among { role.insert(.to) }
         }
-        state.members[Int(device)].role = role
+        state[device].role = role
         return role
     }
 
@@ -39,7 +39,7 @@ extension Engine {
         }
         var refreshOnly = false
         if !state.filters.isEmpty {
-            let member = state.members[Int(device)]
+            let member = state[device]
             let reference = DeviceTable.AcceptedFix(
                 sequence: member.hasFix ? 1 : 0, coordinate: member.coordinate, time: member.time)
             let verdict = Self.judge(fix, reference: reference, filters: state.filters, lead: fixLead)
@@ -60,20 +60,21 @@ extension Engine {
             }
         }
         if refreshOnly {
-            state.members[Int(device)].time = fix.time
+            state[device].time = fix.time
         } else {
             state.move(device, to: fix.coordinate, time: fix.time)
         }
-        let member = state.members[Int(device)]
+        let member = state[device]
         let near = state.trigger.near
         let maxAge = state.trigger.maxAge
+        let partners = state.partners(of: device)
         pairScratch.removeAll(keepingCapacity: true)
-        pairScratch.append(contentsOf: member.partners)
+        pairScratch.append(contentsOf: partners)
         // Devices not yet paired with this one matter only if the pair would enter now.
-        state.forEachDevice(near: member.coordinate, radius: near) { other in
+        state.forEachDevice(near: member.coordinate) { other in
             guard other != device else { return }
-            let candidate = state.members[Int(other)]
-            guard role.pairs(with: candidate.role), !member.partners.contains(other) else { return }
+            let candidate = state[other]
+            guard role.pairs(with: candidate.role), !partners.contains(other) else { return }
             if let maxAge, Self.apart(member.time, candidate.time) > maxAge { return }
             guard member.coordinate.distance(to: candidate.coordinate) <= near else { return }
             pairScratch.append(other)
@@ -106,8 +107,8 @@ extension Engine {
     /// The pair's devices in its orientation: `device` matches `among` and `other` matches `to`;
     /// when both match both, `device` is the one first in byte order.
     func orient(_ a: Int32, _ b: Int32, state: ProximityState) -> (device: Int32, other: Int32) {
-        let first = state.members[Int(a)].role
-        let second = state.members[Int(b)].role
+        let first = state[a].role
+        let second = state[b].role
         let forward = first.contains(.among) && second.contains(.to)
         let backward = second.contains(.among) && first.contains(.to)
         if forward && backward {
@@ -124,8 +125,8 @@ extension Engine {
         let key = ProximityState.pairKey(device: device, other: other)
         var pair = state.pairs[key] ?? ProximityState.Pair()
         let traced = tracedPair(slot: slot, device: device, other: other)
-        let first = state.members[Int(device)]
-        let second = state.members[Int(other)]
+        let first = state[device]
+        let second = state[other]
         let distance = first.coordinate.distance(to: second.coordinate)
         let apart = Self.apart(first.time, second.time)
         let trigger = state.trigger
@@ -199,7 +200,7 @@ extension Engine {
         pair.staySince = since
         if let maxAge = state.trigger.maxAge {
             pair.ageToken = makeToken()
-            let older = min(state.members[Int(device)].time, state.members[Int(other)].time)
+            let older = min(state[device].time, state[other].time)
             timers.schedule(
                 .pairAge, due: older.advanced(by: maxAge), setAt: clock, slot: slot, device: device, other: other,
                 token: pair.ageToken)
@@ -234,7 +235,7 @@ extension Engine {
     ) {
         let event = makeEvent(
             kind, for: entry, device: devices.names[Int(device)], time: time, since: since,
-            position: Position(coordinate: state.members[Int(device)].coordinate), distance: pair.distance,
+            position: Position(coordinate: state[device].coordinate), distance: pair.distance,
             reason: reason, visit: visit, duration: duration, other: devices.names[Int(other)])
         guard deliver(event, for: entry, device: device) else { return }
         if !state.trigger.repeats { pair.isDone = true }
@@ -250,7 +251,7 @@ extension Engine {
         let traced = tracedPair(slot: timer.slot, device: timer.device, other: timer.other)
         let wasInside = pair.inside
         let pendingBefore = pair.candidateSince
-        let older = min(state.members[Int(timer.device)].time, state.members[Int(timer.other)].time)
+        let older = min(state[timer.device].time, state[timer.other].time)
         let cause: PairTraceStep.Cause
         switch timer.kind {
         case .pairEnter:
@@ -302,8 +303,8 @@ extension Engine {
     func forceProximityExits(device: Int32, reason: EventReason, at time: Timestamp, onlySlot: Int32?) {
         for binding in proximity where onlySlot == nil || binding.slot == onlySlot {
             let state = binding.state
-            guard Int(device) < state.members.count else { continue }
-            for partner in state.members[Int(device)].partners {
+            guard Int(device) < state.memberCount else { continue }
+            for partner in state.partners(of: device) {
                 let (first, second) = orient(device, partner, state: state)
                 let key = ProximityState.pairKey(device: first, other: second)
                 guard var pair = state.pairs[key], pair.inside, !pair.isDone else { continue }
@@ -322,7 +323,7 @@ extension Engine {
                 }
             }
             // Pairs left idle go (after the loop over the partner list they are part of).
-            for partner in state.members[Int(device)].partners {
+            for partner in state.partners(of: device) {
                 let (first, second) = orient(device, partner, state: state)
                 if let pair = state.pairs[ProximityState.pairKey(device: first, other: second)], pair.isIdle {
                     state.store(pair, device: first, other: second)

@@ -9,19 +9,21 @@ import Foundation
 /// A class: the engine mutates it in place per fix, and a value held in the engine's array would
 /// be copied on write.
 final class ProximityState {
-    /// What the engine knows of one device for this request.
+    /// What the engine knows of one device for this request: plain values, so that reading one
+    /// retains nothing.
     struct Member {
         /// The last accepted fix (its time moved on by a refresh, SPEC §12 filters); `nan`
         /// latitude before the first.
         var latitude = Double.nan
         var longitude = 0.0
         var time = Timestamp(microseconds: 0)
-        /// Its grid cell and its place in the cell's list, when it has a fix.
+        /// Its grid cell, and its neighbours in the cell's list (-1: none), when it has a fix.
         var cell: Int64 = 0
-        var cellIndex: Int32 = -1
+        var next: Int32 = -1
+        var previous: Int32 = -1
         var role = Role.unknown
-        /// The devices this one has a stored pair with.
-        var partners: [Int32] = []
+        /// Whether it is in a stored pair (its partners are in ``ProximityState/partners``).
+        var isPaired = false
 
         var hasFix: Bool { !latitude.isNaN }
         var coordinate: Coordinate { Coordinate(latitude: latitude, longitude: longitude) }
@@ -67,22 +69,59 @@ final class ProximityState {
 
     let trigger: ProximityTrigger
     let filters: PositionFilters
-    var members: [Member] = []
-    /// Device ids by cell.
-    var cells: [Int64: [Int32]] = [:]
+    /// Members by device id, `memberCount` of them, on raw storage (see ``Member``).
+    private var storage: UnsafeMutablePointer<Member>
+    private var capacity = 0
+    private(set) var memberCount = 0
+    /// The first device of each occupied cell.
+    let cells = CellTable()
+    /// The devices each paired device has a stored pair with.
+    var partners: [Int32: [Int32]] = [:]
     /// Keyed by ``pairKey(device:other:)`` in the pair's orientation (`device` matches `among`).
     var pairs: [UInt64: Pair] = [:]
     /// The grid: rows of `cellHeight` degrees of latitude, each cut into as many columns as make
     /// a cell at least `cellHeight` wide in metres at the row's edge nearer a pole.
     let cellHeight: Double
     let rowCount: Int64
+    /// Each row's column count once worked out (0 before), when there are few enough rows to
+    /// keep them: it costs a cosine otherwise, twice per fix.
+    private var columnCounts: [Int32]
+    /// `sin(near / 2R)`, for the longitude reach of a query.
+    private let halfAngle: Double
+    private let latitudeReach: Double
 
     init(trigger: ProximityTrigger, filters: PositionFilters) {
         self.trigger = trigger
         self.filters = filters
+        storage = .allocate(capacity: 0)
         // Bounded below so that row and column numbers fit in 32 bits each.
         cellHeight = min(180, max(1e-5, 2 * trigger.near / Earth.metresPerDegree))
         rowCount = Int64((180 / cellHeight).rounded(.up))
+        columnCounts = rowCount <= 1 << 20 ? Array(repeating: 0, count: Int(rowCount)) : []
+        halfAngle = sin(trigger.near / (2 * Earth.radius))
+        // A great-circle distance d has |Δφ| ≤ d/R; the margins cover rounding.
+        latitudeReach = trigger.near / Earth.metresPerDegree * (1 + 1e-9) + 1e-9
+    }
+
+    deinit {
+        storage.deinitialize(count: memberCount)
+        storage.deallocate()
+    }
+
+    /// Device `device`'s member, which ``ensure(_:)`` made.
+    @inline(__always)
+    subscript(device: Int32) -> Member {
+        get { storage[Int(device)] }
+        set { storage[Int(device)] = newValue }
+    }
+
+    /// Every member, in device order (for checkpoints and tests).
+    var members: [Member] { Array(UnsafeBufferPointer(start: storage, count: memberCount)) }
+
+    /// The devices `device` has a stored pair with.
+    @inline(__always)
+    func partners(of device: Int32) -> [Int32] {
+        storage[Int(device)].isPaired ? partners[device] ?? [] : []
     }
 
     static func pairKey(device: Int32, other: Int32) -> UInt64 {
@@ -96,24 +135,38 @@ final class ProximityState {
     /// Makes room for `device`'s member.
     @inline(__always)
     func ensure(_ device: Int32) {
-        if members.count <= Int(device) {
-            members.append(contentsOf: repeatElement(Member(), count: Int(device) + 1 - members.count))
+        guard memberCount <= Int(device) else { return }
+        if capacity <= Int(device) {
+            let grown = max(Int(device) + 1, capacity * 2, 64)
+            let larger = UnsafeMutablePointer<Member>.allocate(capacity: grown)
+            larger.moveInitialize(from: storage, count: memberCount)
+            storage.deallocate()
+            storage = larger
+            capacity = grown
         }
+        (storage + memberCount).initialize(repeating: Member(), count: Int(device) + 1 - memberCount)
+        memberCount = Int(device) + 1
     }
 
     // MARK: The grid
 
+    @inline(__always)
     private func row(of latitude: Double) -> Int64 {
         min(rowCount - 1, max(0, Int64(((latitude + 90) / cellHeight).rounded(.down))))
     }
 
+    @inline(__always)
     private func columns(inRow row: Int64) -> Int64 {
+        if !columnCounts.isEmpty, columnCounts[Int(row)] > 0 { return Int64(columnCounts[Int(row)]) }
         let south = Double(row) * cellHeight - 90
         let edge = min(90, max(abs(south), abs(south + cellHeight)))
         let count = (360 * cos(edge * .pi / 180) / cellHeight).rounded(.down)
-        return max(1, min(Int64(360 / cellHeight), Int64(count)))
+        let columns = max(1, min(Int64(360 / cellHeight), Int64(count)))
+        if !columnCounts.isEmpty { columnCounts[Int(row)] = Int32(columns) }
+        return columns
     }
 
+    @inline(__always)
     private func column(of longitude: Double, columns: Int64) -> Int64 {
         let column = Int64(((longitude + 180) / (360 / Double(columns))).rounded(.down))
         return ((column % columns) + columns) % columns
@@ -127,45 +180,50 @@ final class ProximityState {
     /// Moves the device's fix to `coordinate` at `time`, and its entry in the grid with it.
     func move(_ device: Int32, to coordinate: Coordinate, time: Timestamp) {
         let cell = cell(of: coordinate)
-        let had = members[Int(device)].hasFix
-        members[Int(device)].latitude = coordinate.latitude
-        members[Int(device)].longitude = coordinate.longitude
-        members[Int(device)].time = time
-        if had && members[Int(device)].cell == cell { return }
+        let had = storage[Int(device)].hasFix
+        storage[Int(device)].latitude = coordinate.latitude
+        storage[Int(device)].longitude = coordinate.longitude
+        storage[Int(device)].time = time
+        if had && storage[Int(device)].cell == cell { return }
         if had { leaveCell(device) }
-        members[Int(device)].cell = cell
-        members[Int(device)].cellIndex = Int32(cells[cell, default: []].count)
-        cells[cell, default: []].append(device)
+        // First in its new cell's list.
+        let head = cells.head(of: cell)
+        storage[Int(device)].cell = cell
+        storage[Int(device)].previous = -1
+        storage[Int(device)].next = head
+        if head >= 0 { storage[Int(head)].previous = device }
+        cells.setHead(device, of: cell)
     }
 
-    /// Takes the device out of its cell (swapping the cell's last device into its place).
+    /// Takes the device out of its cell's list.
     private func leaveCell(_ device: Int32) {
-        let cell = members[Int(device)].cell
-        let index = Int(members[Int(device)].cellIndex)
-        guard var list = cells.removeValue(forKey: cell) else { return }
-        let last = list.removeLast()
-        if last != device {
-            list[index] = last
-            members[Int(last)].cellIndex = Int32(index)
+        let (previous, next) = (storage[Int(device)].previous, storage[Int(device)].next)
+        if previous >= 0 {
+            storage[Int(previous)].next = next
+        } else {
+            cells.setHead(next, of: storage[Int(device)].cell)
         }
-        if !list.isEmpty { cells[cell] = list }
-        members[Int(device)].cellIndex = -1
+        if next >= 0 { storage[Int(next)].previous = previous }
+        storage[Int(device)].previous = -1
+        storage[Int(device)].next = -1
     }
 
-    /// Calls `body` with every device whose fix lies in a cell that a disc of `radius` metres
-    /// around `coordinate` may reach: a superset of those within `radius` (haversine).
-    func forEachDevice(near coordinate: Coordinate, radius: Double, _ body: (Int32) -> Void) {
+    /// Calls `body` with every device whose fix lies in a cell that a disc of `near` metres
+    /// around `coordinate` may reach: a superset of those within `near` (haversine).
+    @inline(__always)
+    func forEachDevice(near coordinate: Coordinate, _ body: (Int32) -> Void) {
         let latitude = coordinate.latitude
-        // A great-circle distance d has |Δφ| ≤ d/R; and hav(d/R) ≥ cos φ₁ cos φ₂ hav(Δλ), which
-        // bounds Δλ once cos φ₂ is bounded below over the rows searched. Margins cover rounding.
-        let latitudeReach = radius / Earth.metresPerDegree * (1 + 1e-9) + 1e-9
-        let farthest = min(90, abs(latitude) + latitudeReach) * .pi / 180
-        let halfAngle = sin(radius / (2 * Earth.radius))
-        let bound = cos(latitude * .pi / 180) * cos(farthest)
+        // hav(d/R) ≥ cos φ₁ cos φ₂ hav(Δλ), and both cosines are at least that of the farthest
+        // latitude searched, which bounds Δλ; asin(x) ≤ 1.1 x for x ≤ 0.5.
+        let farthest = cos(min(90, abs(latitude) + latitudeReach) * .pi / 180)
         var longitudeReach = 180.0
-        if bound > halfAngle * halfAngle {
-            let ratio = halfAngle / bound.squareRoot()
-            if ratio < 1 { longitudeReach = 2 * asin(ratio) * 180 / .pi * (1 + 1e-9) + 1e-9 }
+        if farthest > 0 {
+            let ratio = halfAngle / farthest
+            if ratio <= 0.5 {
+                longitudeReach = 2.2 * ratio * 180 / .pi * (1 + 1e-9) + 1e-9
+            } else if ratio < 1 {
+                longitudeReach = 2 * asin(ratio) * 180 / .pi * (1 + 1e-9) + 1e-9
+            }
         }
         for row in row(of: latitude - latitudeReach)...row(of: latitude + latitudeReach) {
             let columns = columns(inRow: row)
@@ -175,8 +233,11 @@ final class ProximityState {
             let span = longitudeReach >= 180 || last - first + 1 >= columns ? 0..<columns : first..<(last + 1)
             for column in span {
                 let wrapped = ((column % columns) + columns) % columns
-                guard let list = cells[row << 32 | wrapped] else { continue }
-                for device in list { body(device) }
+                var device = cells.head(of: row << 32 | wrapped)
+                while device >= 0 {
+                    body(device)
+                    device = storage[Int(device)].next
+                }
             }
         }
     }
@@ -185,13 +246,21 @@ final class ProximityState {
 
     /// Records that `a` and `b` have a stored pair.
     func link(_ a: Int32, _ b: Int32) {
-        if !members[Int(a)].partners.contains(b) { members[Int(a)].partners.append(b) }
-        if !members[Int(b)].partners.contains(a) { members[Int(b)].partners.append(a) }
+        for (device, partner) in [(a, b), (b, a)] where !(partners[device]?.contains(partner) ?? false) {
+            partners[device, default: []].append(partner)
+            storage[Int(device)].isPaired = true
+        }
     }
 
     func unlink(_ a: Int32, _ b: Int32) {
-        if let index = members[Int(a)].partners.firstIndex(of: b) { members[Int(a)].partners.remove(at: index) }
-        if let index = members[Int(b)].partners.firstIndex(of: a) { members[Int(b)].partners.remove(at: index) }
+        for (device, partner) in [(a, b), (b, a)] {
+            guard let index = partners[device]?.firstIndex(of: partner) else { continue }
+            partners[device]!.remove(at: index)
+            if partners[device]!.isEmpty {
+                partners[device] = nil
+                storage[Int(device)].isPaired = false
+            }
+        }
     }
 
     /// Stores a pair's state, or drops it (and its links) when it is idle.
@@ -206,15 +275,16 @@ final class ProximityState {
 
     /// Frees everything of `device`: its fix, its place in the grid and every pair it is in.
     func forget(_ device: Int32) {
-        guard Int(device) < members.count else { return }
-        if members[Int(device)].hasFix { leaveCell(device) }
-        for partner in members[Int(device)].partners {
+        guard Int(device) < memberCount else { return }
+        if storage[Int(device)].hasFix { leaveCell(device) }
+        for partner in partners(of: device) {
             pairs[Self.pairKey(device: device, other: partner)] = nil
             pairs[Self.pairKey(device: partner, other: device)] = nil
-            if let index = members[Int(partner)].partners.firstIndex(of: device) {
-                members[Int(partner)].partners.remove(at: index)
-            }
+            unlink(device, partner)
         }
-        members[Int(device)] = Member()
+        storage[Int(device)] = Member()
     }
 }
+
+@available(*, unavailable)
+extension ProximityState: Sendable {}
