@@ -77,7 +77,7 @@ import Testing
         #expect(
             String(decoding: ndjson, as: UTF8.self)
                 == #"{"seq":3,"time":"2026-03-02T08:00:00Z","request":"meet","device":"tag-1","other":"truck-2","trigger":"proximity","event":"enter","since":"2026-03-02T08:00:00Z","reason":"observed","visit":"meet/tag-1/1","position":{"lat":52.37,"lon":4.89},"distance":12.3,"content":{"body":"tag-1 and truck-2"}}"#
-                    + "\n")
+                + "\n")
         var text: [UInt8] = []
         TextEventEncoder().encode(event, into: &text)
         #expect(String(decoding: text, as: UTF8.self).contains("tag-1          with truck-2        12.3 m apart"))

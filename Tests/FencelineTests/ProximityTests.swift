@@ -1,7 +1,8 @@
-@testable import Fenceline
 import Foundation
 import TestSupport
 import Testing
+
+@testable import Fenceline
 
 /// SPEC §12 "Device proximity": pairs of devices entering within `near`, exiting beyond `far` or
 /// when a fix ages past `maxAge`, found through the grid of last positions.
@@ -135,6 +136,53 @@ import Testing
         #expect(events.isEmpty)
     }
 
+    @Test func anEnterDelayRestartsWhenAFixAgedOutBetweenEvaluations() throws {
+        // Every evaluation finds the two fixes at most 10 s apart, but B's fix of 0 s aged out at
+        // 10 s, before A's of 9 s was joined by B's of 18 s: the delay starts again each time.
+        let request = Self.request(maxAge: 10) { $0.enterDelay = TimeSpan(seconds: 30) }
+        let readings = [(0, "tag-1"), (0, "truck-1"), (9, "tag-1"), (18, "truck-1"), (27, "tag-1"), (29, "truck-1")]
+            .map { F.fix($0.1, Double($0.0), east: $0.1 == "tag-1" ? 0 : 10) }
+        #expect(try F.run([request], readings, until: F.at(100)).isEmpty)
+        // Without the age limit the same fixes enter when the delay ends.
+        let unlimited = Self.request { $0.enterDelay = TimeSpan(seconds: 30) }
+        #expect(
+            try F.run([unlimited], readings, until: F.at(100)).map(Self.label) == ["enter@30 tag-1/truck-1 delayed"])
+    }
+
+    @Test func fixesExactlyMaxAgeApartEnterAndAgeOutAtOnce() throws {
+        // Both rules of SPEC §12 at their boundary: the enter holds (at most maxAge apart), and
+        // the older fix is then exactly at its limit; the instant's exit leaves first (SPEC §4).
+        let events = try F.run(
+            [Self.request(maxAge: 60)], [F.fix("tag-1", 0, east: 0), F.fix("truck-1", 60, east: 10)])
+        #expect(events.map(Self.label) == ["exit@60 tag-1/truck-1 timeout", "enter@60 tag-1/truck-1 observed"])
+    }
+
+    @Test func anyNearCoversTheWholeEarth() throws {
+        let request = Self.request(near: 1e27, far: 1e28, among: ["*"], to: nil)
+        let events = try F.run(
+            [request],
+            [
+                F.fix("a", 0, Coordinate(latitude: 89.9, longitude: 179)),
+                F.fix("b", 1, Coordinate(latitude: -89.9, longitude: -179)), F.fix("c", 2, east: 0),
+            ])
+        #expect(events.map(Self.label) == ["enter@1 a/b observed", "enter@2 a/c observed", "enter@2 b/c observed"])
+    }
+
+    @Test func aDeviceTooOldToPairLeavesTheGridUntilItReports() throws {
+        let engine = try Engine(catalog: Catalog(requests: [Self.request(maxAge: 10)]))
+        var events: [Event] = []
+        for reading in [F.fix("tag-1", 0, east: 0), F.fix("truck-1", 20, east: 10)] {
+            events += engine.process(reading)
+        }
+        let state = engine.proximity[0].state
+        #expect(state.cells.count == 1 && state.members.filter(\.inGrid).count == 1)
+        for reading in [F.fix("tag-1", 25, east: 0), F.fix("tag-1", 30, east: 0)] { events += engine.process(reading) }
+        events += engine.finish()
+        // The truck's fix of 20 s reaches its limit at 30 s, when the input ends.
+        #expect(events.map(Self.label) == ["enter@25 tag-1/truck-1 observed", "exit@30 tag-1/truck-1 timeout"])
+        #expect(state.members.filter(\.inGrid).count == 2)
+    }
+
     @Test func repeatsFalseIsUsedUpPerPair() throws {
         let request = Self.request { $0.repeats = false }
         let events = try F.run(
@@ -144,6 +192,13 @@ import Testing
                 F.fix("truck-1", 3, east: 10), F.fix("truck-2", 4, east: 10),
             ])
         #expect(events.map(Self.label) == ["enter@1 tag-1/truck-1 observed", "enter@4 tag-1/truck-2 observed"])
+        // Used-up pairs are kept apart, out of every fix's way.
+        let engine = try Engine(catalog: Catalog(requests: [request]))
+        for reading in [F.fix("tag-1", 0, east: 0), F.fix("truck-1", 1, east: 10), F.fix("truck-1", 2, east: 300)] {
+            _ = engine.process(reading)
+        }
+        let state = engine.proximity[0].state
+        #expect(state.pairs.isEmpty && state.partners.isEmpty && state.done.count == 1)
     }
 
     @Test func aScheduleMutesWithoutUsingUp() throws {
@@ -299,7 +354,8 @@ import Testing
             ageOut(before: fix.time, inclusive: false)
             last[fix.device] = (fix.coordinate, fix.time)
             for (name, value) in last where name != fix.device {
-                let (device, other) = fix.device.utf8.lexicographicallyPrecedes(name.utf8)
+                let (device, other) =
+                    fix.device.utf8.lexicographicallyPrecedes(name.utf8)
                     ? (fix.device, name) : (name, fix.device)
                 let key = "\(device)/\(other)"
                 let distance = fix.coordinate.distance(to: value.0)
@@ -324,7 +380,8 @@ import Testing
     func theGridFindsWhatCheckingEveryPairFinds(place: String, latitude: Double, longitude: Double) throws {
         var generator = SplitMix(state: UInt64(abs(latitude * 1000 + longitude)))
         let origin = Coordinate(latitude: latitude, longitude: longitude)
-        let readings = ProximityTests.randomWalk(devices: 14, steps: 60, spread: 120, origin: origin, generator: &generator)
+        let readings = ProximityTests.randomWalk(
+            devices: 14, steps: 60, spread: 120, origin: origin, generator: &generator)
         let request = ProximityTests.request(near: 30, far: 45, among: ["*"], to: nil, maxAge: 6)
         let events = try F.run([request], readings)
         let end = readings.compactMap(\.time).max()!

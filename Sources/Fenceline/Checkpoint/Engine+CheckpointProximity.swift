@@ -1,5 +1,5 @@
 /// The proximity requests' part of a checkpoint (format 4): each one's devices' last fixes and its
-/// pairs that are not idle. The grid is rebuilt from the fixes; the order devices sit in a cell
+/// pairs that are not idle (used-up ones as a bare `isDone`). The grid is rebuilt from the fixes; the order devices sit in a cell
 /// changes no event (a fix evaluates its pairs in name order).
 extension Engine {
     func writeCheckpointProximity(newSlot: [Int32], into writer: inout CheckpointWriter) {
@@ -14,7 +14,10 @@ extension Engine {
                 writer.write(member.coordinate)
                 writer.write(member.time)
             }
-            writer.write(each: state.pairs.sorted { $0.key < $1.key }) { writer, item in
+            var used = ProximityState.Pair()
+            used.isDone = true
+            let pairs = Array(state.pairs) + state.done.map { (key: $0, value: used) }
+            writer.write(each: pairs.sorted { $0.key < $1.key }) { writer, item in
                 let (device, other) = ProximityState.devices(of: item.key)
                 let pair = item.value
                 writer.write(device)

@@ -59,8 +59,9 @@ extension Engine {
                 refreshOnly = true
             }
         }
+        let previous = state[device].hasFix ? state[device].time : nil
         if refreshOnly {
-            state[device].time = fix.time
+            state.refresh(device, time: fix.time)
         } else {
             state.move(device, to: fix.coordinate, time: fix.time)
         }
@@ -68,15 +69,30 @@ extension Engine {
         let near = state.trigger.near
         let maxAge = state.trigger.maxAge
         let partners = state.partners(of: device)
+        // A set when there are many, so that each candidate's check stays short.
+        let partnerSet = partners.count > 8 ? Set(partners) : nil
         pairScratch.removeAll(keepingCapacity: true)
         pairScratch.append(contentsOf: partners)
         // Devices not yet paired with this one matter only if the pair would enter now.
         state.forEachDevice(near: member.coordinate) { other in
             guard other != device else { return }
             let candidate = state[other]
-            guard role.pairs(with: candidate.role), !partners.contains(other) else { return }
-            if let maxAge, Self.apart(member.time, candidate.time) > maxAge { return }
-            guard member.coordinate.distance(to: candidate.coordinate) <= near else { return }
+            guard role.pairs(with: candidate.role) else { return }
+            if let maxAge, Self.apart(member.time, candidate.time) > maxAge {
+                // Too old to pair with any fix to come, until it reports again.
+                if !candidate.isPaired { state.evict(other) }
+                return
+            }
+            guard !(partnerSet?.contains(other) ?? partners.contains(other)),
+                member.coordinate.distance(to: candidate.coordinate) <= near
+            else { return }
+            if state.isDone(device, other) {
+                traced?.record(
+                    PairTraceStep(
+                        cause: .fix(fix), other: devices.names[Int(other)],
+                        ignored: "repeats is false and the request already notified this pair", isDone: true))
+                return
+            }
             pairScratch.append(other)
         }
         if pairScratch.isEmpty {
@@ -95,7 +111,7 @@ extension Engine {
         }
         let others = pairScratch
         for other in others {
-            evaluatePair(device, other, slot: slot, state: state, at: fix.time, cause: .fix(fix))
+            evaluatePair(device, other, slot: slot, state: state, at: fix.time, previous: previous, cause: .fix(fix))
         }
     }
 
@@ -117,9 +133,11 @@ extension Engine {
         return forward ? (a, b) : (b, a)
     }
 
-    /// Evaluates the pair of `a` (whose fix this is) and `b` with both last fixes.
+    /// Evaluates the pair of `a` (whose fix this is, its previous one at `previous`) and `b` with
+    /// both last fixes.
     private func evaluatePair(
-        _ a: Int32, _ b: Int32, slot: Int32, state: ProximityState, at time: Timestamp, cause: PairTraceStep.Cause
+        _ a: Int32, _ b: Int32, slot: Int32, state: ProximityState, at time: Timestamp, previous: Timestamp?,
+        cause: PairTraceStep.Cause
     ) {
         let (device, other) = orient(a, b, state: state)
         let key = ProximityState.pairKey(device: device, other: other)
@@ -146,6 +164,13 @@ extension Engine {
         let within = distance <= trigger.near && !tooOld
         step?.condition =
             tooOld ? "too old" : distance <= trigger.near ? "near" : distance > trigger.far ? "far" : "band"
+        if !pair.inside, pair.candidateSince != nil, let maxAge = trigger.maxAge, let previous,
+            min(previous, state[b].time).advanced(by: maxAge) < time
+        {
+            // A fix aged past maxAge since the last evaluation: the enter condition did not hold
+            // throughout, so the delay starts again (if it holds now).
+            pair.candidateSince = nil
+        }
         if !pair.inside {
             if !within {
                 pair.candidateSince = nil

@@ -24,6 +24,9 @@ final class ProximityState {
         var role = Role.unknown
         /// Whether it is in a stored pair (its partners are in ``ProximityState/partners``).
         var isPaired = false
+        /// Whether it is in the grid: a device whose fix grew too old to pair (`maxAge`) is
+        /// taken out while it is in no pair, and comes back with its next fix.
+        var inGrid = false
 
         var hasFix: Bool { !latitude.isNaN }
         var coordinate: Coordinate { Coordinate(latitude: latitude, longitude: longitude) }
@@ -77,15 +80,21 @@ final class ProximityState {
     let cells = CellTable()
     /// The devices each paired device has a stored pair with.
     var partners: [Int32: [Int32]] = [:]
-    /// Keyed by ``pairKey(device:other:)`` in the pair's orientation (`device` matches `among`).
+    /// Keyed by ``pairKey(device:other:)`` in the pair's orientation (`device` matches `among`):
+    /// the pairs inside or waiting out a delay.
     var pairs: [UInt64: Pair] = [:]
+    /// The pairs `repeats: false` has used up, kept apart so that no fix evaluates them again (a
+    /// truck that met ten thousand tags would otherwise walk them all at each fix), and by device,
+    /// for forgetting one.
+    var done: Set<UInt64> = []
+    var doneWith: [Int32: [Int32]] = [:]
     /// The grid: rows of `cellHeight` degrees of latitude, each cut into as many columns as make
     /// a cell at least `cellHeight` wide in metres at the row's edge nearer a pole.
     let cellHeight: Double
     let rowCount: Int64
-    /// Each row's column count once worked out (0 before), when there are few enough rows to
-    /// keep them: it costs a cosine otherwise, twice per fix.
-    private var columnCounts: [Int32]
+    /// Each row's column count once worked out (0 before), made at the first fix when there are
+    /// few enough rows to keep them: it costs a cosine otherwise, twice per fix.
+    private var columnCounts: [Int32] = []
     /// `sin(near / 2R)`, for the longitude reach of a query.
     private let halfAngle: Double
     private let latitudeReach: Double
@@ -97,10 +106,11 @@ final class ProximityState {
         // Bounded below so that row and column numbers fit in 32 bits each.
         cellHeight = min(180, max(1e-5, 2 * trigger.near / Earth.metresPerDegree))
         rowCount = Int64((180 / cellHeight).rounded(.up))
-        columnCounts = rowCount <= 1 << 20 ? Array(repeating: 0, count: Int(rowCount)) : []
-        halfAngle = sin(trigger.near / (2 * Earth.radius))
+        // Half the circumference and more reach every point alike.
+        let reach = min(trigger.near, Double.pi * Earth.radius)
+        halfAngle = sin(reach / (2 * Earth.radius))
         // A great-circle distance d has |Δφ| ≤ d/R; the margins cover rounding.
-        latitudeReach = trigger.near / Earth.metresPerDegree * (1 + 1e-9) + 1e-9
+        latitudeReach = min(180, reach / Earth.metresPerDegree * (1 + 1e-9) + 1e-9)
     }
 
     deinit {
@@ -152,11 +162,13 @@ final class ProximityState {
 
     @inline(__always)
     private func row(of latitude: Double) -> Int64 {
-        min(rowCount - 1, max(0, Int64(((latitude + 90) / cellHeight).rounded(.down))))
+        // Clamped before the conversion: a query's reach may take it past a pole.
+        min(rowCount - 1, max(0, Int64((min(180, max(0, latitude + 90)) / cellHeight).rounded(.down))))
     }
 
     @inline(__always)
     private func columns(inRow row: Int64) -> Int64 {
+        if columnCounts.isEmpty && rowCount <= 1 << 20 { columnCounts = Array(repeating: 0, count: Int(rowCount)) }
         if !columnCounts.isEmpty, columnCounts[Int(row)] > 0 { return Int64(columnCounts[Int(row)]) }
         let south = Double(row) * cellHeight - 90
         let edge = min(90, max(abs(south), abs(south + cellHeight)))
@@ -180,14 +192,30 @@ final class ProximityState {
     /// Moves the device's fix to `coordinate` at `time`, and its entry in the grid with it.
     func move(_ device: Int32, to coordinate: Coordinate, time: Timestamp) {
         let cell = cell(of: coordinate)
-        let had = storage[Int(device)].hasFix
+        let had = storage[Int(device)].inGrid
         storage[Int(device)].latitude = coordinate.latitude
         storage[Int(device)].longitude = coordinate.longitude
         storage[Int(device)].time = time
         if had && storage[Int(device)].cell == cell { return }
         if had { leaveCell(device) }
-        // First in its new cell's list.
+        enter(device, cell: cell)
+    }
+
+    /// Moves the time of the device's fix only (a refresh), putting it back in the grid.
+    func refresh(_ device: Int32, time: Timestamp) {
+        storage[Int(device)].time = time
+        if !storage[Int(device)].inGrid { enter(device, cell: storage[Int(device)].cell) }
+    }
+
+    /// Takes a device whose fix can pair no more out of the grid (see ``Member/inGrid``).
+    func evict(_ device: Int32) {
+        if storage[Int(device)].inGrid { leaveCell(device) }
+    }
+
+    /// Makes the device first in the cell's list.
+    private func enter(_ device: Int32, cell: Int64) {
         let head = cells.head(of: cell)
+        storage[Int(device)].inGrid = true
         storage[Int(device)].cell = cell
         storage[Int(device)].previous = -1
         storage[Int(device)].next = head
@@ -206,6 +234,7 @@ final class ProximityState {
         if next >= 0 { storage[Int(next)].previous = previous }
         storage[Int(device)].previous = -1
         storage[Int(device)].next = -1
+        storage[Int(device)].inGrid = false
     }
 
     /// Calls `body` with every device whose fix lies in a cell that a disc of `near` metres
@@ -235,8 +264,10 @@ final class ProximityState {
                 let wrapped = ((column % columns) + columns) % columns
                 var device = cells.head(of: row << 32 | wrapped)
                 while device >= 0 {
+                    // Read first: `body` may take the device out of the list.
+                    let next = storage[Int(device)].next
                     body(device)
-                    device = storage[Int(device)].next
+                    device = next
                 }
             }
         }
@@ -263,10 +294,24 @@ final class ProximityState {
         }
     }
 
-    /// Stores a pair's state, or drops it (and its links) when it is idle.
+    /// Whether the pair of `a` and `b`, in either orientation, is used up.
+    @inline(__always)
+    func isDone(_ a: Int32, _ b: Int32) -> Bool {
+        !done.isEmpty
+            && (done.contains(Self.pairKey(device: a, other: b)) || done.contains(Self.pairKey(device: b, other: a)))
+    }
+
+    /// Stores a pair's state, or drops it (and its links) when it is idle; a used-up pair goes
+    /// to ``done``.
     func store(_ pair: Pair, device: Int32, other: Int32) {
         let key = Self.pairKey(device: device, other: other)
-        if pair.isIdle {
+        if pair.isDone {
+            if pairs.removeValue(forKey: key) != nil { unlink(device, other) }
+            if done.insert(key).inserted {
+                doneWith[device, default: []].append(other)
+                doneWith[other, default: []].append(device)
+            }
+        } else if pair.isIdle {
             if pairs.removeValue(forKey: key) != nil { unlink(device, other) }
         } else {
             if pairs.updateValue(pair, forKey: key) == nil { link(device, other) }
@@ -276,11 +321,17 @@ final class ProximityState {
     /// Frees everything of `device`: its fix, its place in the grid and every pair it is in.
     func forget(_ device: Int32) {
         guard Int(device) < memberCount else { return }
-        if storage[Int(device)].hasFix { leaveCell(device) }
+        if storage[Int(device)].inGrid { leaveCell(device) }
         for partner in partners(of: device) {
             pairs[Self.pairKey(device: device, other: partner)] = nil
             pairs[Self.pairKey(device: partner, other: device)] = nil
             unlink(device, partner)
+        }
+        for partner in doneWith.removeValue(forKey: device) ?? [] {
+            done.remove(Self.pairKey(device: device, other: partner))
+            done.remove(Self.pairKey(device: partner, other: device))
+            doneWith[partner]?.removeAll { $0 == device }
+            if doneWith[partner]?.isEmpty == true { doneWith[partner] = nil }
         }
         storage[Int(device)] = Member()
     }
