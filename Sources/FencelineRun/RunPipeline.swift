@@ -217,7 +217,7 @@ public final class RunPipeline {
         lastEngine?.spill = { [unowned output] events in output.spill(events) }
         defer { lastEngine?.spill = nil }
         // A resumed engine's defaults and categories are those its `add` records are read with.
-        let requests =
+        var requests =
             if resumeState != nil, let engine = lastEngine {
                 NDJSONReadingDecoder.RequestContext(
                     decoder: catalogDecoder, defaults: engine.requestDefaults,
@@ -225,6 +225,9 @@ public final class RunPipeline {
             } else {
                 NDJSONReadingDecoder.RequestContext(decoder: catalogDecoder, catalog: catalog)
             }
+        // A pair may span the devices of two shards: an `add` of a proximity request is refused
+        // rather than pairing each shard's devices alone.
+        requests.refusesProximity = session is ShardedSession
         for reader in readers {
             guard output.keepsReading else { break }
             output.file = reader.name

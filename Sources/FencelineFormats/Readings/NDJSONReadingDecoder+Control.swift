@@ -22,7 +22,15 @@ extension NDJSONReadingDecoder {
             switch requests.decoder.decodeRequest(
                 request, path: "request", defaults: requests.defaults, categories: requests.categories.ids)
             {
-            case .success(let decoded): operation = .add(decoded)
+            case .success(let decoded):
+                if requests.refusesProximity, decoded.trigger.kind == .proximity {
+                    throw LineError(
+                        code: .invalidRequest, field: "request.trigger.type",
+                        message:
+                            "a proximity request cannot be added by a record in a run over several threads (its pairs span the threads' devices): give it in the catalog, or run one thread"
+                    )
+                }
+                operation = .add(decoded)
             case .failure(let error):
                 throw LineError(
                     code: .invalidRequest, field: error.issues.first?.path,

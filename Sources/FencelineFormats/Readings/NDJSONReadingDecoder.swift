@@ -27,6 +27,10 @@ public struct NDJSONReadingDecoder {
         /// `setCategories` record decoded. Shared by the copies of a context, since control
         /// records are decoded one at a time in input order by every driver.
         let categories: CategoryIDs
+        /// Set by a run sharded over threads (`--threads`), whose engines each hold some of the
+        /// devices: a proximity request pairs devices of every shard, so an `add` of one is a bad
+        /// line there (one given in the catalog makes the run use one engine).
+        public var refusesProximity = false
 
         /// Creates a context from the run's catalog.
         public init(decoder: CatalogDecoder, catalog: Catalog) {

@@ -4,8 +4,11 @@ import FencelineFormats
 /// `explain` for proximity requests (SPEC §12): each pair the device is in, evaluated at a fix of
 /// either device (distance, how far apart the fix times are, the condition), and each timer.
 extension ExplainReport {
+    /// - Parameter everyFix: list every fix; by default a run of fixes that evaluated no pair for
+    ///   the same reason shows as its first row and a count.
     static func proximityReport(
-        request: NotificationRequest, trigger: ProximityTrigger, tracer: RegionTracer, written: [Event]
+        request: NotificationRequest, trigger: ProximityTrigger, tracer: RegionTracer, written: [Event],
+        everyFix: Bool
     ) -> String {
         let among = trigger.among.map(\.text).joined(separator: ", ")
         let to = trigger.to.map { $0.map(\.text).joined(separator: ", ") } ?? "any other device of among"
@@ -27,6 +30,8 @@ extension ExplainReport {
         var unnumbered = written
         var rows = [["time", "step", "other", "distance (m)", "apart (s)", "condition", "standing", "what happened"]]
         var standings: [String: Bool] = [:]
+        // Rows standing for a run of fixes like them: how many more, and the last one's time.
+        var repeated: [Int: (count: Int, until: String)] = [:]
         for step in tracer.pairSteps {
             let standing =
                 step.other == nil
@@ -67,13 +72,20 @@ extension ExplainReport {
                 notes.append(
                     "not notified (notifyOn\(step.isInside ? "Entry" : "Exit") false, or muted by the schedule)")
             }
-            rows.append([
+            let row = [
                 time.rfc3339, name, step.other ?? "",
                 step.distance.map { JSONWriter.format(($0 * 10).rounded() / 10) } ?? "",
                 step.apart.map { JSONWriter.format($0.seconds) } ?? "", step.condition ?? "", standing,
                 notes.joined(separator: "; "),
-            ])
+            ]
+            if !everyFix, step.other == nil, let last = rows.last, Array(last[1...]) == Array(row[1...]) {
+                // The same nothing again: counted on the run's first row.
+                repeated[rows.count - 1, default: (0, "")] = ((repeated[rows.count - 1]?.count ?? 0) + 1, row[0])
+                continue
+            }
+            rows.append(row)
         }
+        for (index, run) in repeated { rows[index][7] += " (and \(run.count) more until \(run.until))" }
         lines.append("")
         lines += table(rows, right: [3, 4])
         lines.append("")

@@ -32,7 +32,8 @@ public enum ExplainReport {
         case .timeInterval, .calendar:
             return timingReport(request: request, tracer: tracer, written: written)
         case .proximity(let proximity):
-            return proximityReport(request: request, trigger: proximity, tracer: tracer, written: written)
+            return proximityReport(
+                request: request, trigger: proximity, tracer: tracer, written: written, everyFix: everyFix)
         }
         var lines = header(request: request, trigger: trigger, tracer: tracer)
         let rows =
