@@ -23,7 +23,8 @@ import Testing
         let store = try ServiceStore(directory: directory)
         #expect(try store.latestCheckpoint() == nil)
         for position in 1...3 {
-            try store.saveCheckpoint(Array(repeating: UInt8(position), count: 1000), journalPosition: position, lastSeq: 0)
+            try store.saveCheckpoint(
+                Array(repeating: UInt8(position), count: 1000), journalPosition: position, lastSeq: 0)
         }
         let latest = try #require(try store.latestCheckpoint())
         #expect(latest.journalPosition == 3)

@@ -21,10 +21,7 @@ extension ServiceEngine {
     static func open(_ directory: String, catalog: [UInt8]) throws -> ServiceEngine {
         var settings = ServiceEngine.Settings()
         settings.checkpointEvery = 50
-        return try ServiceEngine(
-            store: try ServiceStore(directory: directory), catalogBytes: catalog,
-            decodeCatalog: { try CatalogDecoder().decode($0).catalog }, settings: settings, metrics: ServiceMetrics(),
-            logger: Logger(label: "checkpoint-order"))
+        return try ServiceEngine.opened(directory, catalog: catalog, settings: settings, label: "checkpoint-order")
     }
 
     /// Three rounds: the interleavings differ from one to the next.

@@ -22,10 +22,7 @@ import Testing
         var settings = ServiceEngine.Settings()
         settings.checkpointEvery = 30
         func open() throws -> ServiceEngine {
-            try ServiceEngine(
-                store: try ServiceStore(directory: directory.path), catalogBytes: catalog,
-                decodeCatalog: { try CatalogDecoder().decode($0).catalog }, settings: settings,
-                metrics: ServiceMetrics(), logger: Logger(label: "filters"))
+            try ServiceEngine.opened(directory.path, catalog: catalog, settings: settings, label: "filters")
         }
         var engine = try open()
         var errors: [String] = []
@@ -75,10 +72,7 @@ import Testing
                 .utf8)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("remove-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let engine = try ServiceEngine(
-            store: try ServiceStore(directory: directory.path), catalogBytes: catalog,
-            decodeCatalog: { try CatalogDecoder().decode($0).catalog }, settings: ServiceEngine.Settings(),
-            metrics: ServiceMetrics(), logger: Logger(label: "remove"))
+        let engine = try ServiceEngine.opened(directory.path, catalog: catalog, label: "remove")
         let lines = [
             #"{"device":"van","time":"2026-03-02T08:00:00Z","lat":52.37,"lon":4.895}"#,
             #"{"device":"van","time":"2026-03-02T08:00:10Z","lat":52.37,"lon":4.89}"#,

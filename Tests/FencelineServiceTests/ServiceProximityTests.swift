@@ -23,10 +23,7 @@ import Testing
         var settings = ServiceEngine.Settings()
         settings.checkpointEvery = 50
         func open() throws -> ServiceEngine {
-            try ServiceEngine(
-                store: try ServiceStore(directory: directory.path), catalogBytes: catalog,
-                decodeCatalog: { try CatalogDecoder().decode($0).catalog }, settings: settings,
-                metrics: ServiceMetrics(), logger: Logger(label: "proximity"))
+            try ServiceEngine.opened(directory.path, catalog: catalog, settings: settings, label: "proximity")
         }
         var engine = try open()
         var sawPair = false
