@@ -62,7 +62,7 @@ extension TraceRenderer {
         if scene.requestsWithoutFence > 0 {
             let count = scene.requestsWithoutFence
             rows.append(.note("\(count) request\(count == 1 ? "" : "s") without a fence"))
-            rows.append(.note("(time, calendar or beacon)"))
+            rows.append(.note("(beacon, proximity, time, calendar)"))
         }
         if scene.bounds != nil { rows += [.gap, .north] }
         return rows
