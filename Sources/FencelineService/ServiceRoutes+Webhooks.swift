@@ -162,15 +162,16 @@ extension ServiceRoutes {
                 throw ServiceError(.notFound, code: "not_found", "no device \"\(id)\" has been read")
             }
             let pending = Set(await engine.pendingRequests().map(\.request.id))
-            var crossings: [String: (kind: String, time: String?)] = [:]
+            var crossings: [String: (kind: String, time: String?, other: String?)] = [:]
             for event in try store.lastCrossings(device: id) {
                 let object = try? JSONSerialization.jsonObject(with: Data(event.json)) as? [String: Any]
-                crossings[event.request] = (event.kind, object?["time"] as? String)
+                crossings[event.request] = (event.kind, object?["time"] as? String, object?["other"] as? String)
             }
             var standings = status.standings.map { standing in
-                // The last crossing is kept per request: a proximity request's pairs share it.
-                let crossing = standing.other == nil ? crossings[standing.requestID] : nil
-                let matches = crossing?.kind == (standing.isInside ? "enter" : "exit")
+                // The last crossing is kept per request: of a proximity request, that of one pair.
+                let crossing = crossings[standing.requestID]
+                let matches =
+                    crossing?.kind == (standing.isInside ? "enter" : "exit") && crossing?.other == standing.other
                 return Standing(
                     request: standing.requestID, state: standing.isInside ? "inside" : "outside",
                     since: matches ? crossing?.time : nil, changingSince: standing.changingSince?.rfc3339,
@@ -180,7 +181,8 @@ extension ServiceRoutes {
             let listed = Set(standings.map(\.request))
             for (request, crossing) in crossings.sorted(by: { $0.key < $1.key })
             where crossing.kind == "exit" && !listed.contains(request) && pending.contains(request) {
-                standings.append(Standing(request: request, state: "outside", since: crossing.time))
+                standings.append(
+                    Standing(request: request, state: "outside", since: crossing.time, other: crossing.other))
             }
             let last = status.lastReadingTime.map {
                 DeviceAnswer.LastReading(
