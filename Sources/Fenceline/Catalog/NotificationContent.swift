@@ -89,7 +89,9 @@ public struct NotificationContent: Hashable, Sendable {
 extension String {
     /// The string with every occurrence of `target` replaced (no Foundation needed).
     func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty, contains(target) else { return self }
+        guard !target.isEmpty else { return self }
+        if let replaced = asciiReplacingAll(target, with: replacement) { return replaced }
+        guard contains(target) else { return self }
         var result = ""
         var rest = self[...]
         while let range = rest.firstRange(of: target) {
@@ -99,5 +101,40 @@ extension String {
         }
         result += rest
         return result
+    }
+
+    /// ``replacingAll(_:with:)`` by bytes, when the string and `target` are ASCII (each byte a
+    /// character, so the matches are the same); `nil` otherwise. Placeholders are filled for every
+    /// event, and the character-wise search took a tenth of a proximity run that notifies often.
+    private func asciiReplacingAll(_ target: String, with replacement: String) -> String? {
+        var text = self
+        var pattern = target
+        return text.withUTF8 { bytes -> String? in
+            pattern.withUTF8 { needle -> String? in
+                guard bytes.allSatisfy({ $0 < 0x80 }), needle.allSatisfy({ $0 < 0x80 }) else { return nil }
+                guard bytes.count >= needle.count else { return self }
+                var result: [UInt8] = []
+                var copied = 0
+                var position = 0
+                let first = needle[0]
+                while position <= bytes.count - needle.count {
+                    if bytes[position] == first
+                        && UnsafeBufferPointer(rebasing: bytes[position..<(position + needle.count)]).elementsEqual(
+                            needle)
+                    {
+                        if result.isEmpty { result.reserveCapacity(bytes.count + replacement.utf8.count) }
+                        result.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<position]))
+                        result.append(contentsOf: replacement.utf8)
+                        position += needle.count
+                        copied = position
+                    } else {
+                        position += 1
+                    }
+                }
+                guard copied > 0 else { return self }
+                result.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
+                return String(decoding: result, as: UTF8.self)
+            }
+        }
     }
 }
