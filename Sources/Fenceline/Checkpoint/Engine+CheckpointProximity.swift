@@ -85,6 +85,13 @@ extension Engine {
                 pair.isDone = try reader.bool()
                 pair.distance = try reader.double()
                 guard !pair.isIdle, pair.visit >= 0 else { throw reader.damaged("a proximity pair holds nothing") }
+                // A used-up pair is written bare: anything more was not written by an engine (and
+                // would not be written again).
+                var bare = ProximityState.Pair()
+                bare.isDone = true
+                guard !pair.isDone || pair == bare else {
+                    throw reader.damaged("a used-up proximity pair holds a state")
+                }
                 state.store(pair, device: device, other: other)
             }
         }

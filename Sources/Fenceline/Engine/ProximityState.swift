@@ -52,7 +52,7 @@ final class ProximityState {
     }
 
     /// A pair that is not idle.
-    struct Pair {
+    struct Pair: Equatable {
         var inside = false
         /// The start of a pending enter (outside) or exit (inside) delay.
         var candidateSince: Timestamp?
