@@ -22,8 +22,11 @@ struct Explain: AsyncParsableCommand {
 
             For a beacon request: each sighting of its beacons by the device, with the smoothed \
             RSSI, distance, proximity class and whether it counts, and each enter delay, exit \
-            timeout and exit delay. For a time or calendar request: each due time, fired (with \
-            its notifications) or muted by the schedule, and when it is due next.
+            timeout and exit delay. For a proximity request: each evaluation of a pair the device \
+            is in, at a fix of either device (the other device, their distance, how far apart the \
+            fixes' times are, near, band, far or too old), each delay and age-out, and the pairs \
+            it is in at the end. For a time or calendar request: each due time, fired (with its \
+            notifications) or muted by the schedule, and when it is due next.
 
             Readings and formats are those of `fenceline run`, and so are its input options \
             (--triggers, --input-format, --until, --reorder-window, --device-ttl); --input-device names the \
