@@ -6,17 +6,8 @@ import Testing
 /// Content placeholders are filled by bytes when the text is ASCII: the same strings as the
 /// character-wise search they replace, on random texts made of placeholder pieces.
 @Suite struct PlaceholderTests {
-    /// The character-wise replacement, as it was before the byte path.
     static func characterWise(_ text: String, _ target: String, _ replacement: String) -> String {
-        guard text.contains(target) else { return text }
-        var result = ""
-        var rest = text[...]
-        while let range = rest.firstRange(of: target) {
-            result += rest[..<range.lowerBound]
-            result += replacement
-            rest = rest[range.upperBound...]
-        }
-        return result + rest
+        text.characterWiseReplacingAll(target, with: replacement)
     }
 
     @Test func bytesFillAsCharactersDo() {

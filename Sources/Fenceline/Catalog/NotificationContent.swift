@@ -90,8 +90,12 @@ extension String {
     /// The string with every occurrence of `target` replaced (no Foundation needed).
     func replacingAll(_ target: String, with replacement: String) -> String {
         guard !target.isEmpty else { return self }
-        if let replaced = asciiReplacingAll(target, with: replacement) { return replaced }
-        guard contains(target) else { return self }
+        return asciiReplacingAll(target, with: replacement) ?? characterWiseReplacingAll(target, with: replacement)
+    }
+
+    /// ``replacingAll(_:with:)`` character by character, for any text.
+    func characterWiseReplacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty, contains(target) else { return self }
         var result = ""
         var rest = self[...]
         while let range = rest.firstRange(of: target) {

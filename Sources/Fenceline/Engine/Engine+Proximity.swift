@@ -176,11 +176,8 @@ extension Engine {
                 pair.candidateSince = nil
             } else if pair.candidateSince == nil {
                 if trigger.enterDelay > .zero {
-                    pair.candidateSince = time
-                    pair.token = makeToken()
-                    timers.schedule(
-                        .pairEnter, due: time.advanced(by: trigger.enterDelay), setAt: clock, slot: slot,
-                        device: device, other: other, token: pair.token)
+                    startDelay(
+                        .pairEnter, trigger.enterDelay, &pair, slot: slot, device: device, other: other, at: time)
                 } else {
                     enterPair(
                         &pair, slot: slot, state: state, device: device, other: other, since: time, at: time,
@@ -191,11 +188,7 @@ extension Engine {
             pair.candidateSince = nil
         } else if pair.candidateSince == nil {
             if trigger.exitDelay > .zero {
-                pair.candidateSince = time
-                pair.token = makeToken()
-                timers.schedule(
-                    .pairExit, due: time.advanced(by: trigger.exitDelay), setAt: clock, slot: slot, device: device,
-                    other: other, token: pair.token)
+                startDelay(.pairExit, trigger.exitDelay, &pair, slot: slot, device: device, other: other, at: time)
             } else {
                 exitPair(
                     &pair, slot: slot, state: state, device: device, other: other, since: time, at: time,
@@ -209,6 +202,18 @@ extension Engine {
             step.isDone = pair.isDone
             traced?.record(step)
         }
+    }
+
+    /// Opens the pair's enter or exit delay at `time`, its timer due `delay` later.
+    private func startDelay(
+        _ kind: EngineTimer.Kind, _ delay: TimeSpan, _ pair: inout ProximityState.Pair, slot: Int32, device: Int32,
+        other: Int32, at time: Timestamp
+    ) {
+        pair.candidateSince = time
+        pair.token = makeToken()
+        timers.schedule(
+            kind, due: time.advanced(by: delay), setAt: clock, slot: slot, device: device, other: other,
+            token: pair.token)
     }
 
     /// The pair enters: a new stay, its age-out timer, and the event when the trigger notifies.
