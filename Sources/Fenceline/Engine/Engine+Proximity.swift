@@ -342,21 +342,15 @@ extension Engine {
                 exitPair(
                     &pair, slot: binding.slot, state: state, device: first, other: second, since: time, at: time,
                     reason: reason)
-                pair.candidateSince = nil
-                state.pairs[key] = pair
+                // Stored as any evaluation stores it: an idle pair goes, a used-up one to the done set
+                // (the loop walks a copy of the partner list).
+                state.store(pair, device: first, other: second)
                 if let traced = tracedPair(slot: binding.slot, device: first, other: second) {
                     let named = traced.device == devices.names[Int(first)] ? second : first
                     traced.record(
                         PairTraceStep(
                             cause: .forcedExit(reason: reason, time: time), other: devices.names[Int(named)],
                             distance: pair.distance, wasInside: wasInside, isInside: false, isDone: pair.isDone))
-                }
-            }
-            // Pairs left idle go (after the loop over the partner list they are part of).
-            for partner in state.partners(of: device) {
-                let (first, second) = orient(device, partner, state: state)
-                if let pair = state.pairs[ProximityState.pairKey(device: first, other: second)], pair.isIdle {
-                    state.store(pair, device: first, other: second)
                 }
             }
         }
