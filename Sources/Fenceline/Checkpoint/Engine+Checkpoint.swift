@@ -119,6 +119,9 @@ extension Engine {
         var ledger: [(event: Event, device: Int32, order: Int)]
         var held: [(time: Timestamp, arrival: UInt64, reading: Reading)]
         var arrivals: UInt64
+        /// The names of devices dropped by renumbering that have visit counters, listed after the
+        /// engine's devices with no state (see ``forgottenDeviceNames``).
+        var forgotten: [String]
     }
 
     /// The summary, the engine's counters, categories, start catalog, untimed controls, given
@@ -135,11 +138,12 @@ extension Engine {
         let (pending, produced, released) = events.checkpointState
         let ledger = delivered.checkpointState
         let (held, arrivals) = reorder.checkpointState
+        let forgotten = forgottenDeviceNames
 
         // The summary first, so `inspect` reads it without the rest.
         writer.write(clock) { $0.write($1) }
         writer.write(pendingRequestCount)
-        writer.write(devices.count)
+        writer.write(devices.count + forgotten.count)
         writer.write(liveTimers.count)
         writer.write(held.count)
         writer.write(ledger.count)
@@ -166,14 +170,14 @@ extension Engine {
         }
         writer.append(encoded: checkpointCache.givenDigests!)
 
-        writer.write(each: devices.names) { $0.write($1) }
+        writer.write(each: devices.names + forgotten) { $0.write($1) }
         writer.write(each: devices.thresholds.indices) { writer, bucket in
             writer.write(devices.thresholds[bucket])
             writer.write(devices.bucketFilters[bucket])
         }
         return LiveState(
             slots: alive, newSlot: newSlot, timers: liveTimers, nextOrder: nextOrder, pending: pending,
-            produced: produced, ledger: ledger, held: held, arrivals: arrivals)
+            produced: produced, ledger: ledger, held: held, arrivals: arrivals, forgotten: forgotten)
     }
 
     /// A live request's state, which follows its encoding.
@@ -192,7 +196,7 @@ extension Engine {
     /// notifications and the reorder window: everything after the requests.
     private func writeCheckpointTail(_ live: LiveState, into writer: inout CheckpointWriter) {
         let newSlot = live.newSlot
-        writeCheckpointDevices(newSlot: newSlot, into: &writer)
+        writeCheckpointDevices(newSlot: newSlot, forgotten: live.forgotten, into: &writer)
         writeCheckpointProximity(newSlot: newSlot, into: &writer)
         writer.write(live.nextOrder)
         writer.write(each: live.timers) { writer, timer in
@@ -526,6 +530,12 @@ extension Engine {
         guard counts == summaryCounts else {
             throw reader.damaged("its summary counts \(summaryCounts), the state holds \(counts)")
         }
+        devices.reportingCount = devices.fixStates.count(where: { $0.lastTime != nil })
+        // Devices with nothing but a name (forgotten ones, kept for their visit counters) are
+        // dropped by the first renumbering.
+        devices.forgottenSinceRenumbering = devices.fixStates.indices.count(where: {
+            devices.fixStates[$0].lastTime == nil && devices.records[$0].isEmpty && devices.beaconRecords[$0].isEmpty
+        })
     }
 
     /// Refuses a request the engine would not have accepted: a damaged file must not install one.

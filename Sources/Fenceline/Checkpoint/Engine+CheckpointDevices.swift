@@ -1,7 +1,16 @@
 /// The devices' part of a checkpoint: each device's last time, filter references, region and
 /// beacon records, then the visit counts (SPEC §10, §12).
 extension Engine {
-    func writeCheckpointDevices(newSlot: [Int32], into writer: inout CheckpointWriter) {
+    /// The devices dropped by renumbering that have visit counters and have not been read since,
+    /// by name, each once, in byte order: a checkpoint lists them after the engine's devices, as
+    /// devices with nothing but visit counters (which a renumbering after loading drops again).
+    var forgottenDeviceNames: [String] {
+        guard !forgottenVisits.isEmpty else { return [] }
+        return Set(forgottenVisits.keys.map(\.device).filter { devices.id(of: $0) == nil })
+            .sorted { DeviceNames.precedes($0, $1) }
+    }
+
+    func writeCheckpointDevices(newSlot: [Int32], forgotten: [String], into writer: inout CheckpointWriter) {
         for device in 0..<devices.count {
             writer.write(devices.fixStates[device].lastTime) { $0.write($1) }
             for bucket in devices.thresholds.indices {
@@ -43,15 +52,33 @@ extension Engine {
                 writer.write(record.staySince)
             }
         }
+        for _ in forgotten {
+            writer.write(nil as Timestamp?) { $0.write($1) }
+            for _ in devices.thresholds.indices {
+                writer.write(UInt64(0))
+                writer.write(Coordinate(latitude: 0, longitude: 0))
+                writer.write(Timestamp(microseconds: 0))
+            }
+            for _ in 0..<3 { writer.writeCount(0) }  // filter references, region and beacon records
+        }
+        var counters = visitCounters
+        if !forgottenVisits.isEmpty {
+            var listed: [String: Int32] = [:]
+            for (index, name) in forgotten.enumerated() { listed[name] = Int32(devices.count + index) }
+            for (visit, count) in forgottenVisits {
+                guard let device = devices.id(of: visit.device) ?? listed[visit.device] else { continue }
+                counters[VisitKey.make(request: visit.request, device: device)] = count
+            }
+        }
         // Sorted, so that one state always writes the same bytes.
         writer.write(each: visitNames) { $0.write($1) }
-        writer.write(each: visitCounters.sorted { $0.key < $1.key }) { writer, counter in
+        writer.write(each: counters.sorted { $0.key < $1.key }) { writer, counter in
             writer.write(counter.key)
             writer.write(counter.value)
         }
     }
 
-    /// Reads what ``writeCheckpointDevices(newSlot:into:)`` wrote, into the device table the head
+    /// Reads what ``writeCheckpointDevices(newSlot:forgotten:into:)`` wrote, into the device table the head
     /// of the checkpoint made, with the requests installed.
     func restoreDevices(from reader: inout CheckpointReader) throws {
         let slots = Int32(requests.count)

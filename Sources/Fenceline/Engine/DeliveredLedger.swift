@@ -28,6 +28,10 @@ struct DeliveredLedger {
     private var positionsBySequence: [Int: Int]?
     /// The log's size at which it is next compacted.
     private var compactionSize = DeliveredLedger.smallestCompaction
+    /// Devices forgotten (SPEC §12) whose entries are still in the log: dropped at the next
+    /// compaction, or before the device's next entry, and answered as gone meanwhile. Forgetting
+    /// comes in bursts (a fleet's time to live running out), which one pass then serves.
+    private var forgotten: Set<Int32> = []
 
     /// Below this size the log is not compacted while notifications are added.
     private static let smallestCompaction = 1024
@@ -40,6 +44,7 @@ struct DeliveredLedger {
     /// the end of the log it takes its SPEC §4 place, so the list does not depend on the order the
     /// engine happened to evaluate fences in (which a rebuilt index, after a checkpoint, changes).
     mutating func add(_ event: Event, device: Int32, order: Int) {
+        if !forgotten.isEmpty && forgotten.contains(device) { compact() }
         var position = log.count
         while position > 0, log[position - 1].time == event.time,
             Event.releasePrecedes(event, log[position - 1]) == true
@@ -67,8 +72,20 @@ struct DeliveredLedger {
         }
     }
 
-    /// Drops every device's entries beyond its newest `limit`, keeping the order of the rest.
+    /// Drops every entry of the device (it was forgotten), when the log next compacts.
+    mutating func forget(device: Int32) {
+        forgotten.insert(device)
+    }
+
+    /// Drops the forgotten devices' entries and every device's beyond its newest `limit`, keeping
+    /// the order of the rest.
     private mutating func compact() {
+        if !forgotten.isEmpty {
+            let gone = forgotten
+            forgotten = []
+            let keeps = devices.map { !gone.contains($0) }
+            keep { keeps[$0] }
+        }
         guard log.count > limit, let top = devices.max() else { return }
         // Slot 0 counts the entries without a device.
         var counts = [Int32](repeating: 0, count: Int(top) + 2)
@@ -100,6 +117,36 @@ struct DeliveredLedger {
         log.removeLast(log.count - kept)
         devices.removeLast(devices.count - kept)
         orders.removeLast(orders.count - kept)
+        // A log that shrank to a small part of what it grew to (a fleet forgotten) gives the
+        // pages back; otherwise they are reused, as above.
+        if log.capacity > 4 * max(log.count, Self.smallestCompaction) {
+            log = Self.copy(log)
+            devices = Self.copy(devices)
+            orders = Self.copy(orders)
+        }
+    }
+
+    /// A copy of `array` with room for its elements only.
+    private static func copy<Element>(_ array: [Element]) -> [Element] {
+        var copy: [Element] = []
+        copy.reserveCapacity(array.count)
+        copy.append(contentsOf: array)
+        return copy
+    }
+
+    /// Sets `keep` for every device with an entry (the forgotten devices' entries go first).
+    mutating func markDevices(in keep: inout [Bool]) {
+        compact()
+        for device in devices where device >= 0 { keep[Int(device)] = true }
+    }
+
+    /// Gives each entry's device the number `newID` maps it to (the engine's devices were
+    /// renumbered); the forgotten devices' entries go first.
+    mutating func renumber(_ newID: [Int32]) {
+        compact()
+        for position in devices.indices where devices[position] >= 0 {
+            devices[position] = newID[Int(devices[position])]
+        }
     }
 
     /// Moves `requestID`'s entries to the top, re-rendering them with `content`: device by device
@@ -141,6 +188,7 @@ struct DeliveredLedger {
         log = []
         devices = []
         orders = []
+        forgotten = []
         unnumbered = 0
         positionsBySequence = nil
         compactionSize = Self.smallestCompaction
@@ -195,6 +243,7 @@ struct DeliveredLedger {
     /// (lookups must not depend on when the log last compacted).
     private func isKept(_ position: Int) -> Bool {
         let device = devices[position]
+        if !forgotten.isEmpty && forgotten.contains(device) { return false }
         var newer = 0
         for later in (position + 1)..<log.count where devices[later] == device {
             newer += 1

@@ -378,6 +378,57 @@ struct DeviceTable {
         filterOverrides[device] = nil
     }
 
+    /// Devices with a last reading: those that reported and were not forgotten since.
+    var reportingCount = 0
+    /// Devices forgotten since the table was last renumbered: when they are many, the engine
+    /// renumbers the devices it still knows (``renumber(keeping:)``), which frees the rest.
+    var forgottenSinceRenumbering = 0
+
+    /// Renumbers the devices `keep` holds for densely, in their order (so every order that
+    /// follows device numbers stays the same), and drops the others with their names: a name
+    /// seen again later is a new device. Every array is rebuilt to the size it needs, so the
+    /// memory of a forgotten fleet goes back to the allocator.
+    /// - Returns: each old number's new one, -1 for a dropped device.
+    mutating func renumber(keeping keep: [Bool]) -> [Int32] {
+        var newID = [Int32](repeating: -1, count: names.count)
+        var kept: [Int] = []
+        for device in names.indices where keep[device] {
+            newID[device] = Int32(kept.count)
+            kept.append(device)
+        }
+        func rebuilt<Element>(_ array: [Element]) -> [Element] {
+            var result: [Element] = []
+            result.reserveCapacity(kept.count)
+            for device in kept { result.append(array[device]) }
+            return result
+        }
+        names = rebuilt(names)
+        fixStates = rebuilt(fixStates)
+        records = rebuilt(records)
+        beaconRecords = rebuilt(beaconRecords)
+        var keptAccepted: [AcceptedFix] = []
+        keptAccepted.reserveCapacity(kept.count * thresholds.count)
+        for device in kept {
+            keptAccepted.append(contentsOf: accepted[(device * thresholds.count)..<((device + 1) * thresholds.count)])
+        }
+        accepted = keptAccepted
+        filterOverrides = Dictionary(
+            uniqueKeysWithValues: filterOverrides.compactMap { device, list in
+                newID[Int(device)] >= 0 ? (newID[Int(device)], list) : nil
+            })
+        mappedDevices = Set(mappedDevices.compactMap { newID[Int($0)] >= 0 ? newID[Int($0)] : nil })
+        recordPositions = Dictionary(
+            uniqueKeysWithValues: recordPositions.compactMap { key, index in
+                let device = newID[Int(key >> 32)]
+                return device >= 0 ? (Self.key(device, Int32(truncatingIfNeeded: key)), index) : nil
+            })
+        var size = 64
+        while size < names.count * 2 { size *= 2 }
+        rehash(size: size)
+        forgottenSinceRenumbering = 0
+        return newID
+    }
+
     /// Makes room for `count` devices in all, so interning that many grows nothing.
     mutating func reserve(_ count: Int) {
         var size = table.count

@@ -66,7 +66,73 @@ extension Engine {
             states[Int(record.slot)].finishedDevices -= 1
         }
         for binding in proximity { binding.state.forget(device) }
+        delivered.forget(device: device)
         devices.forget(device: device)
+        devices.reportingCount -= 1
+        devices.forgottenSinceRenumbering += 1
+    }
+
+    /// Renumbers the devices when many were forgotten since it was last done (at least
+    /// ``renumberingMinimum`` and half of the devices), so each renumbering is paid for by the
+    /// forgetting of as many devices as it keeps. Called where no device number is held: at the
+    /// end of each call that may forget devices.
+    @inline(__always)
+    func renumberDevicesIfDue() {
+        let forgotten = devices.forgottenSinceRenumbering
+        guard forgotten >= renumberingMinimum, forgotten * 2 >= devices.count else { return }
+        renumberDevices()
+    }
+
+    /// Drops every device the engine holds nothing of (SPEC §12: forgetting frees a device's
+    /// state), renumbering the others in their order everywhere a number is kept, and moves the
+    /// visit counters of the dropped ones to ``forgottenVisits``. A device is kept while it has a
+    /// last reading, records, filter references, delivered notifications or proximity state, or
+    /// a request names it in `devices`.
+    func renumberDevices() {
+        var keep = [Bool](repeating: false, count: devices.count)
+        for device in keep.indices {
+            keep[device] =
+                devices.fixStates[device].lastTime != nil || !devices.records[device].isEmpty
+                || !devices.beaconRecords[device].isEmpty || devices.filterOverrides[Int32(device)] != nil
+        }
+        for entry in requests {
+            for device in entry.scope ?? [] { keep[Int(device)] = true }
+        }
+        for binding in proximity {
+            for device in 0..<binding.state.memberCount where binding.state.holds(Int32(device)) {
+                keep[device] = true
+            }
+        }
+        delivered.markDevices(in: &keep)
+        guard keep.contains(false) else {
+            devices.forgottenSinceRenumbering = 0
+            return
+        }
+        let names = devices.names
+        let newID = devices.renumber(keeping: keep)
+        timers.renumber(newID)
+        delivered.renumber(newID)
+        for binding in proximity { binding.state.renumber(newID, count: devices.count) }
+        for (slot, entry) in requests.enumerated() {
+            guard let scope = entry.scope else { continue }
+            requests[slot] = RequestEntry(
+                request: entry.request, slot: entry.slot, addedSequence: entry.addedSequence,
+                addedTime: entry.addedTime, scope: Set(scope.map { newID[Int($0)] }), region: entry.region,
+                beacon: entry.beacon, gate: entry.gate, timing: entry.timing)
+        }
+        var counters: [UInt64: Int32] = [:]
+        counters.reserveCapacity(visitCounters.count)
+        for (key, count) in visitCounters {
+            let device = newID[Int(VisitKey.device(of: key))]
+            if device >= 0 {
+                counters[VisitKey.make(request: VisitKey.request(of: key), device: device)] = count
+            } else {
+                let name = names[Int(VisitKey.device(of: key))]
+                forgottenVisits[ForgottenVisit(device: name, request: VisitKey.request(of: key))] = count
+            }
+        }
+        visitCounters = counters
+        Allocator.returnFreePages()
     }
 
     /// An `exit` for every stay of the device that is inside (of the request in `onlySlot`, or of
@@ -115,4 +181,11 @@ extension Engine {
         }
         if !proximity.isEmpty { forceProximityExits(device: device, reason: reason, at: time, onlySlot: onlySlot) }
     }
+}
+
+/// A visit counter of a device dropped by renumbering: its name and its request's number in
+/// `Engine.visitIDs`.
+struct ForgottenVisit: Hashable {
+    let device: String
+    let request: UInt32
 }

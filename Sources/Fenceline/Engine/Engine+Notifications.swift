@@ -35,8 +35,14 @@ extension Engine {
     /// The number of a new stay of `device` for the request `id` (SPEC §12 visits): one more than
     /// the last, whether or not that one was notified, kept through forgetting and replacement.
     func nextVisit(request id: String, device: Int32) -> Int32 {
-        let key = VisitKey.make(request: visitNumber(of: id), device: device)
-        let next = (visitCounters[key] ?? 0) + 1
+        let number = visitNumber(of: id)
+        let key = VisitKey.make(request: number, device: device)
+        var last = visitCounters[key]
+        if last == nil && !forgottenVisits.isEmpty {
+            last = forgottenVisits.removeValue(
+                forKey: ForgottenVisit(device: devices.names[Int(device)], request: number))
+        }
+        let next = (last ?? 0) + 1
         visitCounters[key] = next
         return next
     }

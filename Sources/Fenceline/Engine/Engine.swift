@@ -158,6 +158,12 @@ public final class Engine {
     /// The request ids visits were counted for, numbered in the order first seen.
     @exclusivity(unchecked) var visitIDs: [String: UInt32] = [:]
     @exclusivity(unchecked) var visitNames: [String] = []
+    /// The visit counters of devices dropped by renumbering (see ``renumberDevicesIfDue()``), by
+    /// name: a device seen again takes its counts back at its next stay.
+    @exclusivity(unchecked) var forgottenVisits: [ForgottenVisit: Int32] = [:]
+    /// How many forgotten devices make renumbering worth it (at least half of the devices, too):
+    /// lowered only by tests, which renumber at every chance.
+    @exclusivity(unchecked) var renumberingMinimum = 4096
     /// The live proximity requests, in the order they were added, each with its devices and pairs.
     @exclusivity(unchecked) var proximity: [ProximityBinding] = []
     /// Per-fix scratch: whether some request's position filters counted the fix already (it is
@@ -223,6 +229,7 @@ public final class Engine {
     /// the clock forward; timers due before its time fire first, at their due times.
     public func process(_ reading: Reading) -> [Event] {
         assert(configuration.eventRelease == .byInstant, "process(_:) on an engine that releases as produced")
+        defer { renumberDevicesIfDue() }
         if configuration.reorderWindow > .zero, let time = reading.time {
             for due in reorder.add(reading, at: time) { apply(due) }
             return release(before: clock, inclusive: false)
@@ -235,6 +242,7 @@ public final class Engine {
     public func process(_ fix: Fix) -> [Event] {
         assert(configuration.eventRelease == .byInstant, "process(_:) on an engine that releases as produced")
         guard configuration.reorderWindow == .zero else { return process(.fix(fix)) }
+        defer { renumberDevicesIfDue() }
         apply(fix)
         return release(before: clock, inclusive: false)
     }
@@ -253,6 +261,7 @@ public final class Engine {
             let device = String(decoding: name, as: UTF8.self)
             return process(.fix(Fix(device: device, time: time, coordinate: coordinate, accuracy: accuracy)))
         }
+        defer { renumberDevicesIfDue() }
         apply(deviceNamed: name, time: time, coordinate: coordinate, accuracy: accuracy)
         return release(before: clock, inclusive: false)
     }
@@ -265,6 +274,7 @@ public final class Engine {
     /// `time - window` are released first and the clock stops there.
     public func advance(to time: Timestamp) -> [Event] {
         assert(configuration.eventRelease == .byInstant, "advance(to:) on an engine that releases as produced")
+        defer { renumberDevicesIfDue() }
         var target = time
         if configuration.reorderWindow > .zero {
             for due in reorder.observe(time) { apply(due) }
@@ -283,6 +293,7 @@ public final class Engine {
     /// still closes, so the events returned are all there are up to it.
     public func finish(until: Timestamp? = nil, keepingHeldReadings: Bool = false) -> [Event] {
         assert(configuration.eventRelease == .byInstant, "finish(until:) on an engine that releases as produced")
+        defer { renumberDevicesIfDue() }
         guard keepingHeldReadings else {
             closeInput(until: until)
             return release(before: nil, inclusive: true)
@@ -435,6 +446,7 @@ extension Engine {
     /// engine configured with `eventRelease: .asProduced`; see ``ProducedEvent``).
     package func produce(_ reading: Reading) -> [ProducedEvent] {
         assert(configuration.eventRelease == .asProduced)
+        defer { renumberDevicesIfDue() }
         apply(reading)
         return events.drainProduced()
     }
@@ -445,6 +457,7 @@ extension Engine {
         deviceNamed name: UnsafeBufferPointer<UInt8>, time: Timestamp, coordinate: Coordinate, accuracy: Double?
     ) -> [ProducedEvent] {
         assert(configuration.eventRelease == .asProduced)
+        defer { renumberDevicesIfDue() }
         apply(deviceNamed: name, time: time, coordinate: coordinate, accuracy: accuracy)
         return events.drainProduced()
     }
@@ -458,6 +471,7 @@ extension Engine {
     /// Ends the input like ``finish(until:)`` and returns the events it produced, as produced.
     package func produceFinishing(until: Timestamp? = nil) -> [ProducedEvent] {
         assert(configuration.eventRelease == .asProduced)
+        defer { renumberDevicesIfDue() }
         closeInput(until: until)
         return events.drainProduced()
     }

@@ -77,7 +77,7 @@ final class ProximityState {
     private var capacity = 0
     private(set) var memberCount = 0
     /// The first device of each occupied cell.
-    let cells = CellTable()
+    private(set) var cells = CellTable()
     /// The devices each paired device has a stored pair with.
     var partners: [Int32: [Int32]] = [:]
     /// Keyed by ``pairKey(device:other:)`` in the pair's orientation (`device` matches `among`):
@@ -334,6 +334,48 @@ final class ProximityState {
             if doneWith[partner]?.isEmpty == true { doneWith[partner] = nil }
         }
         storage[Int(device)] = Member()
+    }
+
+    /// Whether the request holds anything of `device`: a fix, a pair, a used-up pair.
+    func holds(_ device: Int32) -> Bool {
+        Int(device) < memberCount
+            && (storage[Int(device)].hasFix || storage[Int(device)].isPaired || doneWith[device] != nil)
+    }
+
+    /// Gives every device the number `newID` maps it to (the engine's devices were renumbered;
+    /// the dropped ones, -1, were forgotten and hold nothing here), on storage and a grid of the
+    /// size the members left need.
+    func renumber(_ newID: [Int32], count: Int) {
+        let members = UnsafeMutablePointer<Member>.allocate(capacity: count)
+        members.initialize(repeating: Member(), count: count)
+        var kept = 0
+        for device in 0..<memberCount where newID[device] >= 0 {
+            var member = storage[device]
+            member.next = -1
+            member.previous = -1
+            member.inGrid = false
+            members[Int(newID[device])] = member
+            kept = max(kept, Int(newID[device]) + 1)
+        }
+        let grid = (0..<memberCount).compactMap { storage[$0].inGrid && newID[$0] >= 0 ? newID[$0] : nil }
+        storage.deinitialize(count: memberCount)
+        storage.deallocate()
+        storage = members
+        capacity = count
+        memberCount = kept
+        cells = CellTable()
+        for device in grid { enter(device, cell: storage[Int(device)].cell) }
+        func renumbered(_ key: UInt64) -> UInt64 {
+            let (device, other) = Self.devices(of: key)
+            return Self.pairKey(device: newID[Int(device)], other: newID[Int(other)])
+        }
+        func renumbered(_ lists: [Int32: [Int32]]) -> [Int32: [Int32]] {
+            Dictionary(uniqueKeysWithValues: lists.map { (newID[Int($0.key)], $0.value.map { newID[Int($0)] }) })
+        }
+        pairs = Dictionary(uniqueKeysWithValues: pairs.map { (renumbered($0.key), $0.value) })
+        done = Set(done.map { renumbered($0) })
+        partners = renumbered(partners)
+        doneWith = renumbered(doneWith)
     }
 }
 

@@ -88,6 +88,25 @@ struct TimerQueue {
     }
 
     var count: Int { heap.count }
+
+    /// Gives every timer's devices the numbers `newID` maps them to (the engine's devices were
+    /// renumbered), dropping the timers of devices dropped: those were forgotten, so their
+    /// timers were void already. The heap is rebuilt to the size it needs.
+    mutating func renumber(_ newID: [Int32]) {
+        var kept: [EngineTimer] = []
+        for var timer in heap.unordered {
+            if timer.device >= 0 {
+                timer.device = newID[Int(timer.device)]
+                if timer.device < 0 { continue }
+            }
+            if timer.other >= 0 {
+                timer.other = newID[Int(timer.other)]
+                if timer.other < 0 { continue }
+            }
+            kept.append(timer)
+        }
+        heap = Heap(kept)
+    }
 }
 
 extension TimerQueue {
