@@ -64,7 +64,9 @@ final class EventFeed: Sendable {
             kept.pages.append(page)
             kept.bytes += frames.readableBytes
             kept.lastSeq = last.seq
-            while kept.bytes > byteLimit || kept.pages.count > Self.pageLimit, kept.pages.count > 1 {
+            // A group larger than the limit is not kept either (a fleet's expiry exits it at
+            // once): its subscribers read it from the store.
+            while kept.bytes > byteLimit || kept.pages.count > Self.pageLimit, !kept.pages.isEmpty {
                 kept.bytes -= kept.pages.removeFirst().frames.readableBytes
             }
         }

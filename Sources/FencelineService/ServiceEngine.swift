@@ -337,11 +337,27 @@ actor ServiceEngine {
         for (kind, count) in Dictionary(logged.map { ($0.kind, 1) }, uniquingKeysWith: +) {
             metrics.countEvents(kind: kind, count)
         }
+        returnFreePagesAfterRenumbering()
         return logged
+    }
+
+    /// After the engine dropped forgotten devices (SPEC §12), gives the freed pages back to the
+    /// system: a second later, so that the buffers of the batch that forgot them (its events'
+    /// encodings, its answer) are freed too. Without it the resident size of a service whose
+    /// fleet expired stays where it was.
+    private func returnFreePagesAfterRenumbering() {
+        guard engine.renumberings != renumberingsSeen else { return }
+        renumberingsSeen = engine.renumberings
+        Task.detached {
+            try? await Task.sleep(for: .seconds(1))
+            Allocator.returnFreePages()
+        }
     }
 
     /// Batches applied and waiting to be written, with their callers.
     private var gathering: [ServiceStore.Batch] = []
+    /// ``Engine/renumberings`` when the service last gave freed pages back.
+    private var renumberingsSeen = 0
     /// The lines those batches journal, and the lines written since the last checkpoint (a
     /// journal row holds a batch, so positions do not count lines).
     private var gatheringLines = 0

@@ -74,4 +74,12 @@ import Testing
         #expect(Self.seqs(in: frames) == [100])
         #expect(last == 100)
     }
+
+    @Test func aGroupLargerThanTheLimitIsReadFromTheStore() {
+        let feed = EventFeed(lastSeq: 0, byteLimit: 200)
+        feed.committed(Self.events(1...2))
+        feed.committed(Self.events(3...40))
+        guard case .inStore = feed.next(after: 2) else { Issue.record("the large group was kept"); return }
+        guard case .nothing = feed.next(after: 40) else { Issue.record("the log ends at 40"); return }
+    }
 }

@@ -132,6 +132,7 @@ extension Engine {
             }
         }
         visitCounters = counters
+        renumberings += 1
         Allocator.returnFreePages()
     }
 

@@ -164,6 +164,8 @@ public final class Engine {
     /// How many forgotten devices make renumbering worth it (at least half of the devices, too):
     /// lowered only by tests, which renumber at every chance.
     @exclusivity(unchecked) var renumberingMinimum = 4096
+    /// How many times the engine dropped forgotten devices (a service then returns the freed pages).
+    @exclusivity(unchecked) package internal(set) var renumberings = 0
     /// The live proximity requests, in the order they were added, each with its devices and pairs.
     @exclusivity(unchecked) var proximity: [ProximityBinding] = []
     /// Per-fix scratch: whether some request's position filters counted the fix already (it is
