@@ -52,7 +52,6 @@ let package = Package(
             dependencies: [
                 "GEOSBridge",
                 "CPrefetch",
-                "CMalloc",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
             ]

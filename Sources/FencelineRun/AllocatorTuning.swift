@@ -19,4 +19,13 @@ public enum AllocatorTuning {
             _ = mallopt(M_TOP_PAD, 64 << 20)
         #endif
     }
+
+    /// Returns the free pages of every malloc arena to the system. Records freed one by one
+    /// leave glibc's heap full of free chunks it keeps for reuse, so a long-lived process whose
+    /// engine forgot a fleet would otherwise keep its resident size; it walks the heap once.
+    public static func returnFreePages() {
+        #if canImport(Glibc)
+            _ = malloc_trim(0)
+        #endif
+    }
 }

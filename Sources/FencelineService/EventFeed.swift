@@ -65,7 +65,8 @@ final class EventFeed: Sendable {
             kept.bytes += frames.readableBytes
             kept.lastSeq = last.seq
             // A group larger than the limit is not kept either (a fleet's expiry exits it at
-            // once): its subscribers read it from the store.
+            // once), nor anything before it: the subscribers read it from the store, each on its
+            // own, which a rare group costs less than holding it.
             while kept.bytes > byteLimit || kept.pages.count > Self.pageLimit, !kept.pages.isEmpty {
                 kept.bytes -= kept.pages.removeFirst().frames.readableBytes
             }

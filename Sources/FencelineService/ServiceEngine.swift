@@ -350,7 +350,7 @@ actor ServiceEngine {
         renumberingsSeen = engine.renumberings
         Task.detached {
             try? await Task.sleep(for: .seconds(1))
-            Allocator.returnFreePages()
+            AllocatorTuning.returnFreePages()
         }
     }
 

@@ -14,7 +14,8 @@ import Testing
     /// Fleets of tags and trucks around the default centre: region, scoped, non-repeating,
     /// dwelling and proximity requests, with a time to live and `removeDevice` records.
     static let requests: [NotificationRequest] = {
-        let gate = F.circle("gate", radius: 150, hysteresis: .naive)
+        var gate = F.circle("gate", radius: 150, hysteresis: .naive)
+        gate.expires = F.at(700)
         let once = F.circle("once", radius: 80, hysteresis: .naive) { $0.repeats = false }
         let dwell = F.circle("dwell", radius: 200, hysteresis: .naive) {
             $0.notifyOnDwell = true
@@ -34,7 +35,8 @@ import Testing
     static func readings(seed: UInt64, devices: Int, seconds: Int) -> [Reading] {
         var random = SplitMix(state: seed)
         var readings: [Reading] = []
-        let names = (0..<devices).map { $0 % 5 == 0 ? "truck-\($0)" : "tag-\($0)" }
+        // Two spellings of one text, which the engine keeps apart as two devices (by bytes).
+        let names = (0..<devices).map { $0 % 5 == 0 ? "truck-\($0)" : "tag-\($0)" } + ["caf\u{E9}", "cafe\u{301}"]
         for second in stride(from: 0, to: seconds, by: 5) {
             for name in names where Double.random(in: 0..<1, using: &random) < 0.15 {
                 let east = Double.random(in: -400...400, using: &random)
@@ -113,6 +115,8 @@ import Testing
         #expect(never.events.contains { $0.other != nil && $0.reason != .observed })
         #expect(never.events.contains { $0.kind == .dwell })
         #expect(never.events.contains { $0.requestID == "scoped" })
+        #expect(
+            never.events.contains { $0.device == "cafe\u{301}" } && never.events.contains { $0.device == "caf\u{E9}" })
         // Renumbering really dropped devices (fewer numbers than names ever read).
         #expect(always.engine.devices.count < never.engine.devices.count)
         #expect(!always.engine.forgottenVisits.isEmpty)

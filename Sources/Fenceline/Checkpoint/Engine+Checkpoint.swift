@@ -531,11 +531,16 @@ extension Engine {
             throw reader.damaged("its summary counts \(summaryCounts), the state holds \(counts)")
         }
         devices.reportingCount = devices.fixStates.count(where: { $0.lastTime != nil })
-        // Devices with nothing but a name (forgotten ones, kept for their visit counters) are
-        // dropped by the first renumbering.
+        // Devices with nothing but a name and visit counters were forgotten: the first call
+        // renumbers to drop them again (not here, so that a checkpoint loaded and written again
+        // is the same bytes). Devices a request names in `devices` are kept all the same.
+        var scoped = Set<Int32>()
+        for entry in requests { scoped.formUnion(entry.scope ?? []) }
         devices.forgottenSinceRenumbering = devices.fixStates.indices.count(where: {
-            devices.fixStates[$0].lastTime == nil && devices.records[$0].isEmpty && devices.beaconRecords[$0].isEmpty
+            devices.fixStates[$0].lastTime == nil && devices.records[$0].isEmpty
+                && devices.beaconRecords[$0].isEmpty && !scoped.contains(Int32($0))
         })
+        renumberingAfterRestore = devices.forgottenSinceRenumbering > 0
     }
 
     /// Refuses a request the engine would not have accepted: a damaged file must not install one.

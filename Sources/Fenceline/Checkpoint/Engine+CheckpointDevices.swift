@@ -6,8 +6,8 @@ extension Engine {
     /// devices with nothing but visit counters (which a renumbering after loading drops again).
     var forgottenDeviceNames: [String] {
         guard !forgottenVisits.isEmpty else { return [] }
-        return Set(forgottenVisits.keys.map(\.device).filter { devices.id(of: $0) == nil })
-            .sorted { DeviceNames.precedes($0, $1) }
+        return Set(forgottenVisits.keys.lazy.map(\.device).filter { [devices] in devices.id(of: $0.name) == nil })
+            .map(\.name).sorted { DeviceNames.precedes($0, $1) }
     }
 
     func writeCheckpointDevices(newSlot: [Int32], forgotten: [String], into writer: inout CheckpointWriter) {
@@ -63,10 +63,12 @@ extension Engine {
         }
         var counters = visitCounters
         if !forgottenVisits.isEmpty {
-            var listed: [String: Int32] = [:]
-            for (index, name) in forgotten.enumerated() { listed[name] = Int32(devices.count + index) }
+            var listed: [DeviceName: Int32] = [:]
+            for (index, name) in forgotten.enumerated() {
+                listed[DeviceName(name: name)] = Int32(devices.count + index)
+            }
             for (visit, count) in forgottenVisits {
-                guard let device = devices.id(of: visit.device) ?? listed[visit.device] else { continue }
+                guard let device = devices.id(of: visit.device.name) ?? listed[visit.device] else { continue }
                 counters[VisitKey.make(request: visit.request, device: device)] = count
             }
         }

@@ -591,3 +591,13 @@ package enum DeviceNames {
         (a ?? "").utf8.lexicographicallyPrecedes((b ?? "").utf8)
     }
 }
+
+/// A device name as a key that is the same exactly when the bytes are (see ``DeviceNames``):
+/// `String`'s own equality merges canonically equivalent names the engine keeps apart.
+struct DeviceName: Hashable {
+    let name: String
+
+    static func == (a: DeviceName, b: DeviceName) -> Bool { DeviceNames.areSame(a.name, b.name) }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(DeviceHash.of(name)) }
+}

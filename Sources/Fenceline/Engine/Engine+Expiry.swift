@@ -74,12 +74,15 @@ extension Engine {
 
     /// Renumbers the devices when many were forgotten since it was last done (at least
     /// ``renumberingMinimum`` and half of the devices), so each renumbering is paid for by the
-    /// forgetting of as many devices as it keeps. Called where no device number is held: at the
+    /// forgetting of as many devices as it keeps; and once after a restore that listed forgotten
+    /// devices. Called where no device number is held: at the
     /// end of each call that may forget devices.
     @inline(__always)
     func renumberDevicesIfDue() {
         let forgotten = devices.forgottenSinceRenumbering
-        guard forgotten >= renumberingMinimum, forgotten * 2 >= devices.count else { return }
+        guard forgotten >= renumberingMinimum && forgotten * 2 >= devices.count || renumberingAfterRestore else {
+            return
+        }
         renumberDevices()
     }
 
@@ -87,15 +90,16 @@ extension Engine {
     /// state), renumbering the others in their order everywhere a number is kept, and moves the
     /// visit counters of the dropped ones to ``forgottenVisits``. A device is kept while it has a
     /// last reading, records, filter references, delivered notifications or proximity state, or
-    /// a request names it in `devices`.
+    /// a live request names it in `devices` (a retired request's scope keeps the devices left).
     func renumberDevices() {
+        renumberingAfterRestore = false
         var keep = [Bool](repeating: false, count: devices.count)
         for device in keep.indices {
             keep[device] =
                 devices.fixStates[device].lastTime != nil || !devices.records[device].isEmpty
                 || !devices.beaconRecords[device].isEmpty || devices.filterOverrides[Int32(device)] != nil
         }
-        for entry in requests {
+        for (slot, entry) in requests.enumerated() where states[slot].isAlive {
             for device in entry.scope ?? [] { keep[Int(device)] = true }
         }
         for binding in proximity {
@@ -117,7 +121,8 @@ extension Engine {
             guard let scope = entry.scope else { continue }
             requests[slot] = RequestEntry(
                 request: entry.request, slot: entry.slot, addedSequence: entry.addedSequence,
-                addedTime: entry.addedTime, scope: Set(scope.map { newID[Int($0)] }), region: entry.region,
+                addedTime: entry.addedTime, scope: Set(scope.lazy.map { newID[Int($0)] }.filter { $0 >= 0 }),
+                region: entry.region,
                 beacon: entry.beacon, gate: entry.gate, timing: entry.timing)
         }
         var counters: [UInt64: Int32] = [:]
@@ -128,12 +133,12 @@ extension Engine {
                 counters[VisitKey.make(request: VisitKey.request(of: key), device: device)] = count
             } else {
                 let name = names[Int(VisitKey.device(of: key))]
-                forgottenVisits[ForgottenVisit(device: name, request: VisitKey.request(of: key))] = count
+                forgottenVisits[ForgottenVisit(device: DeviceName(name: name), request: VisitKey.request(of: key))] =
+                    count
             }
         }
         visitCounters = counters
         renumberings += 1
-        Allocator.returnFreePages()
     }
 
     /// An `exit` for every stay of the device that is inside (of the request in `onlySlot`, or of
@@ -187,6 +192,6 @@ extension Engine {
 /// A visit counter of a device dropped by renumbering: its name and its request's number in
 /// `Engine.visitIDs`.
 struct ForgottenVisit: Hashable {
-    let device: String
+    let device: DeviceName
     let request: UInt32
 }

@@ -40,7 +40,7 @@ extension Engine {
         var last = visitCounters[key]
         if last == nil && !forgottenVisits.isEmpty {
             last = forgottenVisits.removeValue(
-                forKey: ForgottenVisit(device: devices.names[Int(device)], request: number))
+                forKey: ForgottenVisit(device: DeviceName(name: devices.names[Int(device)]), request: number))
         }
         let next = (last ?? 0) + 1
         visitCounters[key] = next

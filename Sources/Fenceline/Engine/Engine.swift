@@ -164,6 +164,9 @@ public final class Engine {
     /// How many forgotten devices make renumbering worth it (at least half of the devices, too):
     /// lowered only by tests, which renumber at every chance.
     @exclusivity(unchecked) var renumberingMinimum = 4096
+    /// Set by a checkpoint that lists forgotten devices (kept for their visit counters): the first
+    /// call renumbers, however few they are, rather than hold them until many more are forgotten.
+    @exclusivity(unchecked) var renumberingAfterRestore = false
     /// How many times the engine dropped forgotten devices (a service then returns the freed pages).
     @exclusivity(unchecked) package internal(set) var renumberings = 0
     /// The live proximity requests, in the order they were added, each with its devices and pairs.
@@ -417,6 +420,8 @@ extension Engine {
         visited = Array(repeating: 0, count: source.visited.count)
         visitIDs = source.visitIDs
         visitNames = source.visitNames
+        renumberingMinimum = source.renumberingMinimum
+        renumberingAfterRestore = source.renumberingAfterRestore
         // Pairs span devices of every shard, so a sharded run never has proximity requests; a
         // fork still gets states of its own rather than sharing the source's.
         proximity = source.proximity.map {
