@@ -112,7 +112,7 @@ public struct ControlRecord: Hashable, Sendable {
         /// A user's answer to a delivered notification (SPEC §8).
         case respond(NotificationResponse)
         /// Forget devices (SPEC §12): each fence a device is inside gets an `exit` with reason
-        /// `removed`, then all of its state goes but its visit counts.
+        /// `removed`, then all of its state goes (its delivered notifications too) but its visit counts.
         case removeDevice([String])
     }
 
