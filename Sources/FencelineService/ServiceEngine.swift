@@ -371,6 +371,8 @@ actor ServiceEngine {
     private static let walBytesPerGroup = 3 * 4096
     /// Whether a group is being written (by ``writeGroups()``).
     private var writing = false
+    /// Whether the WAL is being copied into the database.
+    private var copyingWAL = false
     /// The idempotency keys of batches applied but not yet written.
     var pendingKeys: Set<String> = []
     /// Callers waiting for everything applied to be written (``settle()``).
@@ -415,16 +417,14 @@ actor ServiceEngine {
                 {
                     writeAside(encoded)
                 }
-                // The batches that follow are applied while the WAL is copied into the database
-                // (their commit waits for it); a small WAL copies in about the time a batch
-                // takes to apply.
-                if walBytes >= Self.walCheckpointBytes {
+                // The WAL is copied into the database while the next groups are applied and
+                // committed (one copy at a time).
+                if walBytes >= Self.walCheckpointBytes && !copyingWAL {
                     walBytes = 0
-                    if case .failure(let error) = await Task.detached(operation: {
-                        Result { try store.checkpointWAL() }
-                    })
-                    .value {
-                        logger.error("WAL checkpoint failed", metadata: ["error": "\(error)"])
+                    copyingWAL = true
+                    Task.detached {
+                        let copied = Result { try store.checkpointWAL() }
+                        await self.walCopied(copied)
                     }
                 }
             case .failure(let error):
@@ -446,6 +446,14 @@ actor ServiceEngine {
         let settled = settleWaiters
         settleWaiters = []
         for waiter in settled { waiter.resume() }
+    }
+
+    /// A WAL copy (``ServiceStore/checkpointWAL()``) ended.
+    private func walCopied(_ result: Result<Void, any Error>) {
+        copyingWAL = false
+        if case .failure(let error) = result {
+            logger.error("WAL checkpoint failed", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Waits until every batch applied is written: the engine's state is then the store's.

@@ -10,6 +10,10 @@ import GRDB
 /// answers and settings. Its schema is created and upgraded by numbered migrations.
 final class ServiceStore: Sendable {
     let pool: DatabasePool
+    /// A connection of its own for copying the WAL into the database (``checkpointWAL()``), so
+    /// that the copy runs while the writer goes on committing: on the writer's connection, the
+    /// next group commit waited for it, a few milliseconds every megabyte.
+    private let checkpointer: DatabaseQueue
     /// Where checkpoint states are kept, a file each (`DIR/checkpoints`): written beside the
     /// database, a large state does not hold SQLite's one writer while group commits wait.
     let checkpointDirectory: String
@@ -19,9 +23,10 @@ final class ServiceStore: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var configuration = Configuration()
         // SQLite's own WAL checkpoint runs inside the commit that crosses its threshold, so that
-        // one batch waits for it; the engine runs ``checkpointWAL()`` between groups instead, and
-        // the automatic one, set higher, is the backstop (for writes outside the engine's groups,
-        // or if the engine's count of what went in falls short).
+        // one batch waits for it; the engine copies the WAL every megabyte on another connection
+        // while commits go on (``checkpointWAL()``), and the automatic one, set higher, copies what
+        // those left and lets the WAL start over (and is the backstop for writes outside the
+        // engine's groups).
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.automaticCheckpointPages)")
         }
@@ -30,6 +35,11 @@ final class ServiceStore: Sendable {
         // checkpoints. Set on the writer after the pool is open, since GRDB sets NORMAL (the WAL
         // default) when it turns the WAL on, after `prepareDatabase`.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        // Opened after the pool has turned the WAL on; it only ever checkpoints. FULL, so that the
+        // database file is synced before the WAL is started over.
+        var checkpointing = Configuration()
+        checkpointing.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        checkpointer = try DatabaseQueue(path: directory + "/fenceline.sqlite", configuration: checkpointing)
         checkpointDirectory = directory + "/checkpoints"
         try FileManager.default.createDirectory(atPath: checkpointDirectory, withIntermediateDirectories: true)
         try Self.migrator.migrate(pool)
@@ -195,12 +205,14 @@ final class ServiceStore: Sendable {
     /// The WAL pages past which SQLite checkpoints by itself (4 KiB each: 16 MiB).
     static let automaticCheckpointPages = 4096
 
-    /// Copies what the WAL holds into the database without waiting for readers, on the writer's
-    /// connection (GRDB's readers are read-only and cannot checkpoint). The next write starts the
-    /// WAL over once every frame is copied; a reader on an older snapshot holds some back until
-    /// the next time.
+    /// Copies what the WAL holds into the database without waiting for readers or the writer, on
+    /// a connection of its own (GRDB's readers are read-only and cannot checkpoint), while commits
+    /// go on: the frames committed meanwhile wait for the next copy. The WAL is started over by a
+    /// write that finds every frame copied; under a steady stream of commits that is the
+    /// automatic checkpoint's (`wal_autocheckpoint`), which runs in the commit that finds the WAL
+    /// past its size, copies the few frames left and so bounds the file.
     func checkpointWAL() throws {
-        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+        try checkpointer.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
     }
 
     /// Commits batches in one transaction (one sync to disk for all: a group commit), in order.
