@@ -579,11 +579,11 @@ import Testing
         receiver.stop()
     }
 
-    /// The WAL is copied into the database between groups (SQLite's own checkpoint, inside a
-    /// commit, would make one batch wait for it), for large batches and for single readings
-    /// alike: it stays near a megabyte's worth of pages, where SQLite's default (1,000 pages)
-    /// would let it reach 4 MB and the service's backstop (4,096) 16 MB.
-    @Test func theWALIsCheckpointedBetweenGroups() throws {
+    /// The WAL is copied into the database every megabyte while commits go on (SQLite's own
+    /// checkpoint, inside a commit, would make one batch wait for it), for large batches and for
+    /// single readings alike: it starts over within a few megabytes, where the service's
+    /// backstop (4,096 pages) would let it reach 16 MB.
+    @Test func theWALIsCopiedAsCommitsGoOn() throws {
         let scenario = "Data/scenarios/devices-scope"
         let directory = try CLI.temporaryDirectory()
         let server = try Server(triggers: "\(scenario)/triggers.json", directory: directory)
@@ -633,7 +633,7 @@ import Testing
             #expect(answer.status == 200, "\(answer.body)")
         }
         let afterBatches = try walSize()
-        #expect(afterBatches < 3 << 20, "after 12 MB of batches the WAL holds \(afterBatches) bytes")
+        #expect(afterBatches < 6 << 20, "after 12 MB of batches the WAL holds \(afterBatches) bytes")
     }
 
     /// Schemathesis's findings, kept: a path's other methods answer 405 with `Allow`, a bad query
