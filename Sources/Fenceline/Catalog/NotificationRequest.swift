@@ -11,7 +11,7 @@ public struct NotificationRequest: Hashable, Sendable {
     /// The content, boxed and `nil` when empty: held inline it made every request 128 bytes
     /// larger in each of the catalog's copies (a million fences' catalog is held two or three
     /// times while it is installed).
-    private var contentBox: ContentBox?
+    private(set) var contentBox: ContentBox?
     /// What makes it fire.
     public var trigger: Trigger
     /// The devices it applies to; `nil` means every device.
@@ -48,8 +48,9 @@ public struct NotificationRequest: Hashable, Sendable {
     }
 }
 
-/// A request's content, immutable (a setter boxes anew), compared by value.
-private final class ContentBox: Hashable, Sendable {
+/// A request's content, immutable (a setter boxes anew), compared by value; the engine's entry
+/// for the request holds the same box.
+final class ContentBox: Hashable, Sendable {
     let content: NotificationContent
 
     private init(_ content: NotificationContent) {

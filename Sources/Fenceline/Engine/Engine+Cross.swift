@@ -52,7 +52,7 @@ extension Engine {
                 let fence = region.fence
                 let distance = fence.signedDistance(to: end)
                 guard distance > 0, fence.signedDistance(to: start) > 0,
-                    fence.isCrossed(from: start, to: end, path: region.trigger.crossing)
+                    fence.isCrossed(from: start, to: end, path: region.crossing)
                 else { continue }
                 found.append((slot, distance))
             }
@@ -73,7 +73,7 @@ extension Engine {
             .cross, for: entry, device: devices.names[Int(device)], time: fix.time, position: position,
             distance: distance, reason: .observed)
         guard deliver(event, for: entry, device: device) else { return }
-        guard !region.trigger.repeats else { return }
+        guard !region.repeats else { return }
         states[Int(slot)].finishedDevices += 1
         devices.unsettle(device: device)
         if let index = devices.recordIndex(device: device, slot: slot) {

@@ -180,14 +180,14 @@ extension Engine {
         if let region {
             index.insert(
                 slot: slot, bounds: region.fence.bounds.expanded(byMetres: region.reach), packingLater: bulkInstalling)
-            if region.trigger.notifyOnCross {
+            if region.notifyOnCross {
                 crossIndex.insert(slot: slot, bounds: region.fence.bounds, packingLater: bulkInstalling)
             }
             if !bulkInstalling {
                 index.compactIfNeeded()
                 crossIndex.compactIfNeeded()
             }
-            if region.trigger.initial == .state { stateSlots.append(slot) }
+            if region.initial == .state { stateSlots.append(slot) }
             if region.widensWithAccuracy { accuracyWideningRequests += 1 }
             if !request.filters.isEmpty {
                 while filteredSlots.count <= region.bucket { filteredSlots.append([]) }

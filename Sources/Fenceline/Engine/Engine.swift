@@ -393,13 +393,13 @@ extension Engine {
         clock = source.clock
         requests = source.requests
         for (slot, entry) in requests.enumerated() {
-            guard let region = entry.region, region.fence.usesGEOS,
-                let fence = try? PreparedFence(region.trigger.geometry, context: context, needsOverlap: true)
+            guard let region = entry.region, region.fence.usesGEOS, case .region(let trigger) = entry.request.trigger,
+                let fence = try? PreparedFence(trigger.geometry, context: context, needsOverlap: true)
             else { continue }
             requests[slot] = RequestEntry(
                 request: entry.request, slot: entry.slot, addedSequence: entry.addedSequence,
                 addedTime: entry.addedTime, scope: entry.scope,
-                region: RegionEntry(trigger: region.trigger, fence: fence, bucket: region.bucket), beacon: entry.beacon,
+                region: RegionEntry(trigger: trigger, fence: fence, bucket: region.bucket), beacon: entry.beacon,
                 gate: entry.gate, timing: entry.timing)
         }
         states = source.states

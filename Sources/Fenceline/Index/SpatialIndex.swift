@@ -333,8 +333,19 @@ final class SpatialIndex {
             below += histogram[floorLevel]
             floorLevel += 1
         }
+        // Counted first, so that a million fences reserve what they take rather than four
+        // entries each.
+        var entryCount = 0
+        for index in slotLevel.indices where slotLevel[index] >= 0 {
+            let size = Self.cellSize(level: max(Int(slotLevel[index]), floorLevel))
+            for part in slotBoxes[index] {
+                entryCount +=
+                    (Self.row(part.north, size: size) - Self.row(part.south, size: size) + 1)
+                    * (Self.column(part.east, size: size) - Self.column(part.west, size: size) + 1)
+            }
+        }
         var entries: [(key: Int64, member: Member)] = []
-        entries.reserveCapacity(count * 4)
+        entries.reserveCapacity(entryCount)
         for index in slotLevel.indices where slotLevel[index] >= 0 {
             let level = max(Int(slotLevel[index]), floorLevel)
             let size = Self.cellSize(level: level)
