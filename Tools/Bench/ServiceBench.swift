@@ -22,6 +22,8 @@ struct ServiceBench {
     struct Figures {
         /// Batches of 1,000 lines, one after another, each answered once durable.
         var batchRate: Double
+        /// `fenceline run` over the same readings, its runs taking turns with the ingest runs.
+        var runRate: Double
         /// The same with 100 SSE subscribers reading the event stream.
         var batchRateWithSubscribers: Double
         /// Single-reading POSTs from 32 connections at once.
@@ -105,16 +107,30 @@ struct ServiceBench {
 
         // The timed batches, written once for wrk (all but the first, which installs the catalog).
         let batches = try batchFile(stretch.dropFirst(1_000))
+        // The same readings through `fenceline run`, timed as it times itself (from after its
+        // first reading, which adds the catalog, as the ingest run is timed), right before each
+        // ingest run: this machine's speed moves from one minute to the next, so the ratio is
+        // taken between runs of the same stretch of time.
+        let stretchFile = "\(directory)/service-stretch.ndjson"
+        try (stretch.joined(separator: "\n") + "\n").write(toFile: stretchFile, atomically: true, encoding: .utf8)
+        let runArguments = ["run", "--triggers", catalog, stretchFile, "-o", "/dev/null", "--quiet"]
+        var run = 0.0
         var plain = 0.0
         var watched = 0.0
         for _ in 0..<repeats {
+            let timed = try Spawned.streaming(of: 1, fenceline, [runArguments])[0]
+            guard timed.whole.status == 0 else {
+                throw BenchFailure("fenceline run over the service's readings failed")
+            }
+            run = max(run, Double(timed.readings) / timed.seconds)
             plain = max(plain, try await ingestRun(stretch, batches: batches, subscribers: 0, client: client))
             watched = max(watched, try await ingestRun(stretch, batches: batches, subscribers: 100, client: client))
         }
         let singles = try await singleRun(lines, client: client)
         let restart = try await restartRun(million, client: client)
         return Figures(
-            batchRate: plain, batchRateWithSubscribers: watched, singleRate: singles.rate, singleP50: singles.p50,
+            batchRate: plain, runRate: run, batchRateWithSubscribers: watched, singleRate: singles.rate,
+            singleP50: singles.p50,
             singleP99: singles.p99, restartSeconds: restart)
     }
 
