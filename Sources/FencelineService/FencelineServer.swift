@@ -129,6 +129,7 @@ private struct CheckpointAtShutdown: Service {
     func run() async throws {
         try? await gracefulShutdown()
         try await engine.checkpoint()
+        await engine.finishWALCopy()
     }
 }
 

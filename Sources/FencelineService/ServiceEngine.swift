@@ -371,8 +371,10 @@ actor ServiceEngine {
     private static let walBytesPerGroup = 3 * 4096
     /// Whether a group is being written (by ``writeGroups()``).
     private var writing = false
-    /// Whether the WAL is being copied into the database.
-    private var copyingWAL = false
+    /// The WAL copy under way, if any, and whether the last one found the WAL past the automatic
+    /// checkpoint's threshold (the next copy is then made on the writer).
+    private var walCopy: Task<Void, Never>?
+    private var walOutgrown = false
     /// The idempotency keys of batches applied but not yet written.
     var pendingKeys: Set<String> = []
     /// Callers waiting for everything applied to be written (``settle()``).
@@ -418,13 +420,22 @@ actor ServiceEngine {
                     writeAside(encoded)
                 }
                 // The WAL is copied into the database while the next groups are applied and
-                // committed (one copy at a time).
-                if walBytes >= Self.walCheckpointBytes && !copyingWAL {
+                // committed (one copy at a time); when those copies leave the WAL growing (they
+                // race the commits), one is made here, between groups, as all were before.
+                if walBytes >= Self.walCheckpointBytes && walCopy == nil {
                     walBytes = 0
-                    copyingWAL = true
-                    Task.detached {
-                        let copied = Result { try store.checkpointWAL() }
-                        await self.walCopied(copied)
+                    if walOutgrown {
+                        walOutgrown = false
+                        let copied = await Task.detached { Result { try store.checkpointWALOnWriter() } }.value
+                        if case .failure(let error) = copied {
+                            logger.error("WAL checkpoint failed", metadata: ["error": "\(error)"])
+                        }
+                    } else {
+                        walCopy = Task {
+                            let copied: Result<Bool, any Error>
+                            do { copied = .success(try await store.checkpointWAL()) } catch { copied = .failure(error) }
+                            self.walCopied(copied)
+                        }
                     }
                 }
             case .failure(let error):
@@ -449,11 +460,17 @@ actor ServiceEngine {
     }
 
     /// A WAL copy (``ServiceStore/checkpointWAL()``) ended.
-    private func walCopied(_ result: Result<Void, any Error>) {
-        copyingWAL = false
-        if case .failure(let error) = result {
-            logger.error("WAL checkpoint failed", metadata: ["error": "\(error)"])
+    private func walCopied(_ result: Result<Bool, any Error>) {
+        walCopy = nil
+        switch result {
+        case .success(let outgrown): walOutgrown = walOutgrown || outgrown
+        case .failure(let error): logger.error("WAL checkpoint failed", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Waits for a WAL copy under way (at shutdown: the store is closed after it).
+    func finishWALCopy() async {
+        await walCopy?.value
     }
 
     /// Waits until every batch applied is written: the engine's state is then the store's.

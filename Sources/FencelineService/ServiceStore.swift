@@ -211,8 +211,26 @@ final class ServiceStore: Sendable {
     /// write that finds every frame copied; under a steady stream of commits that is the
     /// automatic checkpoint's (`wal_autocheckpoint`), which runs in the commit that finds the WAL
     /// past its size, copies the few frames left and so bounds the file.
-    func checkpointWAL() throws {
-        try checkpointer.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+    /// Returns whether the WAL holds more frames than the automatic checkpoint's threshold: it has
+    /// not started over for a while (each copy races commits), and the next copy should be made
+    /// on the writer's connection, between groups, where it copies everything.
+    ///
+    /// Asynchronous (GRDB runs it on the connection's own queue), so the copy does not hold one
+    /// of the few threads of Swift's shared pool while it syncs. A copy that finds the other
+    /// copy (the writer's automatic one) running is no failure: it is skipped.
+    func checkpointWAL() async throws -> Bool {
+        do {
+            let (frames, _) = try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+            return frames > Self.automaticCheckpointPages
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+            return false
+        }
+    }
+
+    /// Copies the WAL into the database on the writer's connection, between groups: no commit
+    /// runs meanwhile, so every frame is copied and the next commit starts the WAL over.
+    func checkpointWALOnWriter() throws {
+        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
     }
 
     /// Commits batches in one transaction (one sync to disk for all: a group commit), in order.

@@ -293,10 +293,9 @@ struct BenchCommand: AsyncParsableCommand {
         .measure(readings: files.countryReadings, million: files.million)
         table.add(
             "service: ingest, batches of 1,000 lines, each durable (readings/s; vs run)", rate(service.batchRate),
-            rate(service.runRate), ratio(service.batchRate / service.runRate),
+            rate(service.runRate), ratio(service.runRatio),
             target(
-                "≥ 400 k, ≥ 25 % of run", "service ingest",
-                service.batchRate >= 400_000 && service.batchRate >= 0.25 * service.runRate))
+                "≥ 400 k, ≥ 25 % of run", "service ingest", service.batchRate >= 400_000 && service.runRatio >= 0.25))
         table.add(
             "service: single-reading POSTs, 32 connections (requests/s; p50 / p99 ms)",
             String(format: "%.0f/s; %.1f / %.1f", service.singleRate, service.singleP50, service.singleP99), "", "",
