@@ -426,8 +426,7 @@ actor ServiceEngine {
                     walBytes = 0
                     if walOutgrown {
                         walOutgrown = false
-                        let copied = await Task.detached { Result { try store.checkpointWALOnWriter() } }.value
-                        if case .failure(let error) = copied {
+                        do { try await store.checkpointWALOnWriter() } catch {
                             logger.error("WAL checkpoint failed", metadata: ["error": "\(error)"])
                         }
                     } else {

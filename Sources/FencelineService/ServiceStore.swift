@@ -229,8 +229,8 @@ final class ServiceStore: Sendable {
 
     /// Copies the WAL into the database on the writer's connection, between groups: no commit
     /// runs meanwhile, so every frame is copied and the next commit starts the WAL over.
-    func checkpointWALOnWriter() throws {
-        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+    func checkpointWALOnWriter() async throws {
+        try await pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
     }
 
     /// Commits batches in one transaction (one sync to disk for all: a group commit), in order.

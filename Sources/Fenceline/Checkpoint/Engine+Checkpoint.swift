@@ -537,8 +537,7 @@ extension Engine {
         var scoped = Set<Int32>()
         for entry in requests { scoped.formUnion(entry.scope ?? []) }
         devices.forgottenSinceRenumbering = devices.fixStates.indices.count(where: {
-            devices.fixStates[$0].lastTime == nil && devices.records[$0].isEmpty
-                && devices.beaconRecords[$0].isEmpty && !scoped.contains(Int32($0))
+            !devices.isKnown($0) && !scoped.contains(Int32($0))
         })
         renumberingAfterRestore = devices.forgottenSinceRenumbering > 0
     }

@@ -75,11 +75,9 @@ extension Engine {
         fixLead = clock.map { TimeSpan(microseconds: time.microseconds - $0.microseconds) }
         moveClock(to: time)
         guard !stoppedInJump else { return false }
-        if devices.fixStates[Int(device)].lastTime == nil {
-            devices.reportingCount += 1
-            if configuration.deviceTTL != nil { startTimeToLive(device: device, at: time) }
+        if devices.recordReading(device: device, at: time), configuration.deviceTTL != nil {
+            startTimeToLive(device: device, at: time)
         }
-        devices.fixStates[Int(device)].lastTime = time
         applySequence += 1
         statistics.applied += 1
         return true

@@ -32,19 +32,13 @@ extension Engine {
     /// order it holds them: first read first, where a device forgotten and read again may keep
     /// its old place or take a new one at the end.
     public var deviceNames: [String] {
-        devices.names.indices.compactMap { isKnown(Int32($0)) ? devices.names[$0] : nil }
-    }
-
-    /// Whether the engine holds anything of the device: a last reading or records.
-    private func isKnown(_ id: Int32) -> Bool {
-        devices.fixStates[Int(id)].lastTime != nil || !devices.records[Int(id)].isEmpty
-            || !devices.beaconRecords[Int(id)].isEmpty
+        devices.names.indices.compactMap { devices.isKnown($0) ? devices.names[$0] : nil }
     }
 
     /// What the engine knows of `device`, or `nil` for a device it has never read (or has
     /// forgotten since: `removeDevice`, `--device-ttl`).
     public func status(ofDevice device: String) -> DeviceStatus? {
-        guard let id = devices.id(of: device), isKnown(id) else { return nil }
+        guard let id = devices.id(of: device), devices.isKnown(Int(id)) else { return nil }
         let newest = devices.thresholds.indices.map { devices.acceptedFix(device: id, bucket: $0) }
             .max { $0.sequence < $1.sequence }
         var standings: [(slot: Int32, standing: DeviceStatus.Standing)] = []

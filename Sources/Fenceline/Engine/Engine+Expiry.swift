@@ -68,15 +68,13 @@ extension Engine {
         for binding in proximity { binding.state.forget(device) }
         delivered.forget(device: device)
         devices.forget(device: device)
-        devices.reportingCount -= 1
-        devices.forgottenSinceRenumbering += 1
     }
 
     /// Renumbers the devices when many were forgotten since it was last done (at least
     /// ``renumberingMinimum`` and half of the devices), so each renumbering is paid for by the
     /// forgetting of as many devices as it keeps; and once after a restore that listed forgotten
-    /// devices. Called where no device number is held: at the
-    /// end of each call that may forget devices.
+    /// devices. Called where no device number is held: at the end of each call that may forget
+    /// devices.
     @inline(__always)
     func renumberDevicesIfDue() {
         let forgotten = devices.forgottenSinceRenumbering
@@ -95,9 +93,7 @@ extension Engine {
         renumberingAfterRestore = false
         var keep = [Bool](repeating: false, count: devices.count)
         for device in keep.indices {
-            keep[device] =
-                devices.fixStates[device].lastTime != nil || !devices.records[device].isEmpty
-                || !devices.beaconRecords[device].isEmpty || devices.filterOverrides[Int32(device)] != nil
+            keep[device] = devices.isKnown(device) || devices.filterOverrides[Int32(device)] != nil
         }
         for (slot, entry) in requests.enumerated() where states[slot].isAlive {
             for device in entry.scope ?? [] { keep[Int(device)] = true }
@@ -119,11 +115,7 @@ extension Engine {
         for binding in proximity { binding.state.renumber(newID, count: devices.count) }
         for (slot, entry) in requests.enumerated() {
             guard let scope = entry.scope else { continue }
-            requests[slot] = RequestEntry(
-                request: entry.request, slot: entry.slot, addedSequence: entry.addedSequence,
-                addedTime: entry.addedTime, scope: Set(scope.lazy.map { newID[Int($0)] }.filter { $0 >= 0 }),
-                region: entry.region,
-                beacon: entry.beacon, gate: entry.gate, timing: entry.timing)
+            requests[slot] = entry.replacing(scope: Set(scope.lazy.map { newID[Int($0)] }.filter { $0 >= 0 }))
         }
         var counters: [UInt64: Int32] = [:]
         counters.reserveCapacity(visitCounters.count)

@@ -396,11 +396,7 @@ extension Engine {
             guard let region = entry.region, region.fence.usesGEOS, case .region(let trigger) = entry.request.trigger,
                 let fence = try? PreparedFence(trigger.geometry, context: context, needsOverlap: true)
             else { continue }
-            requests[slot] = RequestEntry(
-                request: entry.request, slot: entry.slot, addedSequence: entry.addedSequence,
-                addedTime: entry.addedTime, scope: entry.scope,
-                region: RegionEntry(trigger: trigger, fence: fence, bucket: region.bucket), beacon: entry.beacon,
-                gate: entry.gate, timing: entry.timing)
+            requests[slot] = entry.replacing(region: RegionEntry(trigger: trigger, fence: fence, bucket: region.bucket))
         }
         states = source.states
         flatSlots = source.flatSlots

@@ -60,6 +60,15 @@ final class RequestEntry {
         self.contentBox = request.contentBox
     }
 
+    /// This entry with another device scope or region entry (renumbered devices, a fork's own
+    /// GEOS fences), the rest shared.
+    func replacing(scope: Set<Int32>?? = nil, region: RegionEntry? = nil) -> RequestEntry {
+        RequestEntry(
+            request: request, slot: slot, addedSequence: addedSequence, addedTime: addedTime,
+            scope: scope ?? self.scope,
+            region: region ?? self.region, beacon: beacon, gate: gate, timing: timing)
+    }
+
     /// Whether a notification of this request at `time` would be delivered (its schedule is open).
     func mayNotify(at time: Timestamp) -> Bool {
         gate?.isOpen(at: time) ?? true
