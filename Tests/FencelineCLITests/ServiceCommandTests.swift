@@ -581,8 +581,10 @@ import Testing
 
     /// The WAL is copied into the database every megabyte while commits go on (SQLite's own
     /// checkpoint, inside a commit, would make one batch wait for it), for large batches and for
-    /// single readings alike: it starts over within a few megabytes, where the service's
-    /// backstop (4,096 pages) would let it reach 16 MB.
+    /// single readings alike: it starts over within a few megabytes, where SQLite's automatic
+    /// checkpoint (4,096 pages) would let it reach 16 MB. Copies race the commits, so where the
+    /// WAL starts over varies with the machine's load: the bounds leave room for that, and the
+    /// writes are each enough to pass them if nothing were copied.
     @Test func theWALIsCopiedAsCommitsGoOn() throws {
         let scenario = "Data/scenarios/devices-scope"
         let directory = try CLI.temporaryDirectory()
@@ -592,10 +594,11 @@ import Testing
         func walSize() throws -> Int {
             try #require(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int)
         }
-        // 800 single readings, in one curl (its config file), each its own commit.
+        // 1,600 single readings (two pages each: 13 MB if nothing were copied), in one curl
+        // (its config file), each its own commit.
         var time = 1_772_438_400
         var config = ""
-        for index in 0..<800 {
+        for index in 0..<1_600 {
             let line = #"{"device":"walker-\#(index % 10)","time":\#(time),"lat":52.37,"lon":4.89}"#
             if index % 10 == 9 { time += 1 }
             config += """
@@ -613,9 +616,9 @@ import Testing
         try config.write(to: file, atomically: true, encoding: .utf8)
         let singles = try CLI.run(["-s", "-K", file.path], executable: URL(fileURLWithPath: "/usr/bin/curl"))
         let codes = singles.stdout.split(separator: "\n")
-        #expect(codes.count == 800 && codes.allSatisfy { $0 == "200" }, "\(singles.stdout.prefix(200))")
+        #expect(codes.count == 1_600 && codes.allSatisfy { $0 == "200" }, "\(singles.stdout.prefix(200))")
         let afterSingles = try walSize()
-        #expect(afterSingles < 3 << 20, "after single readings the WAL holds \(afterSingles) bytes")
+        #expect(afterSingles < 6 << 20, "after single readings the WAL holds \(afterSingles) bytes")
 
         let batch = directory.appendingPathComponent("batch.ndjson")
         for _ in 0..<24 {
