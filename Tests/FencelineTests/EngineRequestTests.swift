@@ -29,6 +29,21 @@ import Testing
         #expect(!gone.map { F.label($0, withRequest: true) }.contains("gate.enter@2"))
     }
 
+    /// Region requests installed one after another share their settings when they are the same
+    /// (a catalog's fences mostly are), and each keeps its own when they differ.
+    @Test func regionsWithTheSameSettingsShareThem() throws {
+        let engine = try Engine(
+            catalog: Catalog(requests: [
+                F.circle("a", hysteresis: .naive), F.circle("b", hysteresis: .naive), F.circle("c"),
+                F.circle("d"),
+            ]))
+        _ = engine.process(F.fix("d1", 0, east: 300))
+        let settings = engine.requests.map { try! #require($0.region).settings }
+        #expect(settings[0] === settings[1])
+        #expect(settings[1] !== settings[2] && settings[1] != settings[2])
+        #expect(settings[2] === settings[3])
+    }
+
     /// The shared storage's invariants (`Engine.invariantViolations()`) hold on an engine, its
     /// forks and one resumed from a checkpoint, after every kind of change: requests added in bulk
     /// and one by one, replaced and removed (with the index compacting its tombstones), across

@@ -1,37 +1,49 @@
 /// A notification request: identifier + content + trigger, as in UserNotifications, plus an
 /// optional device scope and schedule.
+///
+/// A value type over one shared, copy-on-write box: a catalog's array and the engine's entry for
+/// each request hold the same box rather than a copy of every field each.
 public struct NotificationRequest: Hashable, Sendable {
     /// The identifier; adding a request with an existing one replaces it.
-    public var id: String
+    public var id: String {
+        get { storage.id }
+        set { unique().id = newValue }
+    }
     /// What the notification says.
     public var content: NotificationContent {
-        get { contentBox?.content ?? NotificationContent() }
-        set { contentBox = ContentBox.make(newValue) }
+        get { storage.contentBox?.content ?? NotificationContent() }
+        set { unique().contentBox = ContentBox.make(newValue) }
     }
-    /// The content, boxed and `nil` when empty: held inline it made every request 128 bytes
-    /// larger in each of the catalog's copies (a million fences' catalog is held two or three
-    /// times while it is installed).
-    private(set) var contentBox: ContentBox?
+    /// The content's box, `nil` when empty (most region requests of a large catalog).
+    var contentBox: ContentBox? { storage.contentBox }
     /// What makes it fire.
-    public var trigger: Trigger
+    public var trigger: Trigger {
+        get { storage.trigger }
+        set { unique().trigger = newValue }
+    }
     /// The devices it applies to; `nil` means every device.
-    public var devices: [String]?
+    public var devices: [String]? {
+        get { storage.devices }
+        set { unique().devices = newValue }
+    }
     /// When it may notify; `nil` means always.
-    public var schedule: Schedule?
+    public var schedule: Schedule? {
+        get { storage.schedule }
+        set { unique().schedule = newValue }
+    }
     /// Which fixes it takes (region requests), the catalog's defaults already applied.
     public var filters: PositionFilters {
-        get { fleetRules?.filters ?? PositionFilters() }
-        set { fleetRules = FleetRules.make(filters: newValue, expires: expires) }
+        get { storage.fleetRules?.filters ?? PositionFilters() }
+        set { unique().fleetRules = FleetRules.make(filters: newValue, expires: expires) }
     }
     /// When it leaves pending (SPEC §12): each device inside it then gets one `exit` with
     /// reason `expired`; `nil` never.
     public var expires: Timestamp? {
-        get { fleetRules?.expires }
-        set { fleetRules = FleetRules.make(filters: filters, expires: newValue) }
+        get { storage.fleetRules?.expires }
+        set { unique().fleetRules = FleetRules.make(filters: filters, expires: newValue) }
     }
-    /// The filters and expiry, boxed and `nil` when neither is set (most requests): held inline
-    /// they made every request 64 bytes larger, in each of the catalog's copies.
-    private var fleetRules: FleetRules?
+
+    private var storage: Storage
 
     /// Creates a request.
     public init(
@@ -39,12 +51,68 @@ public struct NotificationRequest: Hashable, Sendable {
         devices: [String]? = nil, schedule: Schedule? = nil, filters: PositionFilters = PositionFilters(),
         expires: Timestamp? = nil
     ) {
-        self.id = id
-        self.contentBox = ContentBox.make(content)
-        self.trigger = trigger
-        self.devices = devices
-        self.schedule = schedule
-        self.fleetRules = FleetRules.make(filters: filters, expires: expires)
+        storage = Storage(
+            id: id, contentBox: ContentBox.make(content), trigger: trigger, devices: devices, schedule: schedule,
+            fleetRules: FleetRules.make(filters: filters, expires: expires))
+    }
+
+    /// The box, copied first when another value shares it.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    public static func == (a: NotificationRequest, b: NotificationRequest) -> Bool {
+        a.storage === b.storage || a.storage.hasTheSameFields(as: b.storage)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        storage.hashFields(into: &hasher)
+    }
+
+    /// The fields. Mutated only through ``unique()``, so a box other values share never changes
+    /// (what makes it safe to send).
+    private final class Storage: @unchecked Sendable {
+        var id: String
+        /// The content, boxed and `nil` when empty: inline it would make every box 128 bytes larger.
+        var contentBox: ContentBox?
+        var trigger: Trigger
+        var devices: [String]?
+        var schedule: Schedule?
+        /// The filters and expiry, boxed and `nil` when neither is set (most requests).
+        var fleetRules: FleetRules?
+
+        init(
+            id: String, contentBox: ContentBox?, trigger: Trigger, devices: [String]?, schedule: Schedule?,
+            fleetRules: FleetRules?
+        ) {
+            self.id = id
+            self.contentBox = contentBox
+            self.trigger = trigger
+            self.devices = devices
+            self.schedule = schedule
+            self.fleetRules = fleetRules
+        }
+
+        func copy() -> Storage {
+            Storage(
+                id: id, contentBox: contentBox, trigger: trigger, devices: devices, schedule: schedule,
+                fleetRules: fleetRules)
+        }
+
+        func hasTheSameFields(as other: Storage) -> Bool {
+            id == other.id && contentBox == other.contentBox && trigger == other.trigger
+                && devices == other.devices && schedule == other.schedule && fleetRules == other.fleetRules
+        }
+
+        func hashFields(into hasher: inout Hasher) {
+            hasher.combine(id)
+            hasher.combine(contentBox)
+            hasher.combine(trigger)
+            hasher.combine(devices)
+            hasher.combine(schedule)
+            hasher.combine(fleetRules)
+        }
     }
 }
 

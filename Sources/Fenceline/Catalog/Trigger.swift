@@ -1,15 +1,18 @@
 /// What makes a request fire.
+///
+/// The larger, rarer triggers are boxed (`indirect`): a trigger is as large as its largest case,
+/// and a catalog of many fences would otherwise pay a calendar trigger's size for each.
 public enum Trigger: Hashable, Sendable {
     /// Entering, leaving, dwelling in or crossing a fence.
     case region(RegionTrigger)
     /// Coming into or out of range of a BLE beacon.
-    case beacon(BeaconTrigger)
+    indirect case beacon(BeaconTrigger)
     /// A number of seconds after a start, once or repeatedly.
     case timeInterval(TimeIntervalTrigger)
     /// Matching date components in a time zone.
-    case calendar(CalendarTrigger)
+    indirect case calendar(CalendarTrigger)
     /// Two devices coming within a distance of each other (SPEC §12).
-    case proximity(ProximityTrigger)
+    indirect case proximity(ProximityTrigger)
 
     /// The kind, as written in the catalog's `type` and in events' `trigger`.
     public var kind: TriggerKind {

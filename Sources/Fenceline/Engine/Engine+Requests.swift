@@ -141,7 +141,9 @@ extension Engine {
                 let fence = try PreparedFence(
                     trigger.geometry, context: context, needsOverlap: hysteresis.accuracy == .overlap)
                 let bucket = devices.bucket(maxAccuracy: hysteresis.maxAccuracy ?? .infinity, filters: request.filters)
-                region = RegionEntry(trigger: trigger, fence: fence, bucket: bucket)
+                let entry = RegionEntry(trigger: trigger, fence: fence, bucket: bucket, previous: lastRegionSettings)
+                lastRegionSettings = entry.settings
+                region = entry
             } catch {
                 requestLogger?.error(
                     "could not prepare the fence", metadata: ["request": "\(request.id)", "error": "\(error)"])

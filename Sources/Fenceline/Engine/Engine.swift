@@ -190,6 +190,9 @@ public final class Engine {
     /// from a checkpoint, as digests: a resumed run given the same catalog again adds none of it,
     /// whatever control records did to those requests since (SPEC §10 continuity).
     var givenRequests: [NotificationRequest] = []
+    /// The settings of the region request installed last, which the next one shares when its
+    /// own are the same (see ``RegionEntry``).
+    var lastRegionSettings: RegionSettings?
     var givenDigests: [String: UInt64] = [:]
     /// What checkpoints write that changes only with the requests, kept by an engine that
     /// checkpoints again and again (a service): each request's encoding by slot (empty until
@@ -396,7 +399,8 @@ extension Engine {
             guard let region = entry.region, region.fence.usesGEOS, case .region(let trigger) = entry.request.trigger,
                 let fence = try? PreparedFence(trigger.geometry, context: context, needsOverlap: true)
             else { continue }
-            requests[slot] = entry.replacing(region: RegionEntry(trigger: trigger, fence: fence, bucket: region.bucket))
+            requests[slot] = entry.replacing(
+                region: RegionEntry(trigger: trigger, fence: fence, bucket: region.bucket, previous: region.settings))
         }
         states = source.states
         flatSlots = source.flatSlots

@@ -6,7 +6,7 @@
 /// over from a cancelled streak can never confirm a later one.
 struct RegionStateMachine {
     /// The request's timing rules.
-    struct Rules {
+    struct Rules: Equatable {
         var enterDelay: TimeSpan
         var exitDelay: TimeSpan
         var minFixes: Int

@@ -80,19 +80,53 @@ final class RequestEntry {
     }
 }
 
-/// A region trigger resolved for the hot path (a class, so reading it does not copy the fence).
+/// A region trigger resolved for the hot path (a class, so reading it does not copy the fence):
+/// its fence, and its settings shared with the requests installed before it that have the same.
 final class RegionEntry {
-    /// The trigger's fields the engine reads from here; the rest it reads from the request (a
-    /// copy of the whole trigger made a million fences 120 MB larger).
+    let fence: PreparedFence
+    let settings: RegionSettings
+
+    /// With `previous`, the settings of the last region installed: shared when equal (a catalog's
+    /// fences mostly have the same, and a large catalog would hold a copy per fence).
+    init(trigger: RegionTrigger, fence: PreparedFence, bucket: Int, previous: RegionSettings? = nil) {
+        self.fence = fence
+        let settings = RegionSettings(trigger: trigger, bucket: bucket)
+        self.settings = previous.map { $0 == settings ? $0 : settings } ?? settings
+    }
+
+    var crossing: CrossingPath { settings.crossing }
+    var initial: InitialPolicy { settings.initial }
+    var notifyOnEntry: Bool { settings.notifyOnEntry }
+    var notifyOnExit: Bool { settings.notifyOnExit }
+    var notifyOnCross: Bool { settings.notifyOnCross }
+    var repeats: Bool { settings.repeats }
+    var rules: RegionStateMachine.Rules { settings.rules }
+    /// Index of this request's accuracy threshold in the engine's bucket table.
+    var bucket: Int { settings.bucket }
+    var maxAccuracy: Double { settings.maxAccuracy }
+    var mode: AccuracyMode { settings.mode }
+    var enterCushion: Double { settings.enterCushion }
+    var exitCushion: Double { settings.exitCushion }
+    var enterOverlap: Double { settings.enterOverlap }
+    var exitOverlap: Double { settings.exitOverlap }
+
+    /// Metres beyond its fence where a fix may still meet the enter condition, for the index.
+    var reach: Double { max(0, -enterCushion) }
+
+    /// Whether a fix's accuracy widens where it may enter (so index queries must widen too).
+    var widensWithAccuracy: Bool { mode == .generous || mode == .overlap }
+}
+
+/// The trigger fields the engine reads from a region entry, resolved once (the rest it reads from
+/// the request).
+final class RegionSettings: Equatable {
     let crossing: CrossingPath
     let initial: InitialPolicy
     let notifyOnEntry: Bool
     let notifyOnExit: Bool
     let notifyOnCross: Bool
     let repeats: Bool
-    let fence: PreparedFence
     let rules: RegionStateMachine.Rules
-    /// Index of this request's accuracy threshold in the engine's bucket table.
     let bucket: Int
     let maxAccuracy: Double
     let mode: AccuracyMode
@@ -101,7 +135,7 @@ final class RegionEntry {
     let enterOverlap: Double
     let exitOverlap: Double
 
-    init(trigger: RegionTrigger, fence: PreparedFence, bucket: Int) {
+    init(trigger: RegionTrigger, bucket: Int) {
         let hysteresis = trigger.hysteresis
         crossing = trigger.crossing
         initial = trigger.initial
@@ -109,7 +143,6 @@ final class RegionEntry {
         notifyOnExit = trigger.notifyOnExit
         notifyOnCross = trigger.notifyOnCross
         repeats = trigger.repeats
-        self.fence = fence
         self.bucket = bucket
         rules = RegionStateMachine.Rules(
             enterDelay: hysteresis.enterDelay, exitDelay: hysteresis.exitDelay, minFixes: hysteresis.minFixes,
@@ -122,11 +155,13 @@ final class RegionEntry {
         exitOverlap = hysteresis.exitOverlap
     }
 
-    /// Metres beyond its fence where a fix may still meet the enter condition, for the index.
-    var reach: Double { max(0, -enterCushion) }
-
-    /// Whether a fix's accuracy widens where it may enter (so index queries must widen too).
-    var widensWithAccuracy: Bool { mode == .generous || mode == .overlap }
+    static func == (a: RegionSettings, b: RegionSettings) -> Bool {
+        a.crossing == b.crossing && a.initial == b.initial && a.notifyOnEntry == b.notifyOnEntry
+            && a.notifyOnExit == b.notifyOnExit && a.notifyOnCross == b.notifyOnCross && a.repeats == b.repeats
+            && a.rules == b.rules && a.bucket == b.bucket && a.maxAccuracy == b.maxAccuracy && a.mode == b.mode
+            && a.enterCushion == b.enterCushion && a.exitCushion == b.exitCushion
+            && a.enterOverlap == b.enterOverlap && a.exitOverlap == b.exitOverlap
+    }
 }
 
 /// What the candidate loop reads for every slot: plain values in one flat array, so evaluating a

@@ -145,7 +145,7 @@ extension SpatialIndex {
                     // Wider than the whole index: test every box of the level instead of every cell.
                     for index in slotLevel.indices
                     where slotLevel[index] >= 0 && max(Int(slotLevel[index]), floorLevel) == level {
-                        if slotBoxes[index].contains(where: {
+                        if boxes(of: index).contains(where: {
                             $0.south <= part.north && part.south <= $0.north && $0.west <= part.east
                                 && part.west <= $0.east
                         }) {

@@ -94,7 +94,11 @@ final class SpatialIndex {
     /// Per slot: where it is (cell keys) and its level; -1 when absent.
     @exclusivity(unchecked) private(set) var slotLevel: [Int8] = []
     @exclusivity(unchecked) private(set) var slotKeys: [[Int64]] = []
-    @exclusivity(unchecked) private(set) var slotBoxes: [[GeoBounds]] = []
+    /// Per slot: its box within ±180°, or the part east of the antimeridian for a box across it,
+    /// whose other part is in `wrappedBoxes` (rare), so a slot's box is not an allocation of its
+    /// own. Read through ``boxes(of:)``.
+    @exclusivity(unchecked) private(set) var slotBoxes: [GeoBounds] = []
+    @exclusivity(unchecked) private(set) var wrappedBoxes: [Int32: GeoBounds] = [:]
     @exclusivity(unchecked) private(set) var inPacked: [Bool] = []
     @exclusivity(unchecked) private(set) var tombstones = 0
     /// The level small boxes are lifted to (see the type's notes).
@@ -149,6 +153,7 @@ final class SpatialIndex {
         slotLevel = source.slotLevel
         slotKeys = source.slotKeys
         slotBoxes = source.slotBoxes
+        wrappedBoxes = source.wrappedBoxes
         inPacked = source.inPacked
         tombstones = source.tombstones
         floorLevel = source.floorLevel
@@ -226,7 +231,7 @@ final class SpatialIndex {
             let grow = index + 1 - slotLevel.count
             slotLevel.append(contentsOf: repeatElement(-1, count: grow))
             slotKeys.append(contentsOf: repeatElement([], count: grow))
-            slotBoxes.append(contentsOf: repeatElement([], count: grow))
+            slotBoxes.append(contentsOf: repeatElement(GeoBounds(south: 0, north: 0, west: 0, east: 0), count: grow))
             inPacked.append(contentsOf: repeatElement(false, count: grow))
         }
         precondition(slotLevel[index] < 0, "slot \(slot) is already indexed")
@@ -236,7 +241,8 @@ final class SpatialIndex {
         while natural < Self.levelCount - 1 && Self.cellSize(level: natural) < extent { natural += 1 }
         slotLevel[index] = Int8(natural)
         let level = max(natural, floorLevel)
-        slotBoxes[index] = parts
+        slotBoxes[index] = parts[0]
+        if parts.count > 1 { wrappedBoxes[slot] = parts[1] }
         inPacked[index] = false
         count += 1
         if packingLater {
@@ -277,9 +283,28 @@ final class SpatialIndex {
         }
         slotLevel[index] = -1
         slotKeys[index] = []
-        slotBoxes[index] = []
+        if !wrappedBoxes.isEmpty { wrappedBoxes[slot] = nil }
         inPacked[index] = false
         count -= 1
+    }
+
+    /// The box of the slot at `index` (present) as one part, or two across the antimeridian.
+    @inline(__always)
+    func boxes(of index: Int) -> BoxParts {
+        BoxParts(first: slotBoxes[index], second: wrappedBoxes.isEmpty ? nil : wrappedBoxes[Int32(index)])
+    }
+
+    /// A slot's one or two boxes, without an array.
+    struct BoxParts: Sequence, IteratorProtocol {
+        var first: GeoBounds?
+        var second: GeoBounds?
+
+        mutating func next() -> GeoBounds? {
+            let part = first
+            first = second
+            second = nil
+            return part
+        }
     }
 
     /// Empties the packed boxes of `slot` in place: queries then never see it, with no check per member.
@@ -287,7 +312,7 @@ final class SpatialIndex {
         let level = max(Int(slotLevel[Int(slot)]), floorLevel)
         let size = Self.cellSize(level: level)
         let count = slots.count
-        for part in slotBoxes[Int(slot)] {
+        for part in boxes(of: Int(slot)) {
             for row in Self.row(part.south, size: size)...Self.row(part.north, size: size) {
                 for column in Self.column(part.west, size: size)...Self.column(part.east, size: size) {
                     guard let run = packedRun(Self.key(level: level, column: column, row: row), level: level) else {
@@ -338,7 +363,7 @@ final class SpatialIndex {
         var entryCount = 0
         for index in slotLevel.indices where slotLevel[index] >= 0 {
             let size = Self.cellSize(level: max(Int(slotLevel[index]), floorLevel))
-            for part in slotBoxes[index] {
+            for part in boxes(of: index) {
                 entryCount +=
                     (Self.row(part.north, size: size) - Self.row(part.south, size: size) + 1)
                     * (Self.column(part.east, size: size) - Self.column(part.west, size: size) + 1)
@@ -349,7 +374,7 @@ final class SpatialIndex {
         for index in slotLevel.indices where slotLevel[index] >= 0 {
             let level = max(Int(slotLevel[index]), floorLevel)
             let size = Self.cellSize(level: level)
-            for part in slotBoxes[index] {
+            for part in boxes(of: index) {
                 for row in Self.row(part.south, size: size)...Self.row(part.north, size: size) {
                     for column in Self.column(part.west, size: size)...Self.column(part.east, size: size) {
                         entries.append(

@@ -1,8 +1,10 @@
 import Foundation
 
 /// Polygons in a local frame in one allocation: per part, horizontal bands listing the edges that
-/// cross them, then the vertices (ring after ring, each ring closed); a simple polygon's block
-/// starts with a header the engine measures it through (see ``Block``).
+/// cross them, then the vertices (ring after ring, each ring closed), then a multipolygon's parts
+/// and the rings' ranges, so a fence costs one allocation beside its object; a simple polygon's
+/// block starts with a header (its frame and its one part) the engine measures it through (see
+/// ``Block``).
 ///
 /// Containment is a crossing-number test over the edges of the point's band only, and distances
 /// are measured only to edges in the bands within reach, so a test reads a few cache lines however
@@ -34,11 +36,13 @@ final class PolygonShape {
     /// One offset per band of every part and a final end, each into this same buffer, then the
     /// edges of each band, an edge named by the index of its first vertex in `points`.
     let bands: UnsafeBufferPointer<Int32>
-    let parts: [Part]
+    /// The parts: a simple polygon's one in its header, a multipolygon's after the points.
+    let parts: UnsafeBufferPointer<Part>
     let bounds: GeoBounds
-    /// Vertex index ranges of the rings.
-    let rings: [Range<Int>]
-    /// The one allocation `bands` and then `points` live in, after a header (see ``Block``).
+    /// Vertex index ranges of the rings, in the block after the parts.
+    let rings: UnsafeBufferPointer<Range<Int>>
+    /// The one allocation `bands`, `points`, `parts` and `rings` live in, after a header (see
+    /// ``Block``).
     private let storage: UnsafeMutableRawPointer
     /// The polygons in unwrapped lon/lat, kept for GEOS work (overlap, rendering).
     let polygons: [[[Coordinate]]]
@@ -112,9 +116,14 @@ final class PolygonShape {
         // first 16-byte boundary after them.
         let bandsOffset = Block.headerSize
         let pointsOffset = (bandsOffset + bands.count * MemoryLayout<Int32>.stride + 15) & ~15
+        // A simple polygon's one part is read from its header; a multipolygon's parts follow the
+        // points.
+        let simple = parts.count == 1
+        let partsOffset = pointsOffset + points.count * MemoryLayout<SIMD2<Double>>.stride
+        let ringsOffset = partsOffset + (simple ? 0 : parts.count) * MemoryLayout<Part>.stride
         storage = UnsafeMutableRawPointer.allocate(
-            byteCount: pointsOffset + points.count * MemoryLayout<SIMD2<Double>>.stride, alignment: 64)
-        if parts.count == 1 {  // read only through `block`, which a simple polygon has
+            byteCount: ringsOffset + rings.count * MemoryLayout<Range<Int>>.stride, alignment: 64)
+        if simple {
             storage.initializeMemory(
                 as: Block.Header.self,
                 repeating: Block.Header(
@@ -126,10 +135,21 @@ final class PolygonShape {
         storedBands.initialize(from: bands, count: bands.count)
         let storedPoints = (storage + pointsOffset).bindMemory(to: SIMD2<Double>.self, capacity: points.count)
         storedPoints.initialize(from: points, count: points.count)
+        let storedParts: UnsafePointer<Part>
+        if simple {
+            storedParts = UnsafePointer(
+                (storage + MemoryLayout<Block.Header>.offset(of: \.part)!).assumingMemoryBound(to: Part.self))
+        } else {
+            let stored = (storage + partsOffset).bindMemory(to: Part.self, capacity: parts.count)
+            stored.initialize(from: parts, count: parts.count)
+            storedParts = UnsafePointer(stored)
+        }
+        let storedRings = (storage + ringsOffset).bindMemory(to: Range<Int>.self, capacity: rings.count)
+        storedRings.initialize(from: rings, count: rings.count)
         self.bands = UnsafeBufferPointer(start: storedBands, count: bands.count)
         self.points = UnsafeBufferPointer(start: storedPoints, count: points.count)
-        self.rings = rings
-        self.parts = parts
+        self.parts = UnsafeBufferPointer(start: storedParts, count: parts.count)
+        self.rings = UnsafeBufferPointer(start: storedRings, count: rings.count)
     }
 
     /// A simple polygon's measurement data in one block, read through a pointer the engine keeps

@@ -12,15 +12,25 @@ public enum CrossingPath: String, Hashable, Sendable, CaseIterable {
 /// A fence ready for the hot path: flat arrays in a local frame, plus GEOS geometry for the
 /// accuracy-overlap mode, which needs true area intersections.
 struct PreparedFence {
+    /// A corridor is boxed (`indirect`): inline, its arrays and frame would make every fence's
+    /// entry, circles' and polygons' too, as large as a corridor's.
     enum Shape {
         case circle(CircleShape)
         case polygon(PolygonShape)
-        case corridor(CorridorShape)
+        indirect case corridor(CorridorShape)
     }
 
     let shape: Shape
-    /// The fence's box in unwrapped degrees (may extend past ±180°).
-    let bounds: GeoBounds
+
+    /// The fence's box in unwrapped degrees (may extend past ±180°); the shape's own, not a copy
+    /// (read when the fence is indexed).
+    var bounds: GeoBounds {
+        switch shape {
+        case .circle(let circle): circle.bounds
+        case .polygon(let polygon): polygon.bounds
+        case .corridor(let corridor): corridor.bounds
+        }
+    }
     /// The fence in its local frame (metres), built only when the overlap mode needs it.
     private let overlapGeometry: GEOSGeometry?
 
@@ -34,7 +44,6 @@ struct PreparedFence {
         case .circle(let center, let radius):
             let circle = CircleShape(center: center, radius: radius)
             shape = .circle(circle)
-            bounds = circle.bounds
             overlapGeometry = nil
         case .polygons(let raw):
             var parts = FenceUnwrapping.unwrappedParts(raw)
@@ -46,7 +55,6 @@ struct PreparedFence {
             }
             let polygon = PolygonShape(unwrapped: parts)
             shape = .polygon(polygon)
-            bounds = polygon.bounds
             overlapGeometry =
                 needsOverlap
                 ? try context.makeMultiPolygon(
@@ -63,7 +71,6 @@ struct PreparedFence {
         case .corridor(let path, let width):
             let corridor = CorridorShape(unwrapped: FenceUnwrapping.unwrappedPath(path), width: width)
             shape = .corridor(corridor)
-            bounds = corridor.bounds
             overlapGeometry =
                 needsOverlap
                 ? try context.makeLineString(

@@ -116,7 +116,12 @@ extension CatalogDecoder {
                     presetPath, "unknown hysteresis preset \"\(name)\"; expected \"default\", \"naive\" or \"android\"")
                 return nil
             }
-            return Hysteresis(preset: preset)
+            // The shared presets: requests naming one share its box.
+            switch preset {
+            case .default: return .default
+            case .naive: return .naive
+            case .android: return .android
+            }
         }
         if let name = value.string { return preset(name, at: path) ?? base }
         guard let fields = FieldReader(value, path: path, sink: sink) else { return base }
