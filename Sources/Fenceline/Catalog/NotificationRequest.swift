@@ -14,8 +14,6 @@ public struct NotificationRequest: Hashable, Sendable {
         get { storage.contentBox?.content ?? NotificationContent() }
         set { unique().contentBox = ContentBox.make(newValue) }
     }
-    /// The content's box, `nil` when empty (most region requests of a large catalog).
-    var contentBox: ContentBox? { storage.contentBox }
     /// What makes it fire.
     public var trigger: Trigger {
         get { storage.trigger }
@@ -116,9 +114,8 @@ public struct NotificationRequest: Hashable, Sendable {
     }
 }
 
-/// A request's content, immutable (a setter boxes anew), compared by value; the engine's entry
-/// for the request holds the same box.
-final class ContentBox: Hashable, Sendable {
+/// A request's content, immutable (a setter boxes anew), compared by value.
+private final class ContentBox: Hashable, Sendable {
     let content: NotificationContent
 
     private init(_ content: NotificationContent) {

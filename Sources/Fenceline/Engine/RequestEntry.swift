@@ -3,12 +3,13 @@ import GEOSBridge
 /// What changes about a request while it lives; one per slot, beside the immutable entry, so
 /// engines forked from one another share their entries (see `Engine.fork`).
 struct RequestState {
+    /// The next time a time or calendar trigger is due, and the token of its live timer. First,
+    /// so that the flags below fill the optional's padding.
+    var nextFire: Timestamp?
     /// Cleared when the request is replaced or removed; timers and records of a dead entry are dropped.
     var isAlive = true
     /// A non-repeating time or calendar request that has fired: delivered, no longer pending.
     var isFinished = false
-    /// The next time a time or calendar trigger is due, and the token of its live timer.
-    var nextFire: Timestamp?
     var timerToken: UInt64 = 0
     /// Devices a non-repeating region or beacon request has already notified.
     var finishedDevices = 0
@@ -33,13 +34,10 @@ final class RequestEntry {
     let timing: TimingEntry?
     /// Scoped device names in order, for one notification per listed device.
     let scopeNames: [String]?
-    /// What every event of the request carries, read from `request` once: reading a field of the
-    /// stored request copies the whole value (its trigger and content, with their references).
-    let id: String
+    /// What every event of the request carries.
+    var id: String { request.id }
     let triggerKind: TriggerKind
-    /// The request's own content box (`nil` when empty), read without copying the request.
-    private let contentBox: ContentBox?
-    var content: NotificationContent { contentBox?.content ?? NotificationContent() }
+    var content: NotificationContent { request.content }
 
     init(
         request: NotificationRequest, slot: Int32, addedSequence: UInt64, addedTime: Timestamp,
@@ -55,9 +53,7 @@ final class RequestEntry {
         self.gate = gate
         self.timing = timing
         self.scopeNames = request.devices.map { Array(Set($0)).sorted() }
-        self.id = request.id
         self.triggerKind = request.trigger.kind
-        self.contentBox = request.contentBox
     }
 
     /// This entry with another device scope or region entry (renumbered devices, a fork's own
@@ -80,9 +76,10 @@ final class RequestEntry {
     }
 }
 
-/// A region trigger resolved for the hot path (a class, so reading it does not copy the fence):
-/// its fence, and its settings shared with the requests installed before it that have the same.
-final class RegionEntry {
+/// A region trigger resolved for the hot path: its fence, and its settings shared with the
+/// requests installed before it that have the same. Held inline by the request's entry (a few
+/// references, one allocation per fence fewer than an object of its own).
+struct RegionEntry {
     let fence: PreparedFence
     let settings: RegionSettings
 

@@ -2,7 +2,9 @@
 ///
 /// Each window is `[start, end)` local time on the days it lists; an `end` at or before `start`
 /// runs overnight into the next day (Monday 22:00–06:00 covers Monday night to Tuesday 06:00).
-struct ScheduleGate {
+/// A class: a request's entry holds a reference, not the schedule and zone inline (few requests
+/// have one).
+final class ScheduleGate {
     let schedule: Schedule
     let clock: ZoneClock
 
