@@ -142,6 +142,7 @@ extension Engine {
                     trigger.geometry, context: context, needsOverlap: hysteresis.accuracy == .overlap)
                 let bucket = devices.bucket(maxAccuracy: hysteresis.maxAccuracy ?? .infinity, filters: request.filters)
                 let entry = RegionEntry(trigger: trigger, fence: fence, bucket: bucket, previous: lastRegionSettings)
+                if entry.settings !== lastRegionSettings { regionSettings.append(entry.settings) }
                 lastRegionSettings = entry.settings
                 region = entry
             } catch {

@@ -193,6 +193,9 @@ public final class Engine {
     /// The settings of the region request installed last, which the next one shares when its
     /// own are the same (see ``RegionEntry``).
     var lastRegionSettings: RegionSettings?
+    /// Every region settings object slots point into (``HotSlot/settings``), kept while the
+    /// slots may be read, as `polygons` keeps the polygons' blocks.
+    var regionSettings: [RegionSettings] = []
     var givenDigests: [String: UInt64] = [:]
     /// What checkpoints write that changes only with the requests, kept by an engine that
     /// checkpoints again and again (a service): each request's encoding by slot (empty until
@@ -406,6 +409,7 @@ extension Engine {
         flatSlots = source.flatSlots
         renewFlatSlotBuffer()  // an initializer does not run `didSet`
         polygons = source.polygons
+        regionSettings = source.regionSettings
         slotsByID = source.slotsByID
         index.adopt(source.index)
         crossIndex.adopt(source.crossIndex)

@@ -21,22 +21,41 @@ struct RequestState {
 final class RequestEntry {
     let request: NotificationRequest
     let slot: Int32
+    /// Beside `slot`, in its padding.
+    let triggerKind: TriggerKind
     /// The engine's apply counter when the request was added: a fix applied later has a larger one.
     let addedSequence: UInt64
     let addedTime: Timestamp
     /// Interned devices in scope; `nil` means every device.
     let scope: Set<Int32>?
     let region: RegionEntry?
-    let beacon: BeaconEntry?
+    /// What only some requests have, boxed together (`nil` for a plain region request): held
+    /// inline they made every region request's entry four references larger.
+    private let extras: Extras?
+
+    private final class Extras {
+        let beacon: BeaconEntry?
+        let gate: ScheduleGate?
+        let timing: TimingEntry?
+        let scopeNames: [String]?
+
+        init(beacon: BeaconEntry?, gate: ScheduleGate?, timing: TimingEntry?, scopeNames: [String]?) {
+            self.beacon = beacon
+            self.gate = gate
+            self.timing = timing
+            self.scopeNames = scopeNames
+        }
+    }
+
+    var beacon: BeaconEntry? { extras?.beacon }
     /// When it may notify; `nil` is always.
-    let gate: ScheduleGate?
+    var gate: ScheduleGate? { extras?.gate }
     /// For time-interval and calendar triggers.
-    let timing: TimingEntry?
+    var timing: TimingEntry? { extras?.timing }
     /// Scoped device names in order, for one notification per listed device.
-    let scopeNames: [String]?
+    var scopeNames: [String]? { extras?.scopeNames }
     /// What every event of the request carries.
     var id: String { request.id }
-    let triggerKind: TriggerKind
     var content: NotificationContent { request.content }
 
     init(
@@ -49,10 +68,10 @@ final class RequestEntry {
         self.addedTime = addedTime
         self.scope = scope
         self.region = region
-        self.beacon = beacon
-        self.gate = gate
-        self.timing = timing
-        self.scopeNames = request.devices.map { Array(Set($0)).sorted() }
+        let scopeNames = request.devices.map { Array(Set($0)).sorted() }
+        extras =
+            beacon == nil && gate == nil && timing == nil && scopeNames == nil
+            ? nil : Extras(beacon: beacon, gate: gate, timing: timing, scopeNames: scopeNames)
         self.triggerKind = request.trigger.kind
     }
 
@@ -131,6 +150,8 @@ final class RegionSettings: Equatable {
     let exitCushion: Double
     let enterOverlap: Double
     let exitOverlap: Double
+    /// What the candidate loop reads of them, where slots point (``HotSlot/settings``).
+    let hot: UnsafeMutablePointer<HotSettings>
 
     init(trigger: RegionTrigger, bucket: Int) {
         let hysteresis = trigger.hysteresis
@@ -150,6 +171,16 @@ final class RegionSettings: Equatable {
         exitCushion = hysteresis.exitCushion
         enterOverlap = hysteresis.enterOverlap
         exitOverlap = hysteresis.exitOverlap
+        hot = .allocate(capacity: 1)
+        hot.initialize(
+            to: HotSettings(
+                notifiesOnEntry: notifyOnEntry, notifiesOnExit: notifyOnExit, repeats: repeats, mode: mode,
+                initial: initial, bucket: bucket, maxAccuracy: maxAccuracy, enterCushion: enterCushion,
+                exitCushion: exitCushion, rules: rules))
+    }
+
+    deinit {
+        hot.deallocate()
     }
 
     static func == (a: RegionSettings, b: RegionSettings) -> Bool {
@@ -159,6 +190,27 @@ final class RegionSettings: Equatable {
             && a.enterCushion == b.enterCushion && a.exitCushion == b.exitCushion
             && a.enterOverlap == b.enterOverlap && a.exitOverlap == b.exitOverlap
     }
+}
+
+/// The region settings the candidate loop reads, as plain values.
+struct HotSettings {
+    var notifiesOnEntry = false
+    var notifiesOnExit = false
+    var repeats = true
+    var mode = AccuracyMode.ignore
+    var initial = InitialPolicy.silent
+    var bucket = 0
+    var maxAccuracy = Double.infinity
+    var enterCushion = 0.0
+    var exitCushion = 0.0
+    var rules = RegionStateMachine.Rules(enterDelay: .zero, exitDelay: .zero, minFixes: 1, dwell: nil)
+
+    /// Those of a slot that is not a region's (never freed).
+    nonisolated(unsafe) static let none: UnsafePointer<HotSettings> = {
+        let settings = UnsafeMutablePointer<HotSettings>.allocate(capacity: 1)
+        settings.initialize(to: HotSettings())
+        return UnsafePointer(settings)
+    }()
 }
 
 /// What the candidate loop reads for every slot: plain values in one flat array, so evaluating a
@@ -172,20 +224,12 @@ struct HotSlot {
 
     var isAlive = false
     var isScoped = false
-    /// The trigger's `notifyOnEntry`, `notifyOnExit` and `repeats`: an action with an output reads
-    /// them here rather than from the region entry (a chain of likely cache misses per event).
-    var notifiesOnEntry = false
-    var notifiesOnExit = false
-    var repeats = true
     var shape = Shape.none
-    var mode = AccuracyMode.ignore
-    var bucket = 0
     var addedSequence: UInt64 = 0
-    var maxAccuracy = Double.infinity
-    var enterCushion = 0.0
-    var exitCushion = 0.0
-    var rules = RegionStateMachine.Rules(enterDelay: .zero, exitDelay: .zero, minFixes: 1, dwell: nil)
-    var initial = InitialPolicy.silent
+    /// The request's region settings, shared with every slot that has the same (so they stay in
+    /// cache, and a slot is half the size it was with a copy); owned by its ``RegionSettings``,
+    /// which the engine keeps.
+    var settings = HotSettings.none
     /// Index into the engine's polygon array for polygon fences.
     var polygon = 0
     /// A simple polygon's measurement data (see ``PolygonShape/Block``), kept alive by the
@@ -200,16 +244,7 @@ struct HotSlot {
         isScoped = entry.scope != nil
         addedSequence = entry.addedSequence
         guard let region = entry.region else { return }
-        bucket = region.bucket
-        maxAccuracy = region.maxAccuracy
-        mode = region.mode
-        enterCushion = region.enterCushion
-        exitCushion = region.exitCushion
-        rules = region.rules
-        initial = region.initial
-        notifiesOnEntry = region.notifyOnEntry
-        notifiesOnExit = region.notifyOnExit
-        repeats = region.repeats
+        settings = UnsafePointer(region.settings.hot)
         self.polygon = polygon
         switch region.fence.shape {
         case .circle(let circle):
@@ -222,6 +257,19 @@ struct HotSlot {
             shape = .other
         }
     }
+
+    /// The trigger's `notifyOnEntry`, `notifyOnExit` and `repeats`: an action with an output reads
+    /// them here rather than from the region entry (a chain of likely cache misses per event).
+    var notifiesOnEntry: Bool { settings.pointee.notifiesOnEntry }
+    var notifiesOnExit: Bool { settings.pointee.notifiesOnExit }
+    var repeats: Bool { settings.pointee.repeats }
+    var mode: AccuracyMode { settings.pointee.mode }
+    var bucket: Int { settings.pointee.bucket }
+    var maxAccuracy: Double { settings.pointee.maxAccuracy }
+    var enterCushion: Double { settings.pointee.enterCushion }
+    var exitCushion: Double { settings.pointee.exitCushion }
+    var rules: RegionStateMachine.Rules { settings.pointee.rules }
+    var initial: InitialPolicy { settings.pointee.initial }
 
     var isRegion: Bool { shape != .none }
 
