@@ -23,7 +23,9 @@ public final class RequestValidator {
         var problems: [(path: String, message: String)] = []
         func add(_ path: String, _ message: String) { problems.append((path, message)) }
         if request.id.isEmpty { add("id", "id must be a non-empty string") }
-        if let category = request.content.category, !categories.contains(category) {
+        // Read once: each read makes the value (a catalog of a million fences validates each).
+        let content = request.content
+        if let category = content.category, !categories.contains(category) {
             let known = categories.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
             add(
                 "content.category",
@@ -33,15 +35,15 @@ public final class RequestValidator {
         // Filled per event when it has placeholders: a field of any size would be copied into
         // every event (APNs itself takes 4 KiB for a whole payload).
         let fields = [
-            ("title", request.content.title), ("subtitle", request.content.subtitle), ("body", request.content.body),
-            ("thread", request.content.thread),
+            ("title", content.title), ("subtitle", content.subtitle), ("body", content.body),
+            ("thread", content.thread),
         ]
         for case (let name, let text?) in fields where text.utf8.count > NotificationContent.maximumFieldBytes {
             add(
                 "content.\(name)",
                 "\(name) is \(text.utf8.count) bytes; at most \(NotificationContent.maximumFieldBytes) are accepted")
         }
-        for problem in NotificationAttachment.problems(in: request.content.attachments) {
+        for problem in NotificationAttachment.problems(in: content.attachments) {
             add("content.\(problem.path)", problem.message)
         }
         if let devices = request.devices, devices.contains(where: \.isEmpty) {
