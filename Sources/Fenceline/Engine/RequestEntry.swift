@@ -96,8 +96,10 @@ final class RequestEntry {
 }
 
 /// A region trigger resolved for the hot path: its fence, and its settings shared with the
-/// requests installed before it that have the same. Held inline by the request's entry (a few
-/// references, one allocation per fence fewer than an object of its own).
+/// requests installed before it that have the same (read as its own members: `region.rules`).
+/// Held inline by the request's entry (a few references, one allocation per fence fewer than an
+/// object of its own).
+@dynamicMemberLookup
 struct RegionEntry {
     let fence: PreparedFence
     let settings: RegionSettings
@@ -110,99 +112,62 @@ struct RegionEntry {
         self.settings = previous.map { $0 == settings ? $0 : settings } ?? settings
     }
 
-    var crossing: CrossingPath { settings.crossing }
-    var initial: InitialPolicy { settings.initial }
-    var notifyOnEntry: Bool { settings.notifyOnEntry }
-    var notifyOnExit: Bool { settings.notifyOnExit }
-    var notifyOnCross: Bool { settings.notifyOnCross }
-    var repeats: Bool { settings.repeats }
-    var rules: RegionStateMachine.Rules { settings.rules }
-    /// Index of this request's accuracy threshold in the engine's bucket table.
-    var bucket: Int { settings.bucket }
-    var maxAccuracy: Double { settings.maxAccuracy }
-    var mode: AccuracyMode { settings.mode }
-    var enterCushion: Double { settings.enterCushion }
-    var exitCushion: Double { settings.exitCushion }
-    var enterOverlap: Double { settings.enterOverlap }
-    var exitOverlap: Double { settings.exitOverlap }
+    subscript<T>(dynamicMember keyPath: KeyPath<HotSettings, T>) -> T {
+        settings.values.pointee[keyPath: keyPath]
+    }
 
     /// Metres beyond its fence where a fix may still meet the enter condition, for the index.
-    var reach: Double { max(0, -enterCushion) }
+    var reach: Double { max(0, -self.enterCushion) }
 
     /// Whether a fix's accuracy widens where it may enter (so index queries must widen too).
-    var widensWithAccuracy: Bool { mode == .generous || mode == .overlap }
+    var widensWithAccuracy: Bool { self.mode == .generous || self.mode == .overlap }
 }
 
-/// The trigger fields the engine reads from a region entry, resolved once (the rest it reads from
-/// the request).
+/// A region trigger's fields the engine reads (the rest it reads from the request), resolved
+/// once, as plain values at a fixed address: the candidate loop's slots point at them
+/// (``HotSlot/settings``).
 final class RegionSettings: Equatable {
-    let crossing: CrossingPath
-    let initial: InitialPolicy
-    let notifyOnEntry: Bool
-    let notifyOnExit: Bool
-    let notifyOnCross: Bool
-    let repeats: Bool
-    let rules: RegionStateMachine.Rules
-    let bucket: Int
-    let maxAccuracy: Double
-    let mode: AccuracyMode
-    let enterCushion: Double
-    let exitCushion: Double
-    let enterOverlap: Double
-    let exitOverlap: Double
-    /// What the candidate loop reads of them, where slots point (``HotSlot/settings``).
-    let hot: UnsafeMutablePointer<HotSettings>
+    let values: UnsafeMutablePointer<HotSettings>
 
     init(trigger: RegionTrigger, bucket: Int) {
         let hysteresis = trigger.hysteresis
-        crossing = trigger.crossing
-        initial = trigger.initial
-        notifyOnEntry = trigger.notifyOnEntry
-        notifyOnExit = trigger.notifyOnExit
-        notifyOnCross = trigger.notifyOnCross
-        repeats = trigger.repeats
-        self.bucket = bucket
-        rules = RegionStateMachine.Rules(
-            enterDelay: hysteresis.enterDelay, exitDelay: hysteresis.exitDelay, minFixes: hysteresis.minFixes,
-            dwell: trigger.notifyOnDwell ? trigger.dwell : nil)
-        maxAccuracy = hysteresis.maxAccuracy ?? .infinity
-        mode = hysteresis.accuracy
-        enterCushion = hysteresis.enterCushion
-        exitCushion = hysteresis.exitCushion
-        enterOverlap = hysteresis.enterOverlap
-        exitOverlap = hysteresis.exitOverlap
-        hot = .allocate(capacity: 1)
-        hot.initialize(
+        values = .allocate(capacity: 1)
+        values.initialize(
             to: HotSettings(
-                notifiesOnEntry: notifyOnEntry, notifiesOnExit: notifyOnExit, repeats: repeats, mode: mode,
-                initial: initial, bucket: bucket, maxAccuracy: maxAccuracy, enterCushion: enterCushion,
-                exitCushion: exitCushion, rules: rules))
+                notifyOnEntry: trigger.notifyOnEntry, notifyOnExit: trigger.notifyOnExit,
+                notifyOnCross: trigger.notifyOnCross, repeats: trigger.repeats, mode: hysteresis.accuracy,
+                initial: trigger.initial, crossing: trigger.crossing, bucket: bucket,
+                maxAccuracy: hysteresis.maxAccuracy ?? .infinity, enterCushion: hysteresis.enterCushion,
+                exitCushion: hysteresis.exitCushion, enterOverlap: hysteresis.enterOverlap,
+                exitOverlap: hysteresis.exitOverlap,
+                rules: RegionStateMachine.Rules(
+                    enterDelay: hysteresis.enterDelay, exitDelay: hysteresis.exitDelay,
+                    minFixes: hysteresis.minFixes, dwell: trigger.notifyOnDwell ? trigger.dwell : nil)))
     }
 
     deinit {
-        hot.deallocate()
+        values.deallocate()
     }
 
-    static func == (a: RegionSettings, b: RegionSettings) -> Bool {
-        a.crossing == b.crossing && a.initial == b.initial && a.notifyOnEntry == b.notifyOnEntry
-            && a.notifyOnExit == b.notifyOnExit && a.notifyOnCross == b.notifyOnCross && a.repeats == b.repeats
-            && a.rules == b.rules && a.bucket == b.bucket && a.maxAccuracy == b.maxAccuracy && a.mode == b.mode
-            && a.enterCushion == b.enterCushion && a.exitCushion == b.exitCushion
-            && a.enterOverlap == b.enterOverlap && a.exitOverlap == b.exitOverlap
-    }
+    static func == (a: RegionSettings, b: RegionSettings) -> Bool { a.values.pointee == b.values.pointee }
 }
 
-/// The region settings the candidate loop reads, as plain values.
-struct HotSettings {
-    var notifiesOnEntry = false
-    var notifiesOnExit = false
+/// A region request's settings as plain values (see ``RegionSettings``).
+struct HotSettings: Equatable {
+    var notifyOnEntry = false
+    var notifyOnExit = false
+    var notifyOnCross = false
     var repeats = true
     var mode = AccuracyMode.ignore
     var initial = InitialPolicy.silent
+    var crossing = CrossingPath.geodesic
+    /// Index of the request's accuracy threshold in the engine's bucket table.
     var bucket = 0
     var maxAccuracy = Double.infinity
     var enterCushion = 0.0
     var exitCushion = 0.0
+    var enterOverlap = 0.0
+    var exitOverlap = 0.0
     var rules = RegionStateMachine.Rules(enterDelay: .zero, exitDelay: .zero, minFixes: 1, dwell: nil)
 
     /// Those of a slot that is not a region's (never freed).
@@ -244,7 +209,7 @@ struct HotSlot {
         isScoped = entry.scope != nil
         addedSequence = entry.addedSequence
         guard let region = entry.region else { return }
-        settings = UnsafePointer(region.settings.hot)
+        settings = UnsafePointer(region.settings.values)
         self.polygon = polygon
         switch region.fence.shape {
         case .circle(let circle):
@@ -258,10 +223,12 @@ struct HotSlot {
         }
     }
 
-    /// The trigger's `notifyOnEntry`, `notifyOnExit` and `repeats`: an action with an output reads
-    /// them here rather than from the region entry (a chain of likely cache misses per event).
-    var notifiesOnEntry: Bool { settings.pointee.notifiesOnEntry }
-    var notifiesOnExit: Bool { settings.pointee.notifiesOnExit }
+    // The settings the loop reads, each a plain load through `settings` (spelled out rather than
+    // looked up by key path as the region entry's are: these are read per candidate). An action
+    // with an output reads `notifiesOnEntry`, `notifiesOnExit` and `repeats` here rather than
+    // from the region entry, a chain of likely cache misses per event.
+    var notifiesOnEntry: Bool { settings.pointee.notifyOnEntry }
+    var notifiesOnExit: Bool { settings.pointee.notifyOnExit }
     var repeats: Bool { settings.pointee.repeats }
     var mode: AccuracyMode { settings.pointee.mode }
     var bucket: Int { settings.pointee.bucket }
