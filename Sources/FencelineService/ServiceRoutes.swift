@@ -172,8 +172,8 @@ enum ServiceRoutes {
     /// Server-Sent Events from the log: every event after `seq`, then each as it is committed,
     /// with `id: <seq>` so that `Last-Event-ID` resumes with no gap and no repeat, and a comment
     /// every 15 s to keep proxies from closing a quiet stream. The log is polled (``streamPoll``
-    /// apart when quiet): readers never hold up ingest, and a reader that falls behind
-    /// catches up from the store.
+    /// apart once the subscriber has caught up): readers never hold up ingest, and a reader that
+    /// falls behind catches up from the store.
     static func streamEvents(
         after seq: Int, from store: ServiceStore, feed: EventFeed, stopping: StopFlag,
         into writer: inout any ResponseBodyWriter

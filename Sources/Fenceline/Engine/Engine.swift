@@ -410,6 +410,7 @@ extension Engine {
         renewFlatSlotBuffer()  // an initializer does not run `didSet`
         polygons = source.polygons
         regionSettings = source.regionSettings
+        lastRegionSettings = source.lastRegionSettings
         slotsByID = source.slotsByID
         index.adopt(source.index)
         crossIndex.adopt(source.crossIndex)

@@ -95,8 +95,9 @@ final class RequestEntry {
     }
 }
 
-/// A region trigger resolved for the hot path: its fence, and its settings shared with the
-/// requests installed before it that have the same (read as its own members: `region.rules`).
+/// A region trigger resolved for the hot path: its fence, and its settings, shared with the
+/// region request installed just before it when they are the same (a catalog's fences mostly
+/// are), read as its own members (`region.rules`).
 /// Held inline by the request's entry (a few references, one allocation per fence fewer than an
 /// object of its own).
 @dynamicMemberLookup
@@ -191,9 +192,9 @@ struct HotSlot {
     var isScoped = false
     var shape = Shape.none
     var addedSequence: UInt64 = 0
-    /// The request's region settings, shared with every slot that has the same (so they stay in
-    /// cache, and a slot is half the size it was with a copy); owned by its ``RegionSettings``,
-    /// which the engine keeps.
+    /// The request's region settings, shared with the slots of the requests installed before it
+    /// with the same (so they stay in cache, and a slot is half the size it was with a copy);
+    /// owned by its ``RegionSettings``, which the engine keeps.
     var settings = HotSettings.none
     /// Index into the engine's polygon array for polygon fences.
     var polygon = 0

@@ -94,7 +94,7 @@ final class SpatialIndex {
     /// Per slot: where it is (cell keys) and its level; -1 when absent.
     @exclusivity(unchecked) private(set) var slotLevel: [Int8] = []
     @exclusivity(unchecked) private(set) var slotKeys: [[Int64]] = []
-    /// Per slot: its box within ±180°, or the part east of the antimeridian for a box across it,
+    /// Per slot: its box within ±180°, or the part west of the antimeridian for a box across it,
     /// whose other part is in `wrappedBoxes` (rare), so a slot's box is not an allocation of its
     /// own. Read through ``boxes(of:)``.
     @exclusivity(unchecked) private(set) var slotBoxes: [GeoBounds] = []

@@ -39,7 +39,8 @@ final class PolygonShape {
     /// The parts: a simple polygon's one in its header, a multipolygon's after the points.
     let parts: UnsafeBufferPointer<Part>
     let bounds: GeoBounds
-    /// Vertex index ranges of the rings, in the block after the parts.
+    /// Vertex index ranges of the rings, in the block after a multipolygon's parts (after the
+    /// points for a simple polygon).
     let rings: UnsafeBufferPointer<Range<Int>>
     /// The one allocation `bands`, `points`, `parts` and `rings` live in, after a header (see
     /// ``Block``).
@@ -162,7 +163,7 @@ final class PolygonShape {
             let frame: LocalFrame
             let part: Part
             let pointsOffset: Int
-            /// The block's size in bytes.
+            /// The size in bytes of what a measurement reads: the header, the bands and the points.
             let byteCount: Int
         }
 

@@ -38,40 +38,42 @@ extension CatalogDecoder {
     /// A GeoJSON geometry as a fence: Polygon, MultiPolygon, LineString (with `corridor`, default
     /// 25 m) or Point (with a radius).
     func decodeGeoJSONGeometry(
-        _ value: JSONRef?, path: String, radius: Double?, corridor: () -> Double?, radiusPath: String, sink: IssueSink
+        _ value: JSONRef?, path: String, radius: Double?, corridor: () -> Double?,
+        radiusPath: @autoclosure () -> String, sink: IssueSink
     ) -> RegionGeometry? {
         guard let geometry = FieldReader(value, path: path, sink: sink) else { return nil }
         geometry.warnUnknown(known: Self.geometryFields)
         guard let type = geometry.string("type", required: true) else { return nil }
         let coordinates = geometry["coordinates"]
-        let coordinatesPath = geometry.at("coordinates")
+        // Paths are made only for a message (a large catalog reads a million geometries).
+        func coordinatesPath() -> String { geometry.at("coordinates") }
         guard coordinates != nil else {
-            sink.add(coordinatesPath, "missing field \"coordinates\"")
+            sink.add(coordinatesPath(), "missing field \"coordinates\"")
             return nil
         }
         switch type {
         case "Point":
-            guard let center = position(coordinates, path: coordinatesPath, sink: sink) else { return nil }
+            guard let center = position(coordinates, path: coordinatesPath(), sink: sink) else { return nil }
             guard let radius else {
-                sink.add(radiusPath, "a Point fence needs a radius in metres")
+                sink.add(radiusPath(), "a Point fence needs a radius in metres")
                 return nil
             }
             return .circle(center: center, radius: radius)
         case "Polygon":
-            return rings(coordinates, path: coordinatesPath, sink: sink).map { .polygons([$0]) }
+            return rings(coordinates, path: coordinatesPath(), sink: sink).map { .polygons([$0]) }
         case "MultiPolygon":
             guard let polygons = coordinates?.elements else {
-                sink.add(coordinatesPath, "expected an array of polygons")
+                sink.add(coordinatesPath(), "expected an array of polygons")
                 return nil
             }
             var result: [[[Coordinate]]] = []
             for (index, polygon) in polygons.enumerated() {
-                guard let rings = rings(polygon, path: "\(coordinatesPath)[\(index)]", sink: sink) else { return nil }
+                guard let rings = rings(polygon, path: "\(coordinatesPath())[\(index)]", sink: sink) else { return nil }
                 result.append(rings)
             }
             return .polygons(result)
         case "LineString":
-            guard let path = positions(coordinates, path: coordinatesPath, sink: sink) else { return nil }
+            guard let path = positions(coordinates, path: coordinatesPath(), sink: sink) else { return nil }
             return .corridor(path: path, width: corridor() ?? 25)
         default:
             sink.add(
@@ -81,14 +83,14 @@ extension CatalogDecoder {
         }
     }
 
-    private func rings(_ value: JSONRef?, path: String, sink: IssueSink) -> [[Coordinate]]? {
+    private func rings(_ value: JSONRef?, path: @autoclosure () -> String, sink: IssueSink) -> [[Coordinate]]? {
         guard let items = value?.elements else {
-            sink.add(path, "expected an array of rings")
+            sink.add(path(), "expected an array of rings")
             return nil
         }
         var rings: [[Coordinate]] = []
         for (index, item) in items.enumerated() {
-            guard let ring = positions(item, path: "\(path)[\(index)]", sink: sink) else { return nil }
+            guard let ring = positions(item, path: "\(path())[\(index)]", sink: sink) else { return nil }
             rings.append(ring)
         }
         return rings
@@ -96,16 +98,16 @@ extension CatalogDecoder {
 
     /// A ring or path; the hot loop of a big catalog, so it reads the tape directly and builds a
     /// position's path only for a message.
-    private func positions(_ value: JSONRef?, path: String, sink: IssueSink) -> [Coordinate]? {
+    private func positions(_ value: JSONRef?, path: @autoclosure () -> String, sink: IssueSink) -> [Coordinate]? {
         guard let items = value?.elements else {
-            sink.add(path, "expected an array of [lon, lat] positions")
+            sink.add(path(), "expected an array of [lon, lat] positions")
             return nil
         }
         var result: [Coordinate] = []
         result.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
             guard let point = position(item) else {
-                sink.add("\(path)[\(index)]", "expected a position [lon, lat]")
+                sink.add("\(path())[\(index)]", "expected a position [lon, lat]")
                 return nil
             }
             result.append(point)
@@ -113,9 +115,9 @@ extension CatalogDecoder {
         return result
     }
 
-    private func position(_ value: JSONRef?, path: String, sink: IssueSink) -> Coordinate? {
+    private func position(_ value: JSONRef?, path: @autoclosure () -> String, sink: IssueSink) -> Coordinate? {
         guard let value, let point = position(value) else {
-            sink.add(path, "expected a position [lon, lat]")
+            sink.add(path(), "expected a position [lon, lat]")
             return nil
         }
         return point

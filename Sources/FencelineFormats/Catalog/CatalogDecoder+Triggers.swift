@@ -88,8 +88,9 @@ extension CatalogDecoder {
         trigger.crossing = fields.choice("crossing", as: CrossingPath.self) ?? .geodesic
         trigger.initial = fields.choice("initial", as: InitialPolicy.self) ?? .silent
         trigger.repeats = fields.bool("repeats") ?? true
-        trigger.hysteresis = decodeHysteresis(
-            fields["hysteresis"], path: fields.at("hysteresis"), base: defaults, sink: sink)
+        trigger.hysteresis =
+            fields["hysteresis"].map { decodeHysteresis($0, path: fields.at("hysteresis"), base: defaults, sink: sink) }
+            ?? defaults
         return trigger
     }
 

@@ -132,12 +132,19 @@ public final class CatalogDecoder {
         let id = fields.string("id", required: true)
         sink.requestID = id
         fields.warnUnknown(known: Self.requestFields)
-        let content = decodeContent(fields["content"], path: fields.at("content"), sink: sink)
+        // A member's path is made only when it is there: most requests of a large catalog have
+        // no content, schedule or filters, and a path is a string built per request.
+        let content =
+            fields["content"].map { decodeContent($0, path: fields.at("content"), sink: sink) }
+            ?? NotificationContent()
         let devices = fields.strings("devices")
-        let schedule = decodeSchedule(fields["schedule"], path: fields.at("schedule"), sink: sink)
+        let schedule = fields["schedule"].flatMap { decodeSchedule($0, path: fields.at("schedule"), sink: sink) }
         let trigger = decodeTrigger(
             fields["trigger"], path: fields.at("trigger"), defaults: defaults.hysteresis, sink: sink)
-        let filters = decodeFilters(fields["filters"], path: fields.at("filters"), base: defaults.filters, sink: sink)
+        let filters =
+            fields["filters"].map {
+                decodeFilters($0, path: fields.at("filters"), base: defaults.filters, sink: sink)
+            } ?? defaults.filters
         let expires = fields.timestamp("expires")
         guard let id, let trigger, sink.issues.count == before else { return nil }
         let request = NotificationRequest(
