@@ -6,39 +6,39 @@
 public struct NotificationRequest: Hashable, Sendable {
     /// The identifier; adding a request with an existing one replaces it.
     public var id: String {
-        get { storage.id }
-        set { unique().id = newValue }
+        get { storage.fields.id }
+        set { unique().fields.id = newValue }
     }
     /// What the notification says.
     public var content: NotificationContent {
-        get { storage.contentBox?.content ?? NotificationContent() }
-        set { unique().contentBox = ContentBox.make(newValue) }
+        get { storage.fields.contentBox?.content ?? NotificationContent() }
+        set { unique().fields.contentBox = ContentBox.make(newValue) }
     }
     /// What makes it fire.
     public var trigger: Trigger {
-        get { storage.trigger }
-        set { unique().trigger = newValue }
+        get { storage.fields.trigger }
+        set { unique().fields.trigger = newValue }
     }
     /// The devices it applies to; `nil` means every device.
     public var devices: [String]? {
-        get { storage.devices }
-        set { unique().devices = newValue }
+        get { storage.fields.devices }
+        set { unique().fields.devices = newValue }
     }
     /// When it may notify; `nil` means always.
     public var schedule: Schedule? {
-        get { storage.schedule }
-        set { unique().schedule = newValue }
+        get { storage.fields.schedule }
+        set { unique().fields.schedule = newValue }
     }
     /// Which fixes it takes (region requests), the catalog's defaults already applied.
     public var filters: PositionFilters {
-        get { storage.fleetRules?.filters ?? PositionFilters() }
-        set { unique().fleetRules = FleetRules.make(filters: newValue, expires: expires) }
+        get { storage.fields.fleetRules?.filters ?? PositionFilters() }
+        set { unique().fields.fleetRules = FleetRules.make(filters: newValue, expires: expires) }
     }
     /// When it leaves pending (SPEC §12): each device inside it then gets one `exit` with
     /// reason `expired`; `nil` never.
     public var expires: Timestamp? {
-        get { storage.fleetRules?.expires }
-        set { unique().fleetRules = FleetRules.make(filters: filters, expires: newValue) }
+        get { storage.fields.fleetRules?.expires }
+        set { unique().fields.fleetRules = FleetRules.make(filters: filters, expires: newValue) }
     }
 
     private var storage: Storage
@@ -50,27 +50,26 @@ public struct NotificationRequest: Hashable, Sendable {
         expires: Timestamp? = nil
     ) {
         storage = Storage(
-            id: id, contentBox: ContentBox.make(content), trigger: trigger, devices: devices, schedule: schedule,
-            fleetRules: FleetRules.make(filters: filters, expires: expires))
+            Fields(
+                id: id, contentBox: ContentBox.make(content), trigger: trigger, devices: devices, schedule: schedule,
+                fleetRules: FleetRules.make(filters: filters, expires: expires)))
     }
 
     /// The box, copied first when another value shares it.
     private mutating func unique() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
         return storage
     }
 
     public static func == (a: NotificationRequest, b: NotificationRequest) -> Bool {
-        a.storage === b.storage || a.storage.hasTheSameFields(as: b.storage)
+        a.storage === b.storage || a.storage.fields == b.storage.fields
     }
 
     public func hash(into hasher: inout Hasher) {
-        storage.hashFields(into: &hasher)
+        hasher.combine(storage.fields)
     }
 
-    /// The fields. Mutated only through ``unique()``, so a box other values share never changes
-    /// (what makes it safe to send).
-    private final class Storage: @unchecked Sendable {
+    private struct Fields: Hashable {
         var id: String
         /// The content, boxed and `nil` when empty: inline it would make every box 128 bytes larger.
         var contentBox: ContentBox?
@@ -79,37 +78,15 @@ public struct NotificationRequest: Hashable, Sendable {
         var schedule: Schedule?
         /// The filters and expiry, boxed and `nil` when neither is set (most requests).
         var fleetRules: FleetRules?
+    }
 
-        init(
-            id: String, contentBox: ContentBox?, trigger: Trigger, devices: [String]?, schedule: Schedule?,
-            fleetRules: FleetRules?
-        ) {
-            self.id = id
-            self.contentBox = contentBox
-            self.trigger = trigger
-            self.devices = devices
-            self.schedule = schedule
-            self.fleetRules = fleetRules
-        }
+    /// Mutated only through ``unique()``, so a box other values share never changes (what makes
+    /// it safe to send).
+    private final class Storage: @unchecked Sendable {
+        var fields: Fields
 
-        func copy() -> Storage {
-            Storage(
-                id: id, contentBox: contentBox, trigger: trigger, devices: devices, schedule: schedule,
-                fleetRules: fleetRules)
-        }
-
-        func hasTheSameFields(as other: Storage) -> Bool {
-            id == other.id && contentBox == other.contentBox && trigger == other.trigger
-                && devices == other.devices && schedule == other.schedule && fleetRules == other.fleetRules
-        }
-
-        func hashFields(into hasher: inout Hasher) {
-            hasher.combine(id)
-            hasher.combine(contentBox)
-            hasher.combine(trigger)
-            hasher.combine(devices)
-            hasher.combine(schedule)
-            hasher.combine(fleetRules)
+        init(_ fields: Fields) {
+            self.fields = fields
         }
     }
 }
