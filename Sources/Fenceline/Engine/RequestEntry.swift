@@ -109,19 +109,17 @@ struct RegionEntry {
     /// fences mostly have the same, and a large catalog would hold a copy per fence).
     init(trigger: RegionTrigger, fence: PreparedFence, bucket: Int, previous: RegionSettings? = nil) {
         self.fence = fence
-        let settings = RegionSettings(trigger: trigger, bucket: bucket)
-        self.settings = previous.map { $0 == settings ? $0 : settings } ?? settings
+        let values = HotSettings(trigger: trigger, bucket: bucket)
+        if let previous, previous.values.pointee == values {
+            settings = previous
+        } else {
+            settings = RegionSettings(values)
+        }
     }
 
     subscript<T>(dynamicMember keyPath: KeyPath<HotSettings, T>) -> T {
         settings.values.pointee[keyPath: keyPath]
     }
-
-    /// Metres beyond its fence where a fix may still meet the enter condition, for the index.
-    var reach: Double { max(0, -self.enterCushion) }
-
-    /// Whether a fix's accuracy widens where it may enter (so index queries must widen too).
-    var widensWithAccuracy: Bool { self.mode == .generous || self.mode == .overlap }
 }
 
 /// A region trigger's fields the engine reads (the rest it reads from the request), resolved
@@ -130,20 +128,9 @@ struct RegionEntry {
 final class RegionSettings: Equatable {
     let values: UnsafeMutablePointer<HotSettings>
 
-    init(trigger: RegionTrigger, bucket: Int) {
-        let hysteresis = trigger.hysteresis
+    init(_ settings: HotSettings) {
         values = .allocate(capacity: 1)
-        values.initialize(
-            to: HotSettings(
-                notifyOnEntry: trigger.notifyOnEntry, notifyOnExit: trigger.notifyOnExit,
-                notifyOnCross: trigger.notifyOnCross, repeats: trigger.repeats, mode: hysteresis.accuracy,
-                initial: trigger.initial, crossing: trigger.crossing, bucket: bucket,
-                maxAccuracy: hysteresis.maxAccuracy ?? .infinity, enterCushion: hysteresis.enterCushion,
-                exitCushion: hysteresis.exitCushion, enterOverlap: hysteresis.enterOverlap,
-                exitOverlap: hysteresis.exitOverlap,
-                rules: RegionStateMachine.Rules(
-                    enterDelay: hysteresis.enterDelay, exitDelay: hysteresis.exitDelay,
-                    minFixes: hysteresis.minFixes, dwell: trigger.notifyOnDwell ? trigger.dwell : nil)))
+        values.initialize(to: settings)
     }
 
     deinit {
@@ -177,6 +164,29 @@ struct HotSettings: Equatable {
         settings.initialize(to: HotSettings())
         return UnsafePointer(settings)
     }()
+}
+
+extension HotSettings {
+    /// Metres beyond its fence where a fix may still meet the enter condition, for the index.
+    var reach: Double { max(0, -enterCushion) }
+
+    /// Whether a fix's accuracy widens where it may enter (so index queries must widen too).
+    var widensWithAccuracy: Bool { mode == .generous || mode == .overlap }
+
+    // In an extension, so the struct keeps its memberwise initializer.
+    init(trigger: RegionTrigger, bucket: Int) {
+        let hysteresis = trigger.hysteresis
+        self.init(
+            notifyOnEntry: trigger.notifyOnEntry, notifyOnExit: trigger.notifyOnExit,
+            notifyOnCross: trigger.notifyOnCross, repeats: trigger.repeats, mode: hysteresis.accuracy,
+            initial: trigger.initial, crossing: trigger.crossing, bucket: bucket,
+            maxAccuracy: hysteresis.maxAccuracy ?? .infinity, enterCushion: hysteresis.enterCushion,
+            exitCushion: hysteresis.exitCushion, enterOverlap: hysteresis.enterOverlap,
+            exitOverlap: hysteresis.exitOverlap,
+            rules: RegionStateMachine.Rules(
+                enterDelay: hysteresis.enterDelay, exitDelay: hysteresis.exitDelay,
+                minFixes: hysteresis.minFixes, dwell: trigger.notifyOnDwell ? trigger.dwell : nil))
+    }
 }
 
 /// What the candidate loop reads for every slot: plain values in one flat array, so evaluating a

@@ -88,6 +88,9 @@ public final class CatalogDecoder {
             return .failure(CatalogError(issues: sink.issues))
         }
         var seen: Set<String> = []
+        // At most about one request per 128 bytes: growing the set a million ids long rehashed
+        // every id many times over.
+        seen.reserveCapacity(bytes.count / 128)
         var elements = JSONTape.DeferredElements(list)
         let tape = JSONTape(bytes: bytes)
         defer { withExtendedLifetime(tape) {} }

@@ -45,10 +45,12 @@ struct JSONScanner {
         JSONSyntaxError(offset: offset ?? position, message: message)
     }
 
-    /// Consumes `byte` after optional whitespace, or throws `expected`.
-    mutating func expect(_ byte: UInt8, _ expected: String) throws(JSONSyntaxError) {
+    /// Consumes `byte` after optional whitespace, or throws `expected`, made only then: it
+    /// often names the member just read, and building that text for every member of a large
+    /// catalog cost more than parsing it.
+    mutating func expect(_ byte: UInt8, _ expected: @autoclosure () -> String) throws(JSONSyntaxError) {
         skipWhitespace()
-        guard peek() == byte else { throw error("expected \(expected), found \(describeNext())") }
+        guard peek() == byte else { throw error("expected \(expected()), found \(describeNext())") }
         position += 1
     }
 

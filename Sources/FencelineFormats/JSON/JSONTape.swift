@@ -34,15 +34,62 @@ final class JSONTape {
         var number = 0.0
     }
 
+    /// The tape's nodes on storage it owns: a read through an array property retained the
+    /// array's buffer, and the decoders read nodes millions of times while loading a catalog.
+    struct Nodes {
+        fileprivate var base: UnsafeMutablePointer<Node>
+        private(set) var count = 0
+        fileprivate var capacity: Int
+
+        fileprivate init(capacity: Int) {
+            self.capacity = capacity
+            base = .allocate(capacity: capacity)
+        }
+
+        subscript(index: Int) -> Node {
+            @inline(__always) get {
+                precondition(index >= 0 && index < count, "node index out of range")
+                return base[index]
+            }
+            @inline(__always) nonmutating set {
+                precondition(index >= 0 && index < count, "node index out of range")
+                base[index] = newValue
+            }
+        }
+
+        @inline(__always)
+        fileprivate mutating func append(_ node: Node) {
+            if count == capacity { grow() }
+            (base + count).initialize(to: node)
+            count += 1
+        }
+
+        private mutating func grow() {
+            let larger = UnsafeMutablePointer<Node>.allocate(capacity: capacity * 2)
+            larger.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = larger
+            capacity *= 2
+        }
+
+        fileprivate mutating func removeAll() { count = 0 }
+
+        func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<Node>) -> Result) -> Result {
+            body(UnsafeBufferPointer(start: base, count: count))
+        }
+    }
+
     private(set) var bytes: UnsafeBufferPointer<UInt8>
     // Unchecked: the tape is used by one thread, and dynamic exclusivity checks on every node
     // append and read cost more than the parse itself.
-    @exclusivity(unchecked) private(set) var nodes: [Node] = []
+    @exclusivity(unchecked) private(set) var nodes = Nodes(capacity: 64)
     private var deferred: Set<String> = []
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
+
+    deinit { nodes.base.deallocate() }  // Node is a plain value: nothing to deinitialize
 
     /// The first value parsed.
     var root: JSONRef { JSONRef(tape: self, index: 0) }
@@ -67,7 +114,7 @@ final class JSONTape {
 
     /// Forgets every node and parses one value at the scanner's position (after whitespace).
     func reset(parsing scanner: inout JSONScanner) throws(JSONSyntaxError) -> JSONRef {
-        nodes.removeAll(keepingCapacity: true)
+        nodes.removeAll()
         bytes = scanner.bytes
         try parseValue(&scanner, depth: 0)
         return root
@@ -170,19 +217,28 @@ final class JSONTape {
     /// A member name given twice in the object whose node is at `index`, if one is: JSON leaves
     /// the meaning of `{"radius":5,"radius":500}` open, so it is refused rather than guessed.
     private func duplicateName(inObjectAt index: Int) -> String? {
-        var names: [Int] = []
-        var position = index + 1
-        for _ in 0..<nodes[index].count {
-            names.append(position)
-            position = JSONRef.after(nodes[position + 1], at: position + 1)
-        }
+        let count = Int(nodes[index].count)
         func text(_ position: Int) -> String { JSONRef(tape: self, index: position).text }
-        if names.count > 16 {
+        func nameAfter(_ name: Int) -> Int { JSONRef.after(nodes[name + 1], at: name + 1) }
+        if count > 16 {
             var seen = Set<String>()
-            return names.lazy.map(text).first { !seen.insert($0).inserted }
+            var name = index + 1
+            for _ in 0..<count {
+                if !seen.insert(text(name)).inserted { return text(name) }
+                name = nameAfter(name)
+            }
+            return nil
         }
-        for (offset, first) in names.enumerated() {
-            for second in names[(offset + 1)...] where sameName(first, second) { return text(second) }
+        // Small objects (every object of a fence catalog) are compared pairwise in place: a list
+        // of their names' positions was an allocation per object.
+        var first = index + 1
+        for offset in 0..<count {
+            var second = nameAfter(first)
+            for _ in (offset + 1)..<count {
+                if sameName(first, second) { return text(second) }
+                second = nameAfter(second)
+            }
+            first = nameAfter(first)
         }
         return nil
     }
