@@ -101,7 +101,7 @@ import Testing
 }
 
 /// `explain` for beacon, time and calendar requests (SPEC §12): each sighting with its smoothed
-/// RSSI, distance and class, each timer, each due time fired or muted, and what is still ahead.
+/// RSSI, distance, class and band, each timer, each due time fired or muted, and what is still ahead.
 @Suite struct ExplainEveryTriggerTests {
     @Test func aBeaconRequestShowsEachSightingAndTimer() throws {
         let scenario = "Data/scenarios/beacon-timeout-boundary"
@@ -119,6 +119,24 @@ import Testing
             result.stdout.contains(
                 "2026-03-02T08:00:30Z      exit timeout                                               inside → outside  no counting sighting for 30 s; → #3 exit notified"
             ))
+    }
+
+    /// The band (SPEC §6): sightings past the 3 m boundary that stay `near` say the band held them.
+    @Test func aBeaconSightingHeldByTheBandSaysSo() throws {
+        let scenario = "Data/scenarios/beacon-band-after-empty-window"
+        let result = try CLI.run([
+            "explain", "--triggers", "\(scenario)/triggers.json", "--device", "phone", "--request", "dock",
+            "\(scenario)/readings.ndjson",
+        ])
+        #expect(result.status == 0)
+        let held = result.stdout.split(separator: "\n").filter {
+            $0.contains("near held by the band (farther from 3.3 m)")
+        }
+        #expect(held.count == 3)
+        #expect(held.first?.contains("3.11  near") == true)
+        // The first sighting (2.58 m) and the one that leaves (3.48 m, far) are not held.
+        #expect(!result.stdout.contains("2.58  near   outside → inside  near held"))
+        #expect(result.stdout.contains("3.48  far    inside → outside  does not count (beyond near)"))
     }
 
     @Test func aTimeRequestShowsEachDueTimeFiredOrMuted() throws {

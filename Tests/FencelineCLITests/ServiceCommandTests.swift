@@ -642,6 +642,52 @@ import Testing
     /// Schemathesis's findings, kept: a path's other methods answer 405 with `Allow`, a bad query
     /// parameter or Last-Event-ID is a 400 naming it, and a request removed before the first
     /// reading is gone at once (its removal waits for the clock, as the add would).
+    /// SPEC §12 over HTTP: DELETE /v1/devices/{id} forgets a device (its exit, reason `removed`,
+    /// comes with the next reading), and a request with several problems is one 422 naming the
+    /// first in `field` and every one, with its path, in the message.
+    @Test func devicesAreForgottenAndEveryProblemIsNamed() throws {
+        let scenario = "Data/scenarios/real-drive-visnjan"
+        let server = try Server(triggers: "\(scenario)/triggers.json")
+        defer { server.stop() }
+        let readings = try String(
+            contentsOfFile: "\(Fixtures.packageRoot.path)/\(scenario)/readings.ndjson", encoding: .utf8)
+        let ndjson = ["Content-Type: application/x-ndjson"]
+        #expect(try server.call("POST", "/v1/readings", body: readings, headers: ndjson).status == 200)
+        #expect(try server.call("DELETE", "/v1/devices/nobody").status == 404)
+        let removed = try server.call("DELETE", "/v1/devices/car")
+        #expect(removed.status == 200 && removed.body.contains(#""removed":["car"]"#), "\(removed.body)")
+        #expect(try server.call("GET", "/v1/devices/car").status == 404)
+        #expect(try server.call("DELETE", "/v1/devices/car").status == 404, "already forgotten")
+        let later = #"{"device":"van","time":"2020-12-18T06:30:00Z","lat":45.0,"lon":13.0}"#
+        #expect(try server.call("POST", "/v1/readings", body: later, headers: ndjson).status == 200)
+        let page = try server.call("GET", "/v1/events?limit=10000")
+        let events = try #require(
+            (try JSONSerialization.jsonObject(with: Data(page.body.utf8)) as? [String: Any])?["events"]
+                as? [[String: Any]])
+        let last = try #require(events.last)
+        #expect(last["device"] as? String == "car" && last["request"] as? String == "home")
+        #expect(last["event"] as? String == "exit" && last["reason"] as? String == "removed", "\(last)")
+        #expect(last["time"] as? String == "2020-12-18T06:24:24Z", "at the clock of the DELETE")
+        // The car's next reading is a first reading: its stay in home is a new visit.
+        let again = #"{"device":"car","time":"2020-12-18T06:31:00Z","lat":45.2733349521,"lon":13.7139970623}"#
+        #expect(try server.call("POST", "/v1/readings", body: again, headers: ndjson).status == 200)
+        let device = try server.call("GET", "/v1/devices/car")
+        #expect(device.status == 200, "\(device.body)")
+
+        let proximity = #"{"trigger":{"type":"proximity","near":50,"far":10,"among":["t*g"],"maxAge":-1}}"#
+        let invalid = try server.call("PUT", "/v1/requests/meet", body: proximity)
+        #expect(invalid.status == 422, "\(invalid.body)")
+        #expect(invalid.body.contains(#""field":"trigger.far""#), "\(invalid.body)")
+        #expect(
+            invalid.body.contains("trigger.among[0]: ") && invalid.body.contains("trigger.maxAge: "), "\(invalid.body)")
+        let filters =
+            #"{"expires":"tomorrow","filters":{"maxSpeed":0},"trigger":{"type":"region","center":{"lat":45,"lon":13},"radius":50}}"#
+        let both = try server.call("PUT", "/v1/requests/fast", body: filters)
+        #expect(both.status == 422 && both.body.contains(#""field":"expires""#), "\(both.body)")
+        #expect(both.body.contains("filters.maxSpeed: "), "\(both.body)")
+        #expect(try server.call("GET", "/v1/requests/meet").status == 404, "nothing was added")
+    }
+
     @Test func methodsParametersAndRemovalsBeforeTheClock() throws {
         let server = try Server(triggers: "Data/scenarios/real-drive-visnjan/triggers.json")
         defer { server.stop() }

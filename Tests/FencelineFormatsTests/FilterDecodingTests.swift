@@ -59,6 +59,35 @@ import Testing
         #expect(found.first?.message.contains(message) == true)
     }
 
+    /// Every problem at once (SPEC §2): a member that cannot be read does not hide the range
+    /// problems of the others.
+    @Test func aBadMemberDoesNotHideTheRequestsOtherProblems() {
+        let found = issues(
+            #"{"requests":[{"id":"a","expires":"tomorrow","filters":{"maxSpeed":0},"# + Self.circle + "}]}")
+        #expect(found.map(\.path) == ["requests[0].expires", "requests[0].filters.maxSpeed"])
+        #expect(found.allSatisfy { $0.requestID == "a" })
+    }
+
+    /// An `add` record with several problems names the first in its field and every one in the
+    /// message, each with its path.
+    @Test func anAddRecordNamesEveryProblem() {
+        let decoder = NDJSONReadingDecoder(
+            requests: NDJSONReadingDecoder.RequestContext(decoder: CatalogDecoder(), catalog: Catalog()))
+        let line = Array(
+            (#"{"op":"add","request":{"id":"p","trigger":{"type":"proximity","near":50,"far":10,"among":["t*g"],"#
+                + #""maxAge":-1}}}"#).utf8)
+        let result = line.withUnsafeBufferPointer { buffer in
+            Result { () throws(LineError) in try decoder.decode(buffer) }
+        }
+        guard case .failure(let error) = result else {
+            Issue.record("the record was accepted")
+            return
+        }
+        #expect(error.field == "request.trigger.far")
+        #expect(error.message.contains("; trigger.among[0]: "))
+        #expect(error.message.contains("; trigger.maxAge: "))
+    }
+
     @Test func badDefaultsAreReportedOnceAtTheirPath() {
         let found = issues(
             #"{"defaults":{"filters":{"maxSpeed":-1}},"requests":[{"id":"a","# + Self.circle + #"},{"id":"b","#

@@ -59,7 +59,7 @@ extension Proximity {
     /// nearer classes are taken at their plain boundaries (0.5 m, 3 m), farther ones only once the
     /// distance reaches 1.1 × the boundary (0.55 m, 3.3 m). The first sample has no band.
     public static func classify(distance: Double, previous: Proximity?) -> Proximity {
-        let plain: Proximity = distance < 0.5 ? .immediate : (distance < 3 ? .near : .far)
+        let plain = plain(distance: distance)
         guard let previous, plain > previous else { return plain }
         switch previous {
         case .immediate:
@@ -69,6 +69,21 @@ extension Proximity {
             return distance >= 3.3 ? .far : .near
         case .far:
             return .far
+        }
+    }
+
+    /// The class of `distance` at the plain boundaries (0.5 m, 3 m), without the band.
+    public static func plain(distance: Double) -> Proximity {
+        distance < 0.5 ? .immediate : (distance < 3 ? .near : .far)
+    }
+
+    /// The distance from which a device held in this class by the band moves to a farther one
+    /// (1.1 × the boundary), `nil` for the farthest class.
+    public var bandEdge: Double? {
+        switch self {
+        case .immediate: 0.55
+        case .near: 3.3
+        case .far: nil
         }
     }
 }

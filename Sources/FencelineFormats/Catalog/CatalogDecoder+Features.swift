@@ -43,14 +43,14 @@ extension CatalogDecoder {
         let filters = decodeFilters(
             properties["filters"], path: properties.at("filters"), base: defaults.filters, sink: sink)
         let expires = properties.timestamp("expires")
-        guard sink.issues.count == before else { return nil }
         let request = NotificationRequest(
             id: id, content: content, trigger: .region(trigger), devices: devices, schedule: schedule,
             filters: filters, expires: expires)
+        // Validated even when some member could not be read (every problem at once, SPEC §2).
         for problem in validator.problems(in: request, categories: categories) {
-            sink.add("\(path).\(Self.featurePath(problem.path))", problem.message)
+            sink.addUnlessRelated("\(path).\(Self.featurePath(problem.path))", problem.message, since: before)
         }
-        return request
+        return sink.issues.count == before ? request : nil
     }
 
     /// Maps a catalog-layout path (`trigger.radius`) to where a Feature keeps the value.

@@ -149,14 +149,16 @@ public final class CatalogDecoder {
                 decodeFilters($0, path: fields.at("filters"), base: defaults.filters, sink: sink)
             } ?? defaults.filters
         let expires = fields.timestamp("expires")
-        guard let id, let trigger, sink.issues.count == before else { return nil }
+        guard let id, let trigger else { return nil }
         let request = NotificationRequest(
             id: id, content: content, trigger: trigger, devices: devices, schedule: schedule, filters: filters,
             expires: expires)
+        // Validated even when some member could not be read, so that every problem of the request
+        // is reported at once (SPEC §2); a member that could not be read is absent here.
         for problem in validator.problems(in: request, categories: categories) {
-            sink.add("\(path).\(problem.path)", problem.message)
+            sink.addUnlessRelated("\(path).\(problem.path)", problem.message, since: before)
         }
-        return request
+        return sink.issues.count == before ? request : nil
     }
 
     static func lineAndColumn(of offset: Int, in bytes: [UInt8]) -> (Int, Int) {

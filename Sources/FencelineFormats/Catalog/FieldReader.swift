@@ -13,6 +13,17 @@ final class IssueSink {
     func warn(_ path: String, _ message: String) {
         warnings.append(CatalogIssue(requestID: requestID, path: path, message: message))
     }
+
+    /// Adds a validator's problem unless an issue from `start` on is at the same member, inside
+    /// it or around it: a member that could not be read is absent when the request is validated,
+    /// and "among must name a device" after "among[0]: expected a string" says nothing new.
+    func addUnlessRelated(_ path: String, _ message: String, since start: Int) {
+        func within(_ inner: String, _ outer: String) -> Bool {
+            inner == outer || inner.hasPrefix(outer + ".") || inner.hasPrefix(outer + "[")
+        }
+        if issues[start...].contains(where: { within($0.path, path) || within(path, $0.path) }) { return }
+        add(path, message)
+    }
 }
 
 /// Typed access to one JSON object's members, reporting wrong types at their paths.

@@ -32,9 +32,15 @@ extension NDJSONReadingDecoder {
                 }
                 operation = .add(decoded)
             case .failure(let error):
+                // One field names the first problem; the message names every other one's path
+                // too, so a request with several problems is mended in one round.
+                let messages = error.issues.enumerated().map { index, issue in
+                    index == 0
+                        ? issue.message
+                        : "\(issue.path.hasPrefix("request.") ? issue.path.dropFirst(8) : issue.path[...]): \(issue.message)"
+                }
                 throw LineError(
-                    code: .invalidRequest, field: error.issues.first?.path,
-                    message: error.issues.map(\.message).joined(separator: "; "))
+                    code: .invalidRequest, field: error.issues.first?.path, message: messages.joined(separator: "; "))
             }
         case "removePending", "removeDelivered":
             guard let ids = fields.strings("ids"), sink.issues.isEmpty else {

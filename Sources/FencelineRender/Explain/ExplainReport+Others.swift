@@ -75,6 +75,14 @@ extension ExplainReport {
                         JSONWriter.format((report.rssi * 10).rounded() / 10),
                         JSONWriter.format((report.distance * 100).rounded() / 100), report.proximity.rawValue,
                     ]
+                    // The band (SPEC §6): a class kept although the distance is past its plain
+                    // boundary, until it reaches 1.1 × that boundary.
+                    if report.proximity < Proximity.plain(distance: report.distance),
+                        let edge = report.proximity.bandEdge
+                    {
+                        notes.append(
+                            "\(report.proximity.rawValue) held by the band (farther from \(JSONWriter.format(edge)) m)")
+                    }
                     notes.append(
                         step.counts == true ? "counts" : "does not count (beyond \(trigger.proximity.rawValue))")
                 } else {
