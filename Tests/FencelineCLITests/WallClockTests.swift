@@ -44,3 +44,50 @@ import Testing
         #expect(process.terminationStatus == 0)
     }
 }
+
+/// SPEC §12 `maxFuture` on the wall clock: with `--clock wall` a line's lead is measured from the
+/// wall clock, so even the first line is refused when stamped too far ahead (on the event clock
+/// the first line never is), in `run` and in the service.
+@Suite struct WallClockFutureTests {
+    static let catalog =
+        #"{"defaults":{"filters":{"maxFuture":60}},"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100}}]}"#
+
+    static func lines(now: Double) -> String {
+        """
+        {"device":"d","time":\(now + 3600),"lat":52.37,"lon":4.89}
+        {"device":"d","time":\(now),"lat":52.37,"lon":4.89}
+
+        """
+    }
+
+    @Test func runRefusesALineAheadOfTheWallClock() throws {
+        let directory = try CLI.temporaryDirectory()
+        let triggers = directory.appendingPathComponent("future.json")
+        try Data(Self.catalog.utf8).write(to: triggers)
+        let readings = directory.appendingPathComponent("readings.ndjson")
+        try Data(Self.lines(now: Date().timeIntervalSince1970).utf8).write(to: readings)
+        let wall = try CLI.run(["run", "--triggers", triggers.path, "--clock", "wall", readings.path])
+        #expect(wall.stderr.contains("readings.ndjson:1: field \"time\": future time: 3"), "\(wall.stderr)")
+        #expect(wall.stderr.contains(" s ahead of the wall clock ("), "\(wall.stderr)")
+        // The line moved nothing; the one at the wall clock's time was read.
+        #expect(wall.stderr.contains("fenceline: 1 readings, 1 skipped"), "\(wall.stderr)")
+        // On the event clock the first line sets the clock; the second is then an hour behind it.
+        let event = try CLI.run(["run", "--triggers", triggers.path, readings.path])
+        #expect(!event.stderr.contains("future time"), "\(event.stderr)")
+    }
+
+    @Test func theServiceRefusesALineAheadOfTheWallClock() throws {
+        let directory = try CLI.temporaryDirectory()
+        let triggers = directory.appendingPathComponent("future.json")
+        try Data(Self.catalog.utf8).write(to: triggers)
+        let server = try ServiceCommandTests.Server(triggers: triggers.path, arguments: ["--clock", "wall"])
+        defer { server.stop() }
+        let answer = try server.call(
+            "POST", "/v1/readings", body: Self.lines(now: Date().timeIntervalSince1970),
+            headers: ["Content-Type: application/x-ndjson"])
+        #expect(answer.status == 200)
+        #expect(answer.body.contains(#""accepted":1"#), "\(answer.body)")
+        #expect(
+            answer.body.contains(#""line":1"#) && answer.body.contains("s ahead of the wall clock"), "\(answer.body)")
+    }
+}

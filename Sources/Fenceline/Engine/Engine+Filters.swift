@@ -207,16 +207,20 @@ extension Engine {
     /// With `wallClock` (a live feed under `--clock wall`), the lead is measured from it instead.
     public func futureRefusal(at time: Timestamp, wallClock: Timestamp? = nil) -> String? {
         guard let limit = defaultFilters.maxFuture else { return nil }
-        let latest = wallClock ?? (configuration.reorderWindow > .zero ? (reorder.newestSeen ?? clock) : clock)
+        if let wallClock { return Self.futureRefusal(at: time, latest: wallClock, limit: limit, of: "the wall clock") }
+        let latest = configuration.reorderWindow > .zero ? (reorder.newestSeen ?? clock) : clock
         return Self.futureRefusal(at: time, latest: latest, limit: limit)
     }
 
-    /// The refusal of a line stamped `time` when the largest time read before it is `latest`.
-    package static func futureRefusal(at time: Timestamp, latest: Timestamp?, limit: TimeSpan) -> String? {
+    /// The refusal of a line stamped `time` when the largest time read before it (or the wall
+    /// clock, as `reference` says) is `latest`.
+    package static func futureRefusal(
+        at time: Timestamp, latest: Timestamp?, limit: TimeSpan, of reference: String = "the latest time read"
+    ) -> String? {
         guard let latest else { return nil }
         let lead = TimeSpan(microseconds: time.microseconds - latest.microseconds)
         guard lead > limit else { return nil }
-        return "future time: \(seconds(lead)) s ahead of the latest time read (\(latest.rfc3339)), "
+        return "future time: \(seconds(lead)) s ahead of \(reference) (\(latest.rfc3339)), "
             + "over maxFuture \(seconds(limit)) s"
     }
 
