@@ -203,7 +203,14 @@ struct Run: AsyncParsableCommand {
         do {
             summary = try pipeline.run(inputs: inputs, write: write, report: reportLine, progress: display?.update)
             display?.finish()
-            if timings { report(Self.timingsLine(from: pipeline.steadyStart, to: .now(readings: summary.readings))) }
+            if timings {
+                report(Self.timingsLine(from: pipeline.steadyStart, to: .now(readings: summary.readings)))
+                if let work = pipeline.lastEngine?.proximityWork, work.fixes > 0 {
+                    report(
+                        "fenceline: timings: proximity: \(work.fixes) fixes looked at \(work.devicesLookedAt) devices "
+                            + "in the grid and evaluated \(work.pairsEvaluated) pairs")
+                }
+            }
         } catch let error as InputError {
             throw CommandFailure(error)
         } catch let error as CatalogError {

@@ -16,6 +16,27 @@ import Testing
         #expect(!one.stdout.isEmpty && two.stdout == one.stdout)
     }
 
+    /// "Never by checking every pair" (SPEC §12), measured: on 10,000 devices each fix looks at
+    /// the few devices in the grid cells around it, not at the 9,999 others.
+    @Test func aFixLooksAtTheDevicesAroundItNotAtEveryDevice() throws {
+        let scenario = "Data/scenarios/proximity-10k-devices"
+        let result = try CLI.run([
+            "run", "--triggers", "\(scenario)/triggers.json", "\(scenario)/readings.ndjson", "-o", "/dev/null",
+            "--timings",
+        ])
+        #expect(result.status == 0)
+        let numbers = try #require(
+            result.stderr.firstMatch(
+                of: /proximity: (\d+) fixes looked at (\d+) devices in the grid and evaluated (\d+) pairs/),
+            "\(result.stderr)")
+        let (fixes, looked, evaluated) = (Int(numbers.1)!, Int(numbers.2)!, Int(numbers.3)!)
+        #expect(fixes == 45_393, "every fix of a device of the request looks for pairs")
+        // About 45 a fix: the tags within the cells (about 2 × near wide) around it.
+        #expect(looked < fixes * 100, "\(looked) devices looked at over \(fixes) fixes")
+        #expect(evaluated >= 600, "each of the 300 enters and 300 exits is an evaluation")
+        #expect(evaluated < fixes)
+    }
+
     @Test func anAddOfAProximityRequestIsRefusedOnSeveralThreads() throws {
         let directory = try CLI.temporaryDirectory()
         let catalog = directory.appendingPathComponent("catalog.json")

@@ -53,6 +53,24 @@ extension BenchCommand {
         let streaming = Double(stream.readings) / stream.seconds
         table.add(figure, rate(streaming), "", "", target("≥ 1 M", "\(name) end to end", streaming >= 1e6))
         table.add("\(name): events written", String(try lineCount(output)), "", "", "")
+        // The grid's work, from one more run's --timings: what a fix looks at, against the
+        // devices every fix would check if pairs were found by checking every pair.
+        let log = "\(directory)/\(name).timings"
+        _ = try Spawned.run(fenceline, arguments + ["--timings"], standardError: log)
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        let numbers = text.firstMatch(
+            of: /proximity: (\d+) fixes looked at (\d+) devices in the grid and evaluated (\d+) pairs/)
+        guard let numbers, let fixes = Double(numbers.1), fixes > 0, let looked = Double(numbers.2),
+            let evaluated = Double(numbers.3)
+        else {
+            failures.append("\(name): no proximity line in --timings (\(log))")
+            return
+        }
+        let perFix = looked / fixes
+        table.add(
+            "\(name): devices looked at per fix (of \(proximityDevices)); pairs evaluated per fix",
+            String(format: "%.1f; %.2f", perFix, evaluated / fixes), "", "",
+            target("≪ \(proximityDevices)", "\(name) pairs never scanned", perFix < Double(proximityDevices) / 100))
     }
 }
 

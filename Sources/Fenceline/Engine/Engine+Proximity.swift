@@ -74,6 +74,7 @@ extension Engine {
         pairScratch.removeAll(keepingCapacity: true)
         pairScratch.append(contentsOf: partners)
         // Devices not yet paired with this one matter only if the pair would enter now.
+        state.work.fixes += 1
         state.forEachDevice(near: member.coordinate) { other in
             guard other != device else { return }
             let candidate = state[other]
@@ -110,8 +111,29 @@ extension Engine {
             pairScratch.sort { DeviceNames.precedes(devices.names[Int($0)], devices.names[Int($1)]) }
         }
         let others = pairScratch
+        state.work.pairsEvaluated += others.count
         for other in others {
             evaluatePair(device, other, slot: slot, state: state, at: fix.time, previous: previous, cause: .fix(fix))
+        }
+    }
+
+    /// What finding pairs has cost so far (SPEC §12: pairs are found through a spatial index of
+    /// the devices' last positions, never by checking every pair), so a run can show it.
+    public struct ProximityWork: Hashable, Sendable {
+        /// Fixes that looked for pairs in the grid.
+        public var fixes = 0
+        /// Devices the grid's cells around those fixes held, each a possible pair looked at.
+        public var devicesLookedAt = 0
+        /// Pairs evaluated: the fix's own pairs and the new ones within `near`.
+        public var pairsEvaluated = 0
+    }
+
+    /// The grid work of every live proximity request since this engine was made or resumed.
+    public var proximityWork: ProximityWork {
+        proximity.reduce(into: ProximityWork()) { total, binding in
+            total.fixes += binding.state.work.fixes
+            total.devicesLookedAt += binding.state.work.devicesLookedAt
+            total.pairsEvaluated += binding.state.work.pairsEvaluated
         }
     }
 

@@ -9,6 +9,9 @@ import Foundation
 /// A class: the engine mutates it in place per fix, and a value held in the engine's array would
 /// be copied on write.
 final class ProximityState {
+    /// What the grid has cost so far (see ``Engine/ProximityWork``); not kept in checkpoints.
+    var work = Engine.ProximityWork()
+
     /// What the engine knows of one device for this request: plain values, so that reading one
     /// retains nothing.
     struct Member {
@@ -266,6 +269,7 @@ final class ProximityState {
                 while device >= 0 {
                     // Read first: `body` may take the device out of the list.
                     let next = storage[Int(device)].next
+                    work.devicesLookedAt += 1
                     body(device)
                     device = next
                 }
