@@ -303,8 +303,13 @@ import Testing
             "2026-03-02T08:00:00Z", "2026-03-02T08:00:00.125Z", "2026-03-02 09:00:00+01:00", "2026-03-02T08:00:60Z",
             "2026-02-30T08:00:00Z", "yesterday", "2026-03-02T08:00:00",
         ]
+        // Short and long digit runs on both sides of the point (the fast reader's limits are 15
+        // digits), exponents, leading zeros and broken numbers.
         let numbers = [
             "52.37", "-0", "4.8951", "1e2", "0.5E-1", "00.1", "1.", "-", "91", "-180", "180.0000001", "NaN", "1e400",
+            "0", "-0.0", "0.000000000000001234", "12.34567890123456", "1.234567890123", "-89.99999999999999",
+            "0.1000000000000000055511151231257827", "5e-324", "3.", ".5", "--1", "-01", "1.5e", "12.5E+1", "7.0e0",
+            "179.9999999", "-179.999999999999", "45.123456789012345678",
         ]
         var canonical = 0
         defer { #expect(canonical > 50) }
@@ -316,6 +321,15 @@ import Testing
             case 0: line += #","accuracy":\#(pick(numbers + ["-3", "12.5"]))"#
             case 1: line += #","speed":2"#
             default: break
+            }
+            // A tracker's extras, in their usual order or cut short, then members the engine skips.
+            if Int.random(in: 0..<3, using: &generator) == 0 {
+                line += #","speed":\#(pick(numbers)),"heading":\#(pick(numbers))"#
+                if Bool.random(using: &generator) { line += #","altitude":\#(pick(numbers))"# }
+                if Bool.random(using: &generator) { line += #","battery":\#(pick(numbers + ["87", "100"]))"# }
+                if Bool.random(using: &generator) {
+                    line += pick([#","source":"gps""#, #","source":"g\"ps""#, #","source":7"#])
+                }
             }
             line += Int.random(in: 0..<10, using: &generator) == 0 ? "} " : "}"
             let fast = Result { () throws(LineError) in try decode(line) }

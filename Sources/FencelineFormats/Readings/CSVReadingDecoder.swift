@@ -175,6 +175,7 @@ public struct CSVReadingDecoder {
 
     /// The JSON number that is the whole of `field`, or `nil`.
     private static func number(_ field: UnsafeBufferPointer<UInt8>) -> Double? {
+        if let (value, end) = JSONScanner.plainNumber(in: field, at: 0), end == field.count { return value }
         var scanner = JSONScanner(bytes: field)
         guard let value = try? scanner.parseNumber(), scanner.isAtEnd else { return nil }
         return value

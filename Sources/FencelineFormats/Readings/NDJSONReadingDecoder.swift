@@ -189,6 +189,23 @@ public struct NDJSONReadingDecoder {
                     members.accuracy = accuracy
                     members.seen |= 1 << Key.accuracy.rawValue
                 }
+                // Trackers' usual extras, in the order they usually come, matched as the fields
+                // above are; anything else is read member by member below.
+                if cursor.literal(#","speed":"#) {
+                    guard let speed = cursor.number() else { return nil }
+                    members.motion.x = speed
+                    members.seen |= 1 << Key.speed.rawValue
+                    if cursor.literal(#","heading":"#) {
+                        guard let heading = cursor.number() else { return nil }
+                        members.motion.y = heading
+                        members.seen |= 1 << Key.heading.rawValue
+                        if cursor.literal(#","altitude":"#) {
+                            guard let altitude = cursor.number() else { return nil }
+                            members.motion.z = altitude
+                            members.seen |= 1 << Key.altitude.rawValue
+                        }
+                    }
+                }
                 if cursor.byte(UInt8(ascii: "}")) {
                     cursor.skipWhitespace()
                     return cursor.isAtEnd ? members.parts() : nil
@@ -255,6 +272,13 @@ public struct NDJSONReadingDecoder {
                 }
             case .op, .beacon, .adv: return nil
             case .other:
+                // A plain number or string (a feed's battery, source…) is only checked; anything
+                // else is skipped as the full decoder skips it.
+                if cursor.plainDecimal() { break }
+                if cursor.byte(UInt8(ascii: "\"")) {
+                    guard cursor.plainString() != nil else { return nil }
+                    break
+                }
                 var scanner = JSONScanner(bytes: cursor.line, position: cursor.position)
                 guard (try? scanner.skipValue()) != nil else { return nil }
                 cursor.position = scanner.position
@@ -502,9 +526,14 @@ private struct FastCursor {
         return true
     }
 
-    /// A JSON number, read as ``JSONScanner`` reads it.
+    /// A JSON number, read as ``JSONScanner`` reads it (the usual one by
+    /// ``JSONScanner/plainNumber(in:at:)``).
     @inline(__always)
     mutating func number() -> Double? {
+        if let (value, end) = JSONScanner.plainNumber(in: line, at: position) {
+            position = end
+            return value
+        }
         var scanner = JSONScanner(bytes: line, position: position)
         guard let first = scanner.peek(), first == UInt8(ascii: "-") || (first &- 48) < 10,
             let value = try? scanner.parseNumber()
