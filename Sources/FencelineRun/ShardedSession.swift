@@ -68,7 +68,7 @@ public final class ShardedSession: RunSession, DrivenSession {
 
     public func finish(until: Timestamp?, keepingHeldReadings: Bool) -> [Event] {
         if !keepingHeldReadings, let held = reorder?.release(through: nil) {
-            for reading in held { deliver(reading) }
+            for due in held { deliver(due.reading) }
         }
         routed = 0
         return takeEarly() + numbered(coordinator.runBatch(final: true, until: until))
@@ -88,7 +88,8 @@ public final class ShardedSession: RunSession, DrivenSession {
     private func route(_ reading: Reading) {
         routed += 1
         if reorder != nil, let time = reading.time {
-            for due in reorder!.add(reading, at: time) { deliver(due) }
+            // A shard measures a request's maxFuture against its own clock (README), not the lead.
+            for due in reorder!.add(reading, at: time) { deliver(due.reading) }
         } else {
             deliver(reading)
         }

@@ -102,9 +102,9 @@ import Testing
     }
 
     /// Checkpoints of earlier format versions (1: before attachments and responses; 2: before
-    /// position filters; 3: before proximity pairs), kept in `Data/checkpoints/v1`, `v2` and `v3`,
-    /// resume to exactly the rest of their scenario's expected output.
-    @Test(arguments: [1, 2, 3]) func checkpointsOfEarlierVersionsResume(version: Int) throws {
+    /// position filters; 3: before proximity pairs; 4: before held readings' leads), kept in
+    /// `Data/checkpoints/v1` … `v4`, resume to exactly the rest of their scenario's expected output.
+    @Test(arguments: [1, 2, 3, 4]) func checkpointsOfEarlierVersionsResume(version: Int) throws {
         let folder = Fixtures.packageRoot.appendingPathComponent("Data/checkpoints/v\(version)")
         let cuts = try String(contentsOf: folder.appendingPathComponent("cuts.tsv"), encoding: .utf8)
             .split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: "\t").map(String.init) }
@@ -152,12 +152,12 @@ import Testing
             try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", first, "--checkpoint", state]).status == 0)
         let text = try CLI.run(["inspect", state])
         #expect(text.status == 0)
-        #expect(text.stdout.hasPrefix("version         4\nclock           2020-12-18T06:18:39Z\nrequests        5\n"))
+        #expect(text.stdout.hasPrefix("version         5\nclock           2020-12-18T06:18:39Z\nrequests        5\n"))
         #expect(text.stdout.contains("devices         1\npending timers  "))
         #expect(text.stdout.contains("next seq        6\n"))
         let json = try CLI.run(["inspect", state, "--format", "json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
-        #expect(object["version"] as? Int == 4)
+        #expect(object["version"] as? Int == 5)
         #expect(object["clock"] as? String == "2020-12-18T06:18:39Z")
         #expect(object["requests"] as? Int == 5)
         #expect(object["devices"] as? Int == 1)

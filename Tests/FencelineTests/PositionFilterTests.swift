@@ -82,6 +82,23 @@ import Testing
         #expect(events.map { F.label($0, withRequest: true) } == ["lax.enter@3601"])
     }
 
+    /// With a reorder window a request's `maxFuture` is measured on arrival, against the largest
+    /// time read before the reading (SPEC §12), not against the clock when the window lets it
+    /// out; a checkpoint keeps the lead of a reading it holds.
+    @Test(arguments: [false, true]) func aRequestsMaxFutureIsMeasuredOnArrival(cut: Bool) throws {
+        let strict = Self.filtered(PositionFilters(maxFuture: TimeSpan(seconds: 60)), id: "strict")
+        let lax = Self.filtered(PositionFilters(maxSpeed: 1_000_000), id: "lax")
+        let configuration = Engine.Configuration(reorderWindow: TimeSpan(seconds: 120))
+        var engine = try Engine(catalog: Catalog(requests: [strict, lax]), configuration: configuration)
+        // The fix at 100 arrives 100 s ahead of the 0 read before it; the late fix at 60 then
+        // comes in between, so the clock it would be measured against when let out is 60.
+        var events = engine.process(F.fix(0, east: 300)) + engine.process(F.fix(100, east: 0))
+        if cut { engine = try Engine(resuming: engine.checkpoint(), configuration: configuration) }
+        events += engine.process(F.fix(60, east: 300)) + engine.finish()
+        #expect(events.map { F.label($0, withRequest: true) } == ["lax.enter@100"])
+        #expect(engine.statistics.filtered == 1)
+    }
+
     @Test func theGlobalMaxFutureRefusesLinesAgainstTheLargestTimeRead() throws {
         var catalog = Catalog(requests: [F.circle(hysteresis: .naive)])
         catalog.defaultFilters = PositionFilters(maxFuture: TimeSpan(seconds: 60))

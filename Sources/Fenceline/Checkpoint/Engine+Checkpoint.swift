@@ -26,9 +26,10 @@ extension Engine {
     /// The first bytes of every checkpoint: a line of text, so a person (or `file`) can tell one.
     static let checkpointMagic = Array("FENCELINE-CHECKPOINT\n".utf8)
     /// The format this build writes.
-    public static let checkpointVersion = 4
+    public static let checkpointVersion = 5
     /// The versions this build reads: 1 lacks attachments and responses, 2 position filters (read
-    /// as none), 3 proximity pairs, so a service's store written before them resumes.
+    /// as none), 3 proximity pairs, 4 the held readings' leads on arrival, so a service's store
+    /// written before them resumes.
     static let readableVersions = 1...checkpointVersion
     /// Magic, version (4 bytes), payload length and checksum (8 bytes each).
     static var headerSize: Int { checkpointMagic.count + 20 }
@@ -117,7 +118,7 @@ extension Engine {
         var pending: [(event: Event, order: Int)]
         var produced: Int
         var ledger: [(event: Event, device: Int32, order: Int)]
-        var held: [(time: Timestamp, arrival: UInt64, reading: Reading)]
+        var held: [(time: Timestamp, arrival: UInt64, reading: Reading, lead: TimeSpan?)]
         var arrivals: UInt64
         /// The names of devices dropped by renumbering that have visit counters, listed after the
         /// engine's devices with no state (see ``forgottenDeviceNames``).
@@ -225,6 +226,7 @@ extension Engine {
             writer.write(item.time)
             writer.write(item.arrival)
             writer.write(item.reading)
+            writer.write(item.lead) { $0.write($1) }
         }
     }
 
@@ -509,7 +511,11 @@ extension Engine {
         let arrivals = try reader.counter()
         let newestSeen = try reader.optional { try $0.timestamp() }
         let held = try reader.array(typicalSize: 20) { reader in
-            (time: try reader.timestamp(), arrival: try reader.counter(), reading: try reader.reading())
+            (
+                time: try reader.timestamp(), arrival: try reader.counter(), reading: try reader.reading(),
+                // Format 5 keeps each reading's lead on arrival; before, it is unknown (no lead).
+                lead: reader.version >= 5 ? try reader.optional { try $0.timeSpan() } : nil
+            )
         }
         // Written in release order (time, then arrival): anything else was not written by an engine.
         guard zip(held, held.dropFirst()).allSatisfy({ ($0.time, $0.arrival) < ($1.time, $1.arrival) }) else {

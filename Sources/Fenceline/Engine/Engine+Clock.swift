@@ -3,6 +3,14 @@ import Logging
 
 extension Engine {
     /// Applies a reading at its time (or a control record at the clock).
+    /// Applies a reading the reorder window let out, its request-level `maxFuture` measured by
+    /// the lead it had when it arrived (SPEC §12), not against the clock behind the window.
+    func apply(_ released: ReorderBuffer.Released) {
+        arrivalLead = .some(released.lead)
+        defer { arrivalLead = nil }
+        apply(released.reading)
+    }
+
     func apply(_ reading: Reading) {
         switch reading {
         case .fix(let fix): apply(fix)
@@ -72,7 +80,7 @@ extension Engine {
                 "stale reading", metadata: ["device": "\(devices.names[Int(device)])", "time": "\(time.rfc3339)"])
             return false
         }
-        fixLead = clock.map { TimeSpan(microseconds: time.microseconds - $0.microseconds) }
+        fixLead = arrivalLead ?? clock.map { TimeSpan(microseconds: time.microseconds - $0.microseconds) }
         moveClock(to: time)
         guard !stoppedInJump else { return false }
         if devices.recordReading(device: device, at: time), configuration.deviceTTL != nil {

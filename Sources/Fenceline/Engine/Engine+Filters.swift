@@ -177,7 +177,7 @@ extension Engine {
         case .drop:
             if let limit = filters.maxFuture, let lead = fixLead, lead > limit {
                 return "filtered (maxFuture \(Self.seconds(limit)) s): stamped \(Self.seconds(lead)) s ahead of the "
-                    + "clock"
+                    + (arrivalLead == nil ? "clock" : "largest time read before it")
             }
             let distance = reference.coordinate.distance(to: fix.coordinate)
             let seconds = Double(fix.time.microseconds - reference.time.microseconds) / 1_000_000

@@ -151,6 +151,9 @@ public final class Engine {
     /// ahead of the largest time applied before it (`nil` for the first).
     @exclusivity(unchecked) var filterVerdicts: [FilterVerdict] = []
     @exclusivity(unchecked) var fixLead: TimeSpan?
+    /// While a reading the reorder window let out is applied, its lead on arrival (which is `nil`
+    /// for the first reading): the lead ``fixLead`` takes instead of one measured from the clock.
+    @exclusivity(unchecked) var arrivalLead: TimeSpan??
     /// The last visit number given per (request id, device) (see ``nextVisit(request:device:)``),
     /// keyed by the id's number in `visitIDs` and the device, packed: a million devices' first
     /// stays would otherwise each hold a string.
