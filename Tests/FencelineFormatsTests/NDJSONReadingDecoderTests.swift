@@ -145,6 +145,19 @@ import Testing
         #expect(request.id == "g")
         #expect(failure(#"{"op":"explode"}"#)?.field == "op")
         #expect(failure(#"{"op":"removePending"}"#)?.field == "ids")
+        // removeDevice (SPEC §12): its devices, named, else a bad line naming the field.
+        #expect(
+            try decode(#"{"op":"removeDevice","devices":["truck-1"]}"#)
+                == .control(ControlRecord(time: nil, operation: .removeDevice(["truck-1"]))))
+        for bad in [
+            #"{"op":"removeDevice"}"#, #"{"op":"removeDevice","devices":"truck-1"}"#,
+            #"{"op":"removeDevice","devices":[7]}"#,
+        ] {
+            let error = failure(bad)
+            #expect(error?.field == "devices", "\(bad)")
+            #expect(
+                error?.message.contains("removeDevice needs devices") == true, "\(bad): \(String(describing: error))")
+        }
     }
 
     /// `setCategories` replaces the set an `add` may name, from the next line decoded on.
