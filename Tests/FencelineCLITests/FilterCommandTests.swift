@@ -103,12 +103,17 @@ import Testing
 /// `explain` for beacon, time and calendar requests (SPEC §12): each sighting with its smoothed
 /// RSSI, distance, class and band, each timer, each due time fired or muted, and what is still ahead.
 @Suite struct ExplainEveryTriggerTests {
-    @Test func aBeaconRequestShowsEachSightingAndTimer() throws {
-        let scenario = "Data/scenarios/beacon-timeout-boundary"
-        let result = try CLI.run([
-            "explain", "--triggers", "\(scenario)/triggers.json", "--device", "lost", "--request", "dock",
+    /// `explain` of a bundled scenario's request for one device.
+    static func explain(_ name: String, device: String, request: String) throws -> CLIResult {
+        let scenario = "Data/scenarios/\(name)"
+        return try CLI.run([
+            "explain", "--triggers", "\(scenario)/triggers.json", "--device", device, "--request", request,
             "\(scenario)/readings.ndjson",
         ])
+    }
+
+    @Test func aBeaconRequestShowsEachSightingAndTimer() throws {
+        let result = try Self.explain("beacon-timeout-boundary", device: "lost", request: "dock")
         #expect(result.status == 0)
         #expect(result.stdout.contains("a sighting counts when its class is far or nearer"))
         #expect(
@@ -123,11 +128,7 @@ import Testing
 
     /// The band (SPEC §6): sightings past the 3 m boundary that stay `near` say the band held them.
     @Test func aBeaconSightingHeldByTheBandSaysSo() throws {
-        let scenario = "Data/scenarios/beacon-band-after-empty-window"
-        let result = try CLI.run([
-            "explain", "--triggers", "\(scenario)/triggers.json", "--device", "phone", "--request", "dock",
-            "\(scenario)/readings.ndjson",
-        ])
+        let result = try Self.explain("beacon-band-after-empty-window", device: "phone", request: "dock")
         #expect(result.status == 0)
         let held = result.stdout.split(separator: "\n").filter {
             $0.contains("near held by the band (farther from 3.3 m)")
