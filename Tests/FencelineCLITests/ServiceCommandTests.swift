@@ -678,6 +678,7 @@ import Testing
         let invalid = try server.call("PUT", "/v1/requests/meet", body: proximity)
         #expect(invalid.status == 422, "\(invalid.body)")
         #expect(invalid.body.contains(#""field":"trigger.far""#), "\(invalid.body)")
+        #expect(invalid.body.contains(#""message":"request \"meet\": far must be"#), "\(invalid.body)")
         #expect(
             invalid.body.contains("trigger.among[0]: ") && invalid.body.contains("trigger.maxAge: "), "\(invalid.body)")
         let filters =

@@ -84,6 +84,7 @@ import Testing
             return
         }
         #expect(error.field == "request.trigger.far")
+        #expect(error.message.hasPrefix(#"request "p": far must be"#), "\(error.message)")
         #expect(error.message.contains("; trigger.among[0]: "))
         #expect(error.message.contains("; trigger.maxAge: "))
     }

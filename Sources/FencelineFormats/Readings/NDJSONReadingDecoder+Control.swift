@@ -32,15 +32,18 @@ extension NDJSONReadingDecoder {
                 }
                 operation = .add(decoded)
             case .failure(let error):
-                // One field names the first problem; the message names every other one's path
-                // too, so a request with several problems is mended in one round.
+                // One field names the first problem; the message names the request (SPEC §12) and
+                // every other problem's path too, so a request with several is mended in one round.
                 let messages = error.issues.enumerated().map { index, issue in
                     index == 0
                         ? issue.message
                         : "\(issue.path.hasPrefix("request.") ? issue.path.dropFirst(8) : issue.path[...]): \(issue.message)"
                 }
+                let id = error.issues.first?.requestID ?? ""
+                let named = id.isEmpty ? "" : "request \"\(id)\": "
                 throw LineError(
-                    code: .invalidRequest, field: error.issues.first?.path, message: messages.joined(separator: "; "))
+                    code: .invalidRequest, field: error.issues.first?.path,
+                    message: named + messages.joined(separator: "; "))
             }
         case "removePending", "removeDelivered":
             guard let ids = fields.strings("ids"), sink.issues.isEmpty else {
