@@ -89,6 +89,21 @@ import Testing
         #expect(error.message.contains("; trigger.maxAge: "))
     }
 
+    /// The validator's own problems are all reported, several in one member too; what it would
+    /// say of a member that could not be read is not (it would be about a value never given).
+    @Test func theValidatorsProblemsAreAllReportedButNotAboutAnUnreadMember() {
+        let hysteresis = issues(
+            #"{"requests":[{"id":"h","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":100,"#
+                + #""hysteresis":{"minFixes":0,"enterOverlap":0.1,"exitOverlap":0.5}}}]}"#)
+        #expect(
+            hysteresis.map(\.path) == ["requests[0].trigger.hysteresis.minFixes", "requests[0].trigger.hysteresis"],
+            "\(hysteresis)")
+        let beacon = issues(
+            #"{"requests":[{"id":"b","trigger":{"type":"beacon","uuid":"2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6","#
+                + #""major":1.5,"minor":7}}]}"#)
+        #expect(beacon.map(\.path) == ["requests[0].trigger.major"], "\(beacon)")
+    }
+
     @Test func badDefaultsAreReportedOnceAtTheirPath() {
         let found = issues(
             #"{"defaults":{"filters":{"maxSpeed":-1}},"requests":[{"id":"a","# + Self.circle + #"},{"id":"b","#

@@ -2,7 +2,6 @@ import HeapModule
 import Logging
 
 extension Engine {
-    /// Applies a reading at its time (or a control record at the clock).
     /// Applies a reading the reorder window let out, its request-level `maxFuture` measured by
     /// the lead it had when it arrived (SPEC §12), not against the clock behind the window.
     func apply(_ released: ReorderBuffer.Released) {
@@ -11,6 +10,7 @@ extension Engine {
         apply(released.reading)
     }
 
+    /// Applies a reading at its time (or a control record at the clock).
     func apply(_ reading: Reading) {
         switch reading {
         case .fix(let fix): apply(fix)

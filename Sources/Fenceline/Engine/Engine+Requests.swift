@@ -176,8 +176,8 @@ extension Engine {
             beacon: beacon, gate: gate, timing: timing)
         requests.append(entry)
         states.append(RequestState())
-        // The region's fence and settings read once: each read through the optional entry
-        // copied it (three references), a measurable part of loading a million fences.
+        // The region's fence and settings are read once: each read through the optional entry
+        // would copy it (three references), a million times over for a million fences.
         let fence = region?.fence
         if case .polygon(let shape)? = fence?.shape { polygons.append(shape) }
         flatSlots.append(HotSlot(entry: entry, polygon: polygons.count - 1))

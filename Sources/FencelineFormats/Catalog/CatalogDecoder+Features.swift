@@ -46,9 +46,12 @@ extension CatalogDecoder {
         let request = NotificationRequest(
             id: id, content: content, trigger: .region(trigger), devices: devices, schedule: schedule,
             filters: filters, expires: expires)
-        // Validated even when some member could not be read (every problem at once, SPEC §2).
+        // Validated even when some member could not be read, so that the problems of its other
+        // members are reported with that one (SPEC §2: all at once).
+        let read = Array(sink.issues[before...])  // a copy: the sink grows below
         for problem in validator.problems(in: request, categories: categories) {
-            sink.addUnlessRelated("\(path).\(Self.featurePath(problem.path))", problem.message, since: before)
+            sink.add(
+                "\(path).\(Self.featurePath(problem.path))", problem.message, unlessAMemberOf: path, wasUnread: read)
         }
         return sink.issues.count == before ? request : nil
     }

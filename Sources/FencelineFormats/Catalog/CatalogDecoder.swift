@@ -88,9 +88,9 @@ public final class CatalogDecoder {
             return .failure(CatalogError(issues: sink.issues))
         }
         var seen: Set<String> = []
-        // At most about one request per 128 bytes: growing the set a million ids long rehashed
-        // every id many times over.
-        seen.reserveCapacity(bytes.count / 128)
+        // As many as the list's objects (counted when its brackets were matched), so that a
+        // million ids go in without the set growing and rehashing them on the way.
+        seen.reserveCapacity(list.deferredContainers ?? 0)
         var elements = JSONTape.DeferredElements(list)
         let tape = JSONTape(bytes: bytes)
         defer { withExtendedLifetime(tape) {} }
@@ -153,10 +153,11 @@ public final class CatalogDecoder {
         let request = NotificationRequest(
             id: id, content: content, trigger: trigger, devices: devices, schedule: schedule, filters: filters,
             expires: expires)
-        // Validated even when some member could not be read, so that every problem of the request
-        // is reported at once (SPEC §2); a member that could not be read is absent here.
+        // Validated even when some member could not be read, so that the problems of its other
+        // members are reported with that one (SPEC §2: all at once).
+        let read = Array(sink.issues[before...])  // a copy: the sink grows below
         for problem in validator.problems(in: request, categories: categories) {
-            sink.addUnlessRelated("\(path).\(problem.path)", problem.message, since: before)
+            sink.add("\(path).\(problem.path)", problem.message, unlessAMemberOf: path, wasUnread: read)
         }
         return sink.issues.count == before ? request : nil
     }

@@ -14,14 +14,21 @@ final class IssueSink {
         warnings.append(CatalogIssue(requestID: requestID, path: path, message: message))
     }
 
-    /// Adds a validator's problem unless an issue from `start` on is at the same member, inside
-    /// it or around it: a member that could not be read is absent when the request is validated,
-    /// and "among must name a device" after "among[0]: expected a string" says nothing new.
-    func addUnlessRelated(_ path: String, _ message: String, since start: Int) {
-        func within(_ inner: String, _ outer: String) -> Bool {
-            inner == outer || inner.hasPrefix(outer + ".") || inner.hasPrefix(outer + "[")
+    /// Adds a validator's problem about the request at `request` unless one of `read` (the
+    /// problems met reading it) is in the same member of the request: a value that could not be
+    /// read is absent when the request is validated, so what the validator says of that member
+    /// ("among must name a device" after "among[0]: expected a string", "a minor needs a major"
+    /// after a major that is not a whole number) would be about a value that was never given.
+    /// A Feature's member is the one under `properties`.
+    func add(_ path: String, _ message: String, unlessAMemberOf request: String, wasUnread read: [CatalogIssue]) {
+        func member(_ path: Substring) -> Substring {
+            guard path.hasPrefix(request) else { return path }
+            var rest = path.dropFirst(request.count).drop { $0 == "." }
+            if rest.hasPrefix("properties.") { rest = rest.dropFirst("properties.".count) }
+            return rest.prefix { $0 != "." && $0 != "[" }
         }
-        if issues[start...].contains(where: { within($0.path, path) || within(path, $0.path) }) { return }
+        let own = member(path[...])
+        if read.contains(where: { member($0.path[...]) == own }) { return }
         add(path, message)
     }
 }

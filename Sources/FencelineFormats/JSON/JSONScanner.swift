@@ -47,7 +47,7 @@ struct JSONScanner {
 
     /// Consumes `byte` after optional whitespace, or throws `expected`, made only then: it
     /// often names the member just read, and building that text for every member of a large
-    /// catalog cost more than parsing it.
+    /// catalog would cost more than parsing it.
     mutating func expect(_ byte: UInt8, _ expected: @autoclosure () -> String) throws(JSONSyntaxError) {
         skipWhitespace()
         guard peek() == byte else { throw error("expected \(expected()), found \(describeNext())") }
@@ -382,9 +382,8 @@ extension JSONScanner {
     /// The number at `position` of `bytes` and the offset just past it, when it is a plain one
     /// (at most 15 digits, no exponent), read with ``parseNumber()``'s own arithmetic so the
     /// value is the same bit for bit; `nil` for any other text, which the caller reads with
-    /// ``parseNumber()`` (that reads every number, and reports what is wrong). Without the
-    /// scanner's error handling, the usual coordinate is read in about half the time, and a line
-    /// of a feed is mostly numbers.
+    /// ``parseNumber()`` (that reads every number, and reports what is wrong). It has none of the
+    /// scanner's error handling, and a line of a feed is mostly numbers.
     @inline(__always)
     static func plainNumber(in bytes: UnsafeBufferPointer<UInt8>, at position: Int) -> (Double, end: Int)? {
         let count = bytes.count

@@ -34,7 +34,7 @@ final class JSONTape {
         var number = 0.0
     }
 
-    /// The tape's nodes on storage it owns: a read through an array property retained the
+    /// The tape's nodes on storage it owns: a read through an array property would retain the
     /// array's buffer, and the decoders read nodes millions of times while loading a catalog.
     struct Nodes {
         fileprivate var base: UnsafeMutablePointer<Node>
@@ -84,6 +84,9 @@ final class JSONTape {
     // append and read cost more than the parse itself.
     @exclusivity(unchecked) private(set) var nodes = Nodes(capacity: 64)
     private var deferred: Set<String> = []
+    /// How many objects and arrays each deferred list holds (by its node's index), counted while
+    /// its brackets are matched: what a decoder reserves for its elements.
+    private(set) var deferredContainers: [Int: Int] = [:]
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -149,7 +152,8 @@ final class JSONTape {
                     scanner.skipWhitespace()
                     if depth == 0, !deferred.isEmpty, scanner.peek() == UInt8(ascii: "["), deferred.contains(key.text) {
                         let listStart = scanner.position
-                        try skipList(&scanner)
+                        let containers = try skipList(&scanner)
+                        deferredContainers[nodes.count] = containers
                         nodes.append(Node(kind: .array, needsDecoding: true, start: listStart, end: nodes.count + 1))
                     } else {
                         try parseValue(&scanner, depth: depth + 1)
@@ -229,8 +233,8 @@ final class JSONTape {
             }
             return nil
         }
-        // Small objects (every object of a fence catalog) are compared pairwise in place: a list
-        // of their names' positions was an allocation per object.
+        // Small objects (every object of a fence catalog) are compared pairwise in place, with no
+        // list of their names' positions to allocate per object.
         var first = index + 1
         for offset in 0..<count {
             var second = nameAfter(first)
@@ -263,10 +267,12 @@ final class JSONTape {
     /// Skips an array by matching brackets (strings respected) without checking what is between;
     /// its elements are checked when read. A mismatch is reported by a strict parse of the list,
     /// so the message is the one a full parse gives.
-    private func skipList(_ scanner: inout JSONScanner) throws(JSONSyntaxError) {
+    /// Returns how many of its elements are objects or arrays.
+    private func skipList(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Int {
         let start = scanner.position
         let bytes = scanner.bytes
         var closers: [UInt8] = []
+        var containers = 0
         var position = start
         let table = Self.isStructural
         // Most bytes of a list of fences are digits, commas and spaces: a table lookup steps over
@@ -289,9 +295,10 @@ final class JSONTape {
             case let byte:  // a closing bracket
                 guard closers.last == byte else { break scan }
                 closers.removeLast()
+                if closers.count == 1 { containers += 1 }
                 if closers.isEmpty {
                     scanner.position = position + 1
-                    return
+                    return containers
                 }
             }
             position += 1
@@ -386,6 +393,10 @@ struct JSONRef {
         case .object: "an object"
         }
     }
+
+    /// For a list deferred by ``JSONTape/parse(_:deferringListsNamed:)``, how many of its
+    /// elements are objects or arrays; `nil` for any other value.
+    var deferredContainers: Int? { tape.deferredContainers[index] }
 
     /// The index of the node after this value's subtree.
     var next: Int { Self.after(node, at: index) }

@@ -272,10 +272,15 @@ public struct NDJSONReadingDecoder {
                 }
             case .op, .beacon, .adv: return nil
             case .other:
-                // A plain number or string (a feed's battery, source…) is only checked; anything
-                // else is skipped as the full decoder skips it.
-                if cursor.plainDecimal() { break }
-                if cursor.byte(UInt8(ascii: "\"")) {
+                // A plain decimal short enough to be finite, or a plain ASCII string (a feed's
+                // battery, source…), is only checked; another string leaves the line to the full
+                // decoder, and any other value is skipped as the full decoder skips it.
+                let start = cursor.position
+                if cursor.plainDecimal() {
+                    // Past 300 digits a number may overflow, which the full decoder refuses.
+                    guard cursor.position - start > 300 else { break }
+                    cursor.position = start
+                } else if cursor.byte(UInt8(ascii: "\"")) {
                     guard cursor.plainString() != nil else { return nil }
                     break
                 }
