@@ -46,7 +46,7 @@ final class JSONTape {
             base = .allocate(capacity: capacity)
         }
 
-        subscript(index: Int) -> Node {
+        fileprivate(set) subscript(index: Int) -> Node {
             @inline(__always) get {
                 precondition(index >= 0 && index < count, "node index out of range")
                 return base[index]
