@@ -61,15 +61,9 @@ extension Proximity {
     public static func classify(distance: Double, previous: Proximity?) -> Proximity {
         let plain = plain(distance: distance)
         guard let previous, plain > previous else { return plain }
-        switch previous {
-        case .immediate:
-            if distance >= 3.3 { return .far }
-            return distance >= 0.55 ? .near : .immediate
-        case .near:
-            return distance >= 3.3 ? .far : .near
-        case .far:
-            return .far
-        }
+        // Farther than `previous` only from its band edge on, and past near's edge, far.
+        guard let edge = previous.bandEdge, distance >= edge else { return previous }
+        return distance >= Proximity.near.bandEdge! ? .far : .near
     }
 
     /// The class of `distance` at the plain boundaries (0.5 m, 3 m), without the band.

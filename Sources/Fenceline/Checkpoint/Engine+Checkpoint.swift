@@ -118,7 +118,7 @@ extension Engine {
         var pending: [(event: Event, order: Int)]
         var produced: Int
         var ledger: [(event: Event, device: Int32, order: Int)]
-        var held: [(time: Timestamp, arrival: UInt64, reading: Reading, lead: TimeSpan?)]
+        var held: [ReorderBuffer.HeldEntry]
         var arrivals: UInt64
         /// The names of devices dropped by renumbering that have visit counters, listed after the
         /// engine's devices with no state (see ``forgottenDeviceNames``).

@@ -65,20 +65,18 @@ public struct ReorderBuffer {
 }
 
 extension ReorderBuffer {
+    /// A held reading as a checkpoint keeps it.
+    typealias HeldEntry = (time: Timestamp, arrival: UInt64, reading: Reading, lead: TimeSpan?)
+
     /// The readings held, in release order, with their arrival numbers, the last arrival number
     /// and the newest time seen: a checkpoint's share.
-    var checkpointState:
-        (
-            held: [(time: Timestamp, arrival: UInt64, reading: Reading, lead: TimeSpan?)], arrivals: UInt64
-        )
-    {
+    var checkpointState: (held: [HeldEntry], arrivals: UInt64) {
         (heap.unordered.sorted().map { ($0.time, $0.arrival, $0.reading, $0.lead) }, arrivals)
     }
 
     /// A buffer of `window` holding `held`.
     init(
-        window: TimeSpan, restoring held: [(time: Timestamp, arrival: UInt64, reading: Reading, lead: TimeSpan?)],
-        arrivals: UInt64, newestSeen: Timestamp?
+        window: TimeSpan, restoring held: [HeldEntry], arrivals: UInt64, newestSeen: Timestamp?
     ) {
         self.init(window: window)
         heap = Heap(held.map { Held(time: $0.time, arrival: $0.arrival, reading: $0.reading, lead: $0.lead) })

@@ -191,20 +191,14 @@ public struct NDJSONReadingDecoder {
                 }
                 // Trackers' usual extras, in the order they usually come, matched as the fields
                 // above are; anything else is read member by member below.
-                if cursor.literal(#","speed":"#) {
-                    guard let speed = cursor.number() else { return nil }
-                    members.motion.x = speed
-                    members.seen |= 1 << Key.speed.rawValue
-                    if cursor.literal(#","heading":"#) {
-                        guard let heading = cursor.number() else { return nil }
-                        members.motion.y = heading
-                        members.seen |= 1 << Key.heading.rawValue
-                        if cursor.literal(#","altitude":"#) {
-                            guard let altitude = cursor.number() else { return nil }
-                            members.motion.z = altitude
-                            members.seen |= 1 << Key.altitude.rawValue
-                        }
-                    }
+                for (literal, key) in [
+                    (#","speed":"# as StaticString, Key.speed), (#","heading":"#, .heading),
+                    (#","altitude":"#, .altitude),
+                ] {
+                    guard cursor.literal(literal) else { break }
+                    guard let value = cursor.number() else { return nil }
+                    members.set(key, value)
+                    members.seen |= 1 << key.rawValue
                 }
                 if cursor.byte(UInt8(ascii: "}")) {
                     cursor.skipWhitespace()
@@ -262,14 +256,7 @@ public struct NDJSONReadingDecoder {
                 // `null` is an absent number, as in the full decoder (so a missing lat or lon).
                 if cursor.literal("null") { break }
                 guard let value = cursor.number() else { return nil }
-                switch key {
-                case .lat: members.lat = value
-                case .lon: members.lon = value
-                case .accuracy: members.accuracy = value
-                case .speed: members.motion.x = value
-                case .heading: members.motion.y = value
-                default: members.motion.z = value
-                }
+                members.set(key, value)
             case .op, .beacon, .adv: return nil
             case .other:
                 // A plain decimal short enough to be finite, or a plain ASCII string (a feed's
@@ -570,6 +557,19 @@ private struct FastMembers {
     var motion = SIMD3<Double>(repeating: .nan)
     /// The ``Key`` bits of the members read: a second of any is left to the full decoder.
     var seen: UInt16 = 0
+
+    /// Keeps the number read for a position member (lat … altitude).
+    @inline(__always)
+    mutating func set(_ key: Key, _ value: Double) {
+        switch key {
+        case .lat: lat = value
+        case .lon: lon = value
+        case .accuracy: accuracy = value
+        case .speed: motion.x = value
+        case .heading: motion.y = value
+        default: motion.z = value
+        }
+    }
 
     /// The parts, when they make a valid fix as ``FixFields/makeReading()`` checks one.
     func parts() -> NDJSONReadingDecoder.CanonicalParts? {
