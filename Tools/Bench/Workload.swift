@@ -134,7 +134,39 @@ struct Workload {
     mutating func writeSimpleCatalog(count: Int, to path: String) throws {
         let handle = try FileHandleWriter(path: path)
         try handle.write("{\"requests\":[\n")
-        for index in 0..<count {
+        try writeSimpleFences(count: count, firstIndex: 0, to: handle)
+        try handle.write("\n]}\n")
+        try handle.close()
+    }
+
+    /// Writes `count` simple fences over `tiles` areas of country100k's size side by side, five to
+    /// a row, an equal share in each placed around its own hotspots. The first tile is country100k's
+    /// area with its hotspots (seed 1, those of the country readings), so around the country
+    /// readings the fences lie as densely as country100k's do: a rate against country100k's then
+    /// measures what the catalog's size costs, not what more fences around each reading cost.
+    static func writeTiledSimpleCatalog(count: Int, tiles: Int, to path: String) throws {
+        let country = Area.country
+        let (heightDegrees, widthDegrees) = (country.north - country.south, country.east - country.west)
+        let handle = try FileHandleWriter(path: path)
+        try handle.write("{\"requests\":[\n")
+        for tile in 0..<tiles {
+            var area = Area(
+                south: country.south + Double(tile / 5) * heightDegrees,
+                west: country.west + Double(tile % 5) * widthDegrees, heightKm: country.heightKm, widthKm: 0,
+                hotspotSigma: country.hotspotSigma)
+            area.widthKm = widthDegrees * area.metresPerDegreeEast / 1000
+            var workload = Workload(seed: tile == 0 ? 1 : 1000 + UInt64(tile), area: area)
+            let share = count / tiles + (tile < count % tiles ? 1 : 0)
+            try workload.writeSimpleFences(
+                count: share, firstIndex: tile * (count / tiles) + min(tile, count % tiles), to: handle)
+        }
+        try handle.write("\n]}\n")
+        try handle.close()
+    }
+
+    /// Writes `count` simple fences as catalog entries, ids from `firstIndex` on.
+    mutating func writeSimpleFences(count: Int, firstIndex: Int, to handle: FileHandleWriter) throws {
+        for index in firstIndex..<firstIndex + count {
             let (lat, lon) = place()
             let radius = uniform(50, 500)
             var text = index > 0 ? ",\n" : ""
@@ -150,8 +182,6 @@ struct Workload {
             }
             try handle.write(text)
         }
-        try handle.write("\n]}\n")
-        try handle.close()
     }
 
     /// Writes `devices` × `steps` readings at 1 Hz, interleaved by time, to `base.ndjson` and, with
