@@ -1,4 +1,4 @@
-internal import CZlib
+internal import CIsal
 import FencelineFormats
 import Foundation
 import Synchronization
@@ -8,14 +8,15 @@ import Synchronization
 #endif
 
 /// Inflates a gzip stream read from a file descriptor, for ``LineReader``: `.gz` inputs are read
-/// as if they were plain (zlib is the library made for this; nothing here is hand-written
-/// decompression).
+/// as if they were plain (ISA-L's igzip inflates, header and CRC-32 check included; nothing here
+/// is hand-written decompression).
 ///
 /// Concatenated gzip members (as `cat a.gz b.gz` or `gzip` of appended logs make) are read one
 /// after another. A stream that ends early or is corrupt stops the input with an error, after
 /// every byte inflated before it (as `zcat` does).
 final class GzipInflater {
-    private var stream = z_stream()
+    /// ISA-L's state holds its Huffman tables and a window, over 80 KiB: on the heap, once.
+    private let state: UnsafeMutablePointer<inflate_state>
     private let descriptor: Int32
     private var input: [UInt8]
     private var inputStart = 0
@@ -42,15 +43,32 @@ final class GzipInflater {
         self.descriptor = descriptor
         input = initial + [UInt8](repeating: 0, count: max(0, (1 << 16) - initial.count))
         inputEnd = initial.count
-        // inflateInit2_ returns Z_OK, or an error code when memory or the zlib version is wrong;
-        // 15 + 16 asks for a gzip wrapper and the largest window.
-        let status = inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        guard status == Z_OK else { throw InflateError(message: "cannot start zlib (code \(status))") }
+        state = .allocate(capacity: 1)
+        Self.start(state)
     }
 
     deinit {
-        // inflateEnd frees the stream's state; its status is of no use here.
-        inflateEnd(&stream)
+        state.deallocate()
+    }
+
+    /// Readies `state` for a member: its gzip header parsed and its CRC-32 and length checked.
+    private static func start(_ state: UnsafeMutablePointer<inflate_state>) {
+        isal_inflate_init(state)
+        state.pointee.crc_flag = UInt32(ISAL_GZIP)
+    }
+
+    /// What went wrong, in words, for an error status of `isal_inflate`.
+    private static func reason(_ status: Int32) -> String {
+        switch status {
+        case ISAL_INVALID_BLOCK: "invalid deflate block"
+        case ISAL_INVALID_SYMBOL: "invalid deflate code"
+        case ISAL_INVALID_LOOKBACK: "a distance too far back"
+        case ISAL_INVALID_WRAPPER: "invalid gzip header"
+        case ISAL_UNSUPPORTED_METHOD: "the method is not deflate"
+        case ISAL_INCORRECT_CHECKSUM: "the CRC-32 or length check failed"
+        case ISAL_NEED_DICT: "it needs a preset dictionary"
+        default: "code \(status)"
+        }
     }
 
     /// Fills `destination` with up to `capacity` inflated bytes; 0 means the end of the input.
@@ -82,29 +100,28 @@ final class GzipInflater {
                     }
                     break
                 }
-                // inflateReset returns Z_OK unless the stream state is broken.
-                guard inflateReset(&stream) == Z_OK else { throw InflateError(message: "cannot restart zlib") }
+                Self.start(state)
                 memberEnded = false
             }
             var produced = 0
+            let room = min(capacity, Int(UInt32.max))
             let status = input.withUnsafeMutableBufferPointer { bytes -> Int32 in
-                stream.next_in = bytes.baseAddress! + inputStart
-                stream.avail_in = UInt32(inputEnd - inputStart)
-                stream.next_out = destination.assumingMemoryBound(to: UInt8.self)
-                stream.avail_out = UInt32(capacity)
-                // inflate returns Z_OK on progress, Z_STREAM_END at a member's end, Z_BUF_ERROR when it
-                // needs more input, or an error code (corrupt data) with stream.msg set.
-                let status = inflate(&stream, Z_NO_FLUSH)
-                inputStart = inputEnd - Int(stream.avail_in)
-                produced = capacity - Int(stream.avail_out)
+                state.pointee.next_in = bytes.baseAddress! + inputStart
+                state.pointee.avail_in = UInt32(inputEnd - inputStart)
+                state.pointee.next_out = destination.assumingMemoryBound(to: UInt8.self)
+                state.pointee.avail_out = UInt32(room)
+                // isal_inflate returns ISAL_DECOMP_OK when the input is used up, the output full or
+                // the member ended (its block state then says so), or an error status (corrupt data).
+                let status = isal_inflate(state)
+                fenceline_vector_reset()
+                inputStart = inputEnd - Int(state.pointee.avail_in)
+                produced = room - Int(state.pointee.avail_out)
                 return status
             }
             switch status {
-            case Z_OK, Z_BUF_ERROR: break
-            case Z_STREAM_END: memberEnded = true
+            case ISAL_DECOMP_OK: memberEnded = state.pointee.block_state == ISAL_BLOCK_FINISH
             default:
-                let reason = stream.msg.map { String(cString: $0) } ?? "code \(status)"
-                let damage = InflateError(message: "the gzip stream is corrupt (\(reason))")
+                let damage = InflateError(message: "the gzip stream is corrupt (\(Self.reason(status)))")
                 guard produced > 0 else { throw damage }
                 pendingDamage = damage
             }
@@ -145,8 +162,7 @@ struct InflateError: Error {
 }
 
 /// Inflates a regular file's gzip stream on a thread of its own, a few chunks ahead of its
-/// reader: zlib inflates about as fast as a run parses and applies the lines, so in turn the two
-/// took twice as long as either. What the thread inflates, and the damage it meets, reach the
+/// reader, so that a run's parse and engine do not wait for inflation in turn. What the thread inflates, and the damage it meets, reach the
 /// reader in order. Only for regular files: a read never blocks there, so ``stop()`` returns at
 /// once.
 final class InflatingAhead: @unchecked Sendable {
@@ -187,33 +203,26 @@ final class InflatingAhead: @unchecked Sendable {
     private func inflateAll() {
         var ended = false
         while !ended {
-            var chunk = Chunk(bytes: [UInt8](repeating: 0, count: Self.chunkSize), compressedBytes: 0)
-            var filled = 0
-            do throws(InflateError) {
-                while filled < Self.chunkSize {
-                    var thrown: InflateError?
-                    let count = chunk.bytes.withUnsafeMutableBytes { bytes -> Int in
-                        do throws(InflateError) {
-                            return try inflater.read(into: bytes.baseAddress! + filled, capacity: bytes.count - filled)
-                        } catch {
-                            thrown = error
-                            return 0
+            var damage: InflateError?
+            // Inflated straight into the chunk's storage, which is never zeroed first.
+            let bytes = [UInt8](unsafeUninitializedCapacity: Self.chunkSize) { buffer, filled in
+                while filled < buffer.count {
+                    do throws(InflateError) {
+                        let count = try inflater.read(
+                            into: buffer.baseAddress! + filled, capacity: buffer.count - filled)
+                        if count == 0 {
+                            ended = true
+                            return
                         }
+                        filled += count
+                    } catch {
+                        damage = error
+                        ended = true
+                        return
                     }
-                    if let thrown { throw thrown }
-                    if count == 0 {
-                        chunk.end = true
-                        break
-                    }
-                    filled += count
                 }
-            } catch {
-                chunk.end = true
-                chunk.damage = error
             }
-            ended = chunk.end
-            chunk.bytes.removeSubrange(filled...)
-            chunk.compressedBytes = inflater.compressedBytes
+            let chunk = Chunk(bytes: bytes, compressedBytes: inflater.compressedBytes, end: ended, damage: damage)
             condition.lock()
             while ready.count >= Self.chunksAhead && !stopped { condition.wait() }
             if stopped { ended = true }

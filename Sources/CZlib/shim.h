@@ -1,2 +1,0 @@
-// zlib, for reading gzip-compressed inputs (.gz) transparently.
-#include <zlib.h>
