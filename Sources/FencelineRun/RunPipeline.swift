@@ -125,8 +125,8 @@ public final class RunPipeline {
     /// readings held by the reorder window stay held, and ``lastCheckpoint`` holds the state.
     /// Such a run uses one engine whatever `threads` says.
     public var checkpointing = false
-    /// Asked after each line when set: `true` stops reading there (SIGINT or SIGTERM under
-    /// `--checkpoint`); the run then ends as if the input had ended.
+    /// Asked after each line of a live input, every 64th of a file, when set: `true` stops reading
+    /// there (SIGINT or SIGTERM under `--checkpoint`); the run then ends as if the input had ended.
     public var shouldStop: (() -> Bool)?
     /// The state the last run ended with, when ``checkpointing``.
     public private(set) var lastCheckpoint: [UInt8]?

@@ -74,7 +74,7 @@ extension Engine {
                 if stamping {
                     guard visited[Int(slot)] != visitStamp else { continue }
                     visited[Int(slot)] = visitStamp
-                } else if candidates[..<position].contains(slot) {
+                } else if candidates(before: position, contain: slot) {
                     continue
                 }
                 if careful && filterVerdict(slot: slot, device: device, fix: fix) != .accept
@@ -117,7 +117,7 @@ extension Engine {
         // grows with candidates × records: thousands of overlapping fences).
         let skipsSettled = settled <= 16
         func wanted(_ position: Int) -> Bool {
-            !skipsSettled || !candidates[..<settled].contains(candidates[position])
+            !skipsSettled || !candidates(before: settled, contain: candidates[position])
         }
         for position in range where wanted(position) {
             prefetch(slots.baseAddress! + Int(candidates[position]), byteCount: MemoryLayout<HotSlot>.size)
@@ -127,6 +127,18 @@ extension Engine {
                 prefetch(block.base, byteCount: 256)
             }
         }
+    }
+
+    /// Whether `slot` is among the first `count` candidates. By index: a slice of the array
+    /// retained and released its storage for every candidate asked about.
+    @inline(__always)
+    func candidates(before count: Int, contain slot: Int32) -> Bool {
+        var index = 0
+        while index < count {
+            if candidates[index] == slot { return true }
+            index += 1
+        }
+        return false
     }
 
     /// Steps the device's records that their certificates settle (see
