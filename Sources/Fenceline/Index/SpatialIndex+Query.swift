@@ -112,7 +112,11 @@ extension SpatialIndex {
                     index += 1
                 }
             }
-            nearest = min(nearest, nearest8.min())
+            // Halved twice by compare and select: the standard library's min() over the lanes is
+            // a generic call here.
+            let four = nearest8.lowHalf.replacing(with: nearest8.highHalf, where: nearest8.highHalf .< nearest8.lowHalf)
+            let two = four.lowHalf.replacing(with: four.highHalf, where: four.highHalf .< four.lowHalf)
+            nearest = min(nearest, two[0], two[1])
         }
         if measuring && nearest < .infinity {
             // Float subtraction and scaling err by a few parts in 10^7 of the distance.
