@@ -123,7 +123,7 @@ let package = Package(
         // -sanitize=fuzzer,address -D FUZZING, and a plain build replays inputs.
         .executableTarget(
             name: "fenceline-fuzz",
-            dependencies: ["Fenceline", "FencelineFormats"],
+            dependencies: ["Fenceline", "FencelineFormats", "FencelineRun"],
             path: "Sources/FencelineFuzz"
         ),
         .target(

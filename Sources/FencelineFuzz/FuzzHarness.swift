@@ -24,6 +24,7 @@ final class FuzzHarness {
         case .advertisement: fuzzAdvertisement(input)
         case .catalog, .geojson: fuzzCatalog(input)
         case .checkpoint: fuzzCheckpoint(input)
+        case .gzip: fuzzGzip(input)
         }
     }
 }

@@ -4,7 +4,7 @@
 /// with a `\r` before it dropped, documents whole) and checks what comes out; a broken invariant
 /// traps, which libFuzzer reports as a crash with the input that caused it.
 enum FuzzTarget: String, CaseIterable, Sendable {
-    case ndjson, csv, gpx, nmea, advertisement, catalog, geojson, checkpoint
+    case ndjson, csv, gpx, nmea, advertisement, catalog, geojson, checkpoint, gzip
 
     /// What the target reads, for the usage text.
     var summary: String {
@@ -17,6 +17,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .catalog: "a JSON trigger catalog (CatalogDecoder)"
         case .geojson: "a GeoJSON FeatureCollection catalog (CatalogDecoder)"
         case .checkpoint: "a checkpoint file, header repaired so mutations reach the state (Engine(resuming:))"
+        case .gzip: "a .gz input, read whole and in blocks of lines (LineReader over ISA-L)"
         }
     }
 }

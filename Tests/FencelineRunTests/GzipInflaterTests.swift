@@ -3,9 +3,15 @@ import FencelineRun
 import Foundation
 import Testing
 
-/// `.gz` inputs inflate to exactly what was compressed, whatever wrote the stream: `gzip` at every
-/// level, members of every size one after another (stored, fixed and dynamic blocks), and headers
-/// with every optional field; a header whose own check fails is damage.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `.gz` inputs inflate to exactly what was compressed, whatever wrote the stream and however it
+/// arrives: `gzip` at every level, members of every size one after another (stored, fixed and
+/// dynamic blocks), headers with every optional field, split across reads or arriving through a
+/// pipe in pieces; damage gives the same lines through a pipe as from a file, and a header whose
+/// own check fails is damage.
 @Suite struct GzipInflaterTests {
     func path(_ bytes: [UInt8]) throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("inflate-\(UUID().uuidString).gz")
@@ -42,15 +48,31 @@ import Testing
         (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
     }
 
-    /// A member written by hand: a header with FTEXT, FHCRC, FEXTRA, FNAME and FCOMMENT, then
-    /// `content` in one stored deflate block.
-    static func handMadeMember(_ content: [UInt8], breakingHeaderCheck: Bool = false) -> [UInt8] {
-        var header: [UInt8] = [0x1F, 0x8B, 8, 0b0001_1111, 0, 0, 0, 0, 0, 3]
-        header += [5, 0] + Array("extra".utf8)
-        header += Array("name.ndjson".utf8) + [0]
-        header += Array("a comment".utf8) + [0]
-        let headerCheck = UInt16(truncatingIfNeeded: crc32(header)) ^ (breakingHeaderCheck ? 1 : 0)
-        header += [UInt8(truncatingIfNeeded: headerCheck), UInt8(headerCheck >> 8)]
+    /// The optional fields of a gzip header (RFC 1952 FLG bits).
+    struct HeaderFields: OptionSet, Sendable, CustomTestStringConvertible {
+        let rawValue: UInt8
+        static let text = HeaderFields(rawValue: 1)
+        static let check = HeaderFields(rawValue: 2)
+        static let extra = HeaderFields(rawValue: 4)
+        static let name = HeaderFields(rawValue: 8)
+        static let comment = HeaderFields(rawValue: 16)
+        static let all: HeaderFields = [.text, .check, .extra, .name, .comment]
+        var testDescription: String { "flags \(rawValue)" }
+    }
+
+    /// A member written by hand: a header with `fields`, then `content` in one stored deflate
+    /// block (at most 65,535 bytes), so its length is exactly known.
+    static func handMadeMember(
+        _ content: [UInt8], fields: HeaderFields = .all, breakingHeaderCheck: Bool = false
+    ) -> [UInt8] {
+        var header: [UInt8] = [0x1F, 0x8B, 8, fields.rawValue, 0, 0, 0, 0, 0, 3]
+        if fields.contains(.extra) { header += [5, 0] + Array("extra".utf8) }
+        if fields.contains(.name) { header += Array("name.ndjson".utf8) + [0] }
+        if fields.contains(.comment) { header += Array("a comment".utf8) + [0] }
+        if fields.contains(.check) {
+            let headerCheck = UInt16(truncatingIfNeeded: crc32(header)) ^ (breakingHeaderCheck ? 1 : 0)
+            header += [UInt8(truncatingIfNeeded: headerCheck), UInt8(headerCheck >> 8)]
+        }
         let length = UInt16(content.count)
         let block: [UInt8] =
             [
@@ -59,6 +81,42 @@ import Testing
             ]
             + content
         return header + block + littleEndian(crc32(content)) + littleEndian(UInt32(content.count))
+    }
+
+    /// `count` bytes of reading lines, the last cut short and ended by a newline.
+    static func lines(_ count: Int) -> [UInt8] {
+        let line = Array(#"{"device":"a","time":1,"lat":1,"lon":2}"#.utf8) + [0x0A]
+        var bytes: [UInt8] = []
+        while bytes.count < count - 1 { bytes += line }
+        return Array(bytes[..<(count - 1)]) + [0x0A]
+    }
+
+    /// A FIFO that a shell fills with `bytes` in two writes `pause` seconds apart (the first
+    /// `split` bytes, then the rest), as a slow pipe delivers them; read it before the shell ends.
+    func pipe(_ bytes: [UInt8], splitAt split: Int, pause: Double = 0.05) throws -> (path: String, writer: Process) {
+        let file = try path(bytes)
+        let fifo = file + ".fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = [
+            "-c", #"{ head -c "$2" "$0"; sleep "$3"; tail -c +$(($2 + 1)) "$0"; } > "$1""#, file, fifo, "\(split)",
+            "\(pause)",
+        ]
+        try writer.run()
+        return (fifo, writer)
+    }
+
+    /// Every line of `path` as `forEachLine` reads them (a pipe's reads ask for small amounts),
+    /// and the damage that ended them.
+    func linesRead(_ path: String) throws -> (lines: [[UInt8]], failure: String?) {
+        let reader = try LineReader(path: path)
+        var lines: [[UInt8]] = []
+        try reader.forEachLine { line, _ in
+            lines.append(Array(line))
+            return true
+        }
+        return (lines, reader.failure?.message)
     }
 
     @Test(arguments: [1, 6, 9])
@@ -84,12 +142,65 @@ import Testing
         #expect(reader.failure == nil)
     }
 
+    /// A second member whose header starts a few bytes before a 64 KiB read ends, so that it is
+    /// read in two pieces, whatever optional fields it has.
+    @Test(arguments: [HeaderFields.all, [.name, .comment], [.extra, .name], [.name, .check], []])
+    func headersSplitAcrossReadsAreRead(fields: HeaderFields) throws {
+        let second = Self.lines(300)
+        for before in [1, 2, 3, 4, 5, 9, 10, 11, 12, 13, 16, 20, 24, 30, 40] {
+            // The first member ends `before` bytes short of 65,536: 23 bytes of it are framing.
+            let first = Self.lines(65_536 - before - 23)
+            let bytes = Self.handMadeMember(first, fields: []) + Self.handMadeMember(second, fields: fields)
+            let reader = try LineReader(path: try path(bytes))
+            #expect(try reader.readAll() == first + second, "second header from \(65_536 - before)")
+            #expect(reader.failure == nil, "\(String(describing: reader.failure))")
+        }
+    }
+
+    /// A header that arrives through a pipe in two pieces, split anywhere in it.
+    @Test(arguments: [HeaderFields.all, [.name, .check], [.extra, .name, .comment]])
+    func headersArrivingInPiecesAreRead(fields: HeaderFields) throws {
+        let content = Self.lines(2_000)
+        let member = Self.handMadeMember(content, fields: fields)
+        let headerLength = member.count - content.count - 13
+        for split in Set([3, 4, 10, 11, headerLength / 2, headerLength - 2, headerLength - 1, headerLength]) {
+            let (fifo, writer) = try pipe(member, splitAt: split)
+            let read = try linesRead(fifo)
+            writer.waitUntilExit()
+            #expect(read.failure == nil, "split at \(split): \(read.failure ?? "")")
+            #expect(read.lines.flatMap { $0 + [0x0A] } == content, "split at \(split)")
+        }
+    }
+
+    /// A stream cut short or damaged gives the same lines and the same error through a pipe (small
+    /// reads) as from the file (large ones): nothing inflated before the damage is held back.
+    @Test(arguments: ["cut", "corrupt"])
+    func damageReadsAlikeThroughAPipe(damage: String) throws {
+        let text = (0..<40_000).map { #"{"device":"d\#($0 % 89)","time":\#($0),"lat":52.\#($0 % 997),"lon":4.1}"# }
+        let whole = try gzip(Array((text.joined(separator: "\n") + "\n").utf8), level: 6)
+        for fraction in stride(from: 0.3, to: 0.99, by: 0.023) {
+            var bytes = whole
+            let at = Int(Double(whole.count) * fraction)
+            if damage == "cut" { bytes.removeSubrange(at...) } else { bytes[at] ^= 0xA5 }
+            let fromFile = try linesRead(try path(bytes))
+            let (fifo, writer) = try pipe(bytes, splitAt: bytes.count / 2, pause: 0)
+            let throughPipe = try linesRead(fifo)
+            writer.waitUntilExit()
+            #expect(fromFile.failure?.contains("the gzip stream is") == true, "\(fromFile.failure ?? "no damage")")
+            #expect(throughPipe.failure == fromFile.failure, "at \(at)")
+            #expect(
+                throughPipe.lines == fromFile.lines,
+                "at \(at): \(throughPipe.lines.count) against \(fromFile.lines.count) lines")
+            #expect(fromFile.lines.count > Int(Double(text.count) * fraction) - 2_000, "at \(at)")
+        }
+    }
+
     @Test func aHeaderWhoseCheckFailsIsDamage() throws {
         let content = Array(#"{"device":"a","time":1,"lat":1,"lon":2}"#.utf8) + [0x0A]
         let reader = try LineReader(path: try path(Self.handMadeMember(content, breakingHeaderCheck: true)))
         #expect(try reader.readAll().isEmpty)
         #expect(
-            reader.failure?.message.contains("the gzip stream is corrupt") == true,
+            reader.failure?.message.contains("the gzip stream is corrupt (the header's CRC-16 check failed)") == true,
             "\(String(describing: reader.failure))")
     }
 }

@@ -17,10 +17,20 @@ import Synchronization
 final class GzipInflater {
     /// ISA-L's state holds its Huffman tables and a window, over 80 KiB: on the heap, once.
     private let state: UnsafeMutablePointer<inflate_state>
+    /// The member's header as read so far: kept across calls, since a header may arrive in pieces
+    /// (ISA-L's own header reading inside `isal_inflate` starts afresh on every call).
+    private var header = isal_gzip_header()
+    private var inHeader = true
     private let descriptor: Int32
     private var input: [UInt8]
     private var inputStart = 0
     private var inputEnd: Int
+    /// Output inflated ahead of a small read: ISA-L inflates into a window of its own and copies
+    /// out only what fits, and on damage drops what did not fit, so it is never handed less than
+    /// ``minimumRoom``; a smaller read is served from here.
+    private var staged: [UInt8] = []
+    private var stagedStart = 0
+    private var stagedEnd = 0
     private var sawEnd = false
     private var memberEnded = false
     private var finished = false
@@ -37,6 +47,8 @@ final class GzipInflater {
     /// ten to fifty-fold, a run of one byte a thousand-fold.
     static let bombRatio = 200
     static let bombThreshold = 64 << 20
+    /// More than ISA-L's own window holds (two histories and a look-ahead, about 64 KiB).
+    static let minimumRoom = 128 << 10
 
     /// Starts inflating: `initial` holds the bytes already read from `descriptor` (its magic).
     init(descriptor: Int32, initial: [UInt8]) throws(InflateError) {
@@ -44,28 +56,37 @@ final class GzipInflater {
         input = initial + [UInt8](repeating: 0, count: max(0, (1 << 16) - initial.count))
         inputEnd = initial.count
         state = .allocate(capacity: 1)
-        Self.start(state)
+        // Zeroed: a corrupt stream's back-reference may reach into ISA-L's window before anything
+        // was inflated there, and what it copies out must not depend on what the heap held.
+        UnsafeMutableRawPointer(state).initializeMemory(
+            as: UInt8.self, repeating: 0, count: MemoryLayout<inflate_state>.size)
+        startMember()
     }
 
     deinit {
         state.deallocate()
     }
 
-    /// Readies `state` for a member: its gzip header parsed and its CRC-32 and length checked.
-    private static func start(_ state: UnsafeMutablePointer<inflate_state>) {
+    /// Readies the state for a member: its header read by ``header``, then its deflate data
+    /// inflated and the CRC-32 and length after it checked.
+    private func startMember() {
         isal_inflate_init(state)
-        state.pointee.crc_flag = UInt32(ISAL_GZIP)
+        state.pointee.crc_flag = UInt32(ISAL_GZIP_NO_HDR_VER)
+        isal_gzip_header_init(&header)
+        inHeader = true
     }
 
-    /// What went wrong, in words, for an error status of `isal_inflate`.
-    private static func reason(_ status: Int32) -> String {
+    /// What went wrong, in words, for an error status of `isal_inflate` or, with `inHeader`, of
+    /// `isal_read_gzip_header`.
+    private static func reason(_ status: Int32, inHeader: Bool) -> String {
         switch status {
         case ISAL_INVALID_BLOCK: "invalid deflate block"
         case ISAL_INVALID_SYMBOL: "invalid deflate code"
         case ISAL_INVALID_LOOKBACK: "a distance too far back"
         case ISAL_INVALID_WRAPPER: "invalid gzip header"
         case ISAL_UNSUPPORTED_METHOD: "the method is not deflate"
-        case ISAL_INCORRECT_CHECKSUM: "the CRC-32 or length check failed"
+        case ISAL_INCORRECT_CHECKSUM:
+            inHeader ? "the header's CRC-16 check failed" : "the CRC-32 or length check failed"
         case ISAL_NEED_DICT: "it needs a preset dictionary"
         default: "code \(status)"
         }
@@ -73,7 +94,31 @@ final class GzipInflater {
 
     /// Fills `destination` with up to `capacity` inflated bytes; 0 means the end of the input.
     func read(into destination: UnsafeMutableRawPointer, capacity: Int) throws(InflateError) -> Int {
-        if let pendingDamage { throw pendingDamage }
+        if stagedStart == stagedEnd {
+            if let pendingDamage { throw pendingDamage }
+            if capacity >= Self.minimumRoom { return try inflate(into: destination, room: capacity) }
+            if staged.isEmpty { staged = [UInt8](repeating: 0, count: 2 * Self.minimumRoom) }
+            var thrown: InflateError?
+            let count = staged.withUnsafeMutableBytes { bytes -> Int in
+                do throws(InflateError) {
+                    return try inflate(into: bytes.baseAddress!, room: bytes.count)
+                } catch {
+                    thrown = error
+                    return 0
+                }
+            }
+            if let thrown { throw thrown }
+            (stagedStart, stagedEnd) = (0, count)
+        }
+        let count = min(capacity, stagedEnd - stagedStart)
+        staged.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress! + stagedStart, byteCount: count) }
+        stagedStart += count
+        return count
+    }
+
+    /// Inflates into `destination`, at least ``minimumRoom`` long: some bytes, or 0 at the end.
+    private func inflate(into destination: UnsafeMutableRawPointer, room: Int) throws(InflateError) -> Int {
+        let room = min(room, Int(UInt32.max))
         while !finished {
             if inputStart == inputEnd {
                 if !sawEnd {
@@ -81,6 +126,11 @@ final class GzipInflater {
                     continue
                 }
                 guard memberEnded else {
+                    // What ISA-L inflated from the last bytes but still holds comes out first.
+                    if !inHeader {
+                        let (_, produced) = step(into: destination, room: room)
+                        if produced > 0 { return count(produced) }
+                    }
                     throw InflateError(message: "the gzip stream is truncated (it ends inside compressed data)")
                 }
                 finished = true
@@ -100,41 +150,68 @@ final class GzipInflater {
                     }
                     break
                 }
-                Self.start(state)
+                startMember()
                 memberEnded = false
             }
-            var produced = 0
-            let room = min(capacity, Int(UInt32.max))
-            let status = input.withUnsafeMutableBufferPointer { bytes -> Int32 in
-                state.pointee.next_in = bytes.baseAddress! + inputStart
-                state.pointee.avail_in = UInt32(inputEnd - inputStart)
-                state.pointee.next_out = destination.assumingMemoryBound(to: UInt8.self)
-                state.pointee.avail_out = UInt32(room)
-                // isal_inflate returns ISAL_DECOMP_OK when the input is used up, the output full or
-                // the member ended (its block state then says so), or an error status (corrupt data).
-                let status = isal_inflate(state)
-                fenceline_vector_reset()
-                inputStart = inputEnd - Int(state.pointee.avail_in)
-                produced = room - Int(state.pointee.avail_out)
-                return status
+            if inHeader {
+                // ISAL_DECOMP_OK once the header is read, ISAL_END_INPUT when it needs more input,
+                // an error status (not gzip, not deflate, a bad header CRC) otherwise.
+                let status = input.withUnsafeMutableBufferPointer { bytes -> Int32 in
+                    state.pointee.next_in = bytes.baseAddress! + inputStart
+                    state.pointee.avail_in = UInt32(inputEnd - inputStart)
+                    let status = isal_read_gzip_header(state, &header)
+                    inputStart = inputEnd - Int(state.pointee.avail_in)
+                    return status
+                }
+                switch status {
+                case ISAL_DECOMP_OK: inHeader = false
+                case ISAL_END_INPUT: continue
+                default:
+                    throw InflateError(
+                        message: "the gzip stream is corrupt (\(Self.reason(status, inHeader: true)))")
+                }
+                continue
             }
+            let (status, produced) = step(into: destination, room: room)
             switch status {
             case ISAL_DECOMP_OK: memberEnded = state.pointee.block_state == ISAL_BLOCK_FINISH
             default:
-                let damage = InflateError(message: "the gzip stream is corrupt (\(Self.reason(status)))")
+                let damage = InflateError(
+                    message: "the gzip stream is corrupt (\(Self.reason(status, inHeader: false)))")
                 guard produced > 0 else { throw damage }
                 pendingDamage = damage
             }
-            inflatedBytes += produced
-            if inflatedBytes > Self.bombThreshold && inflatedBytes / Self.bombRatio > compressedBytes {
-                pendingDamage = InflateError(
-                    message:
-                        "the gzip stream inflates over \(Self.bombRatio) times its size (\(compressedBytes >> 10) KiB to over \(inflatedBytes >> 20) MiB): refused as a decompression bomb",
-                    isBomb: true)
-            }
-            if produced > 0 { return produced }
+            if produced > 0 { return count(produced) }
         }
         return 0
+    }
+
+    /// One call of `isal_inflate` over the input held: its status and the bytes it wrote.
+    private func step(into destination: UnsafeMutableRawPointer, room: Int) -> (status: Int32, produced: Int) {
+        input.withUnsafeMutableBufferPointer { bytes in
+            state.pointee.next_in = bytes.baseAddress! + inputStart
+            state.pointee.avail_in = UInt32(inputEnd - inputStart)
+            state.pointee.next_out = destination.assumingMemoryBound(to: UInt8.self)
+            state.pointee.avail_out = UInt32(room)
+            // ISAL_DECOMP_OK when the input is used up, the output full or the member ended (its
+            // block state then says so), or an error status (corrupt data).
+            let status = isal_inflate(state)
+            fenceline_vector_reset()
+            inputStart = inputEnd - Int(state.pointee.avail_in)
+            return (status, room - Int(state.pointee.avail_out))
+        }
+    }
+
+    /// Counts `produced` inflated bytes, marking a decompression bomb, and returns them.
+    private func count(_ produced: Int) -> Int {
+        inflatedBytes += produced
+        if inflatedBytes > Self.bombThreshold && inflatedBytes / Self.bombRatio > compressedBytes {
+            pendingDamage = InflateError(
+                message:
+                    "the gzip stream inflates over \(Self.bombRatio) times its size (\(compressedBytes >> 10) KiB to over \(inflatedBytes >> 20) MiB): refused as a decompression bomb",
+                isBomb: true)
+        }
+        return produced
     }
 
     private func refill() throws(InflateError) {
