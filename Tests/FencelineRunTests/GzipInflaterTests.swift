@@ -1,6 +1,7 @@
 import FencelineFormats
 import FencelineRun
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -19,21 +20,7 @@ import Testing
         return url.path
     }
 
-    /// `gzip -<level>` of `bytes` from a named file, so its header carries the name.
-    func gzip(_ bytes: [UInt8], level: Int) throws -> [UInt8] {
-        let plain = FileManager.default.temporaryDirectory.appendingPathComponent("plain-\(UUID().uuidString).txt")
-        try Data(bytes).write(to: plain)
-        defer { try? FileManager.default.removeItem(at: plain) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        process.arguments = ["-\(level)", "-c", plain.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Array(data)
-    }
+    func gzip(_ bytes: [UInt8], level: Int) throws -> [UInt8] { try Fixtures.gzip(bytes, level: level) }
 
     static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF

@@ -3,6 +3,7 @@ import FencelineFormats
 import FencelineRun
 import Foundation
 import Logging
+import TestSupport
 import Testing
 
 /// How an input's format is told, how GPX points are ordered, and how concatenated gzip members,
@@ -16,18 +17,7 @@ import Testing
         return url.path
     }
 
-    func gzip(_ text: String) throws -> [UInt8] {
-        let input = try file("plain", Array(text.utf8))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        process.arguments = ["-c", input]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Array(data)
-    }
+    func gzip(_ text: String) throws -> [UInt8] { try Fixtures.gzip(Array(text.utf8)) }
 
     func items(_ path: String, format: InputFormat? = nil, device: String? = nil) throws -> [Result<
         Reading, InputError
