@@ -122,6 +122,22 @@ import Testing
         #expect(inflated == parts.flatMap { $0 })
     }
 
+    /// Progress counts every compressed byte, the 64 KiB the reader sniffs first included: a
+    /// file read to its end has read its whole size.
+    @Test(arguments: [300, 70_000, 400_000])
+    func aFileReadToItsEndHasReadItsSize(lines: Int) throws {
+        let text = (0..<lines).map { #"{"device":"d\#($0 % 7)","time":\#($0),"lat":1,"lon":2}"# }
+        let compressed = try gzip(Array((text.joined(separator: "\n") + "\n").utf8), level: 6)
+        let reader = try LineReader(path: try path(compressed))
+        var count = 0
+        try reader.forEachLine { _, _ in
+            count += 1
+            return true
+        }
+        #expect(count == lines)
+        #expect(reader.bytesRead == compressed.count)
+    }
+
     @Test func headersWithEveryOptionalFieldAreRead() throws {
         let content = Array(#"{"device":"a","time":1,"lat":1,"lon":2}"#.utf8) + [0x0A]
         let reader = try LineReader(path: try path(Self.handMadeMember(content) + gzip(content, level: 6)))

@@ -37,8 +37,9 @@ final class GzipInflater {
     /// Damage found by the call that also inflated the bytes before it: those are returned first,
     /// the damage on the next call (a bad checksum is found after a member's last bytes).
     private var pendingDamage: InflateError?
-    /// Compressed bytes consumed from the descriptor.
-    private(set) var compressedBytes = 0
+    /// Compressed bytes read from the descriptor, the sniffed head included (progress compares
+    /// them with the file's size; the bomb check with what they inflate to).
+    private(set) var compressedBytes: Int
     /// Bytes inflated so far.
     private var inflatedBytes = 0
 
@@ -55,6 +56,7 @@ final class GzipInflater {
         self.descriptor = descriptor
         input = initial + [UInt8](repeating: 0, count: max(0, (1 << 16) - initial.count))
         inputEnd = initial.count
+        compressedBytes = initial.count
         state = .allocate(capacity: 1)
         // Zeroed: a corrupt stream's back-reference may reach into ISA-L's window before anything
         // was inflated there, and what it copies out must not depend on what the heap held.
