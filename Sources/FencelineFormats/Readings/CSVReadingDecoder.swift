@@ -6,7 +6,7 @@ import Glibc
 ///
 /// Fields may be quoted RFC 4180 style (`"a,b"`, `""` for a quote); an empty optional field is absent.
 public struct CSVReadingDecoder {
-    private enum Column { case device, time, lat, lon, accuracy, speed, heading, altitude, ignored }
+    private enum Column: Int { case device, time, lat, lon, accuracy, speed, heading, altitude, ignored }
     private let columns: [Column]
 
     /// Reads the header line.
@@ -77,11 +77,7 @@ public struct CSVReadingDecoder {
         guard let base = line.baseAddress, memchr(base, Int32(UInt8(ascii: "\"")), line.count) == nil else {
             return nil
         }
-        var device: Range<Int>?
-        var time: Timestamp?
-        // NaN: absent (no CSV number reads as NaN).
-        var (lat, lon, accuracy) = (Double.nan, Double.nan, Double.nan)
-        var motion = SIMD3<Double>(repeating: .nan)
+        var fields = FastMembers()
         var start = 0
         for (index, column) in columns.enumerated() {
             var end = start
@@ -94,7 +90,7 @@ public struct CSVReadingDecoder {
             case .ignored: continue
             case .device:
                 guard !field.isEmpty, line[field].allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
-                device = field
+                fields.device = field
                 continue
             default: break
             }
@@ -102,25 +98,13 @@ public struct CSVReadingDecoder {
             guard !bytes.isEmpty else { continue }  // an empty field is absent
             if column == .time {
                 guard let parsed = Self.time(bytes) else { return nil }
-                time = parsed
+                fields.time = parsed
                 continue
             }
             guard let value = Self.number(bytes) else { return nil }
-            switch column {
-            case .lat: lat = value
-            case .lon: lon = value
-            case .accuracy: accuracy = value
-            case .speed: motion.x = value
-            case .heading: motion.y = value
-            default: motion.z = value
-            }
+            fields.setPosition(column.rawValue - Column.lat.rawValue, value)
         }
-        guard let device, let time, (-90.0...90.0).contains(lat), (-180.0...180.0).contains(lon),
-            accuracy.isNaN || (accuracy >= 0 && accuracy.isFinite)
-        else { return nil }
-        return NDJSONReadingDecoder.CanonicalParts(
-            device: device, time: time, coordinate: Coordinate(latitude: lat, longitude: lon),
-            accuracy: accuracy.isNaN ? nil : accuracy, motion: motion)
+        return fields.parts()
     }
 
     /// The device name, held to what an NDJSON string may carry: valid UTF-8 without raw

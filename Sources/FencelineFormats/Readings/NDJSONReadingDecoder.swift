@@ -547,28 +547,37 @@ private struct FastCursor {
     }
 }
 
-/// The fields ``NDJSONReadingDecoder/canonicalParts(_:)`` has read so far.
-private struct FastMembers {
+/// The fields a fast path (``NDJSONReadingDecoder/canonicalParts(_:)``,
+/// ``CSVReadingDecoder/canonicalParts(_:)``) has read of a line so far.
+struct FastMembers {
     var device: Range<Int>?
     var time: Timestamp?
     var lat: Double?
     var lon: Double?
     var accuracy: Double?
     var motion = SIMD3<Double>(repeating: .nan)
-    /// The ``Key`` bits of the members read: a second of any is left to the full decoder.
+    /// The NDJSON reader's ``Key`` bits of the members read: a second of any is left to the full
+    /// decoder (a CSV header names each column once).
     var seen: UInt16 = 0
+
+    /// Keeps the number read for a position member, by its place in lat, lon, accuracy, speed,
+    /// heading, altitude (0 … 5).
+    @inline(__always)
+    mutating func setPosition(_ place: Int, _ value: Double) {
+        switch place {
+        case 0: lat = value
+        case 1: lon = value
+        case 2: accuracy = value
+        case 3: motion.x = value
+        case 4: motion.y = value
+        default: motion.z = value
+        }
+    }
 
     /// Keeps the number read for a position member (lat … altitude).
     @inline(__always)
-    mutating func set(_ key: Key, _ value: Double) {
-        switch key {
-        case .lat: lat = value
-        case .lon: lon = value
-        case .accuracy: accuracy = value
-        case .speed: motion.x = value
-        case .heading: motion.y = value
-        default: motion.z = value
-        }
+    fileprivate mutating func set(_ key: Key, _ value: Double) {
+        setPosition(key.rawValue - Key.lat.rawValue, value)
     }
 
     /// The parts, when they make a valid fix as ``FixFields/makeReading()`` checks one.

@@ -52,14 +52,14 @@ final class GzipInflater {
     static let minimumRoom = 128 << 10
 
     /// Starts inflating: `initial` holds the bytes already read from `descriptor` (its magic).
-    init(descriptor: Int32, initial: [UInt8]) throws(InflateError) {
+    init(descriptor: Int32, initial: [UInt8]) {
         self.descriptor = descriptor
         input = initial + [UInt8](repeating: 0, count: max(0, (1 << 16) - initial.count))
         inputEnd = initial.count
         compressedBytes = initial.count
         state = .allocate(capacity: 1)
-        // Zeroed: a corrupt stream's back-reference may reach into ISA-L's window before anything
-        // was inflated there, and what it copies out must not depend on what the heap held.
+        // Zeroed, so that nothing ISA-L hands out for a corrupt stream can depend on what the heap
+        // held: before this a long fuzz run read one corrupt file two ways and got different bytes.
         UnsafeMutableRawPointer(state).initializeMemory(
             as: UInt8.self, repeating: 0, count: MemoryLayout<inflate_state>.size)
         startMember()

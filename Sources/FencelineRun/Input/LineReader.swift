@@ -177,7 +177,7 @@ public final class LineReader {
         head.removeSubrange(count...)
         if count >= 2 && head[0] == 0x1F && head[1] == 0x8B {
             do throws(InflateError) {
-                let inflater = try GzipInflater(descriptor: descriptor, initial: head)
+                let inflater = GzipInflater(descriptor: descriptor, initial: head)
                 self.inflater = inflater
                 // The first inflated bytes wait in `pending`, so that ``peek()`` sees content.
                 var content = [UInt8](repeating: 0, count: 1 << 16)
