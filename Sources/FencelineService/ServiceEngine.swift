@@ -371,8 +371,8 @@ actor ServiceEngine {
     private static let walBytesPerGroup = 3 * 4096
     /// Whether a group is being written (by ``writeGroups()``).
     private var writing = false
-    /// The WAL copy under way, if any, and whether the last one found the WAL past the automatic
-    /// checkpoint's threshold (the next copy is then made on the writer).
+    /// The WAL copy under way, if any, and whether the last one found the WAL past
+    /// ``ServiceStore/restartPages`` (the next group then finishes it on the writer).
     private var walCopy: Task<Void, Never>?
     private var walOutgrown = false
     /// The idempotency keys of batches applied but not yet written.
@@ -420,21 +420,22 @@ actor ServiceEngine {
                     writeAside(encoded)
                 }
                 // The WAL is copied into the database while the next groups are applied and
-                // committed (one copy at a time); when those copies leave the WAL growing (they
-                // race the commits), one is made here, between groups, as all were before.
-                if walBytes >= Self.walCheckpointBytes && walCopy == nil {
+                // committed (one copy at a time); when a copy finds the WAL grown past a few
+                // megabytes (the copies race the commits, so it has not started over), the next
+                // group finishes it here, on the writer, where the few frames left are copied
+                // and the WAL then starts over.
+                if walOutgrown && walCopy == nil {
+                    walOutgrown = false
                     walBytes = 0
-                    if walOutgrown {
-                        walOutgrown = false
-                        do { try await store.checkpointWALOnWriter() } catch {
-                            logger.error("WAL checkpoint failed", metadata: ["error": "\(error)"])
-                        }
-                    } else {
-                        walCopy = Task {
-                            let copied: Result<Bool, any Error>
-                            do { copied = .success(try await store.checkpointWAL()) } catch { copied = .failure(error) }
-                            self.walCopied(copied)
-                        }
+                    do { try await store.checkpointWALOnWriter() } catch {
+                        logger.error("WAL checkpoint failed", metadata: ["error": "\(error)"])
+                    }
+                } else if walBytes >= Self.walCheckpointBytes && walCopy == nil {
+                    walBytes = 0
+                    walCopy = Task {
+                        let copied: Result<Bool, any Error>
+                        do { copied = .success(try await store.checkpointWAL()) } catch { copied = .failure(error) }
+                        self.walCopied(copied)
                     }
                 }
             case .failure(let error):

@@ -24,9 +24,8 @@ final class ServiceStore: Sendable {
         var configuration = Configuration()
         // SQLite's own WAL checkpoint runs inside the commit that crosses its threshold, so that
         // one batch waits for it; the engine copies the WAL every megabyte on another connection
-        // while commits go on (``checkpointWAL()``), and the automatic one, set higher, copies what
-        // those left and lets the WAL start over (and is the backstop for writes outside the
-        // engine's groups).
+        // while commits go on (``checkpointWAL()``) and finishes those copies between groups, and
+        // the automatic one, set higher, is the backstop for writes outside the engine's groups.
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.automaticCheckpointPages)")
         }
@@ -205,15 +204,17 @@ final class ServiceStore: Sendable {
     /// The WAL pages past which SQLite checkpoints by itself (4 KiB each: 16 MiB).
     static let automaticCheckpointPages = 4096
 
+    /// The WAL pages (3 MiB) past which a copy racing commits is finished on the writer, so that
+    /// the WAL starts over: the copies alone, each racing the next commits, leave that to chance.
+    static let restartPages = 768
+
     /// Copies what the WAL holds into the database without waiting for readers or the writer, on
     /// a connection of its own (GRDB's readers are read-only and cannot checkpoint), while commits
     /// go on: the frames committed meanwhile wait for the next copy. The WAL is started over by a
-    /// write that finds every frame copied; under a steady stream of commits that is the
-    /// automatic checkpoint's (`wal_autocheckpoint`), which runs in the commit that finds the WAL
-    /// past its size, copies the few frames left and so bounds the file.
-    /// Returns whether the WAL holds more frames than the automatic checkpoint's threshold: it has
-    /// not started over for a while (each copy races commits), and the next copy should be made
-    /// on the writer's connection, between groups, where it copies everything.
+    /// write that finds every frame copied, which a steady stream of commits seldom leaves.
+    /// Returns whether the WAL holds more than ``restartPages`` frames: it has not started over
+    /// for a while (each copy raced commits), and the few frames this copy left should be copied
+    /// on the writer's connection, between groups, where nothing races it.
     ///
     /// Asynchronous (GRDB runs it on the connection's own queue), so the copy does not hold one
     /// of the few threads of Swift's shared pool while it syncs. A copy that finds the other
@@ -221,7 +222,7 @@ final class ServiceStore: Sendable {
     func checkpointWAL() async throws -> Bool {
         do {
             let (frames, _) = try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
-            return frames > Self.automaticCheckpointPages
+            return frames > Self.restartPages
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
             return false
         }

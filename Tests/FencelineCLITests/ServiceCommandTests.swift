@@ -583,9 +583,10 @@ import Testing
     /// The WAL is copied into the database every megabyte while commits go on (SQLite's own
     /// checkpoint, inside a commit, would make one batch wait for it), for large batches and for
     /// single readings alike: it starts over within a few megabytes, where SQLite's automatic
-    /// checkpoint (4,096 pages) would let it reach 16 MB. Copies race the commits, so where the
-    /// WAL starts over varies with the machine's load: the bounds leave room for that, and the
-    /// writes are each enough to pass them if nothing were copied.
+    /// checkpoint (4,096 pages) would let it reach 16 MB. Copies race the commits, so a copy that
+    /// finds the WAL past 3 MiB is finished on the writer: the bound is that, a copy's megabyte
+    /// and what is committed while one runs. The writes are each enough to pass it if nothing
+    /// were copied.
     @Test func theWALIsCopiedAsCommitsGoOn() throws {
         let scenario = "Data/scenarios/devices-scope"
         let directory = try CLI.temporaryDirectory()
