@@ -19,8 +19,8 @@ extension ServiceEngine {
     }
 
     /// What the engine knows of a device, with the time of the last event of each of its standings.
-    func status(ofDevice device: String) -> DeviceStatus? {
-        engine.status(ofDevice: device)
+    func status(ofDevice device: String, includingOutside: Bool = false) -> DeviceStatus? {
+        engine.status(ofDevice: device, includingOutside: includingOutside)
     }
 
     /// The first `limit` devices (in the order first read) with what the engine knows of each.

@@ -26,6 +26,18 @@ actor ServiceEngine {
         var errors: [LineProblem]
         var firstSeq: Int?
         var lastSeq: Int?
+
+        /// Every member always, `firstSeq` and `lastSeq` `null` for a batch that released no
+        /// event (SPEC §11 lists them in every answer).
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(accepted, forKey: .accepted)
+            try container.encode(skipped, forKey: .skipped)
+            try container.encode(stale, forKey: .stale)
+            try container.encode(errors, forKey: .errors)
+            try container.encode(firstSeq, forKey: .firstSeq)
+            try container.encode(lastSeq, forKey: .lastSeq)
+        }
     }
 
     /// Settings of the service's engine.

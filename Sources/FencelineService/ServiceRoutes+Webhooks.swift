@@ -32,7 +32,7 @@ extension ServiceRoutes {
             try json(["webhooks": try store.webhooks().map(summary(of:))])
         }
         router.delete("v1/webhooks/:id") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try pathID(context)
             guard try await engine.removeWebhook(id: id) else {
                 throw ServiceError(.notFound, code: "not_found", "no webhook \"\(id)\"")
             }
@@ -99,12 +99,24 @@ extension ServiceRoutes {
     }
 
     /// A request's body as a JSON object: 415 for another content type (none is taken as JSON),
-    /// 413 over 16 MiB, 400 for anything but a JSON object, each saying what was expected.
+    /// 413 over 16 MiB, 400 for a body that is not JSON, 422 for JSON that is not an object (SPEC
+    /// §11: valid JSON, invalid request), each saying what was expected.
     static func jsonObject(_ request: Request, what: String) async throws -> [String: Any] {
         guard let object = try await jsonValue(request, what: what) as? [String: Any] else {
-            throw ServiceError(.badRequest, code: "malformed", "the body must be a JSON object: \(what)")
+            throw ServiceError(
+                .unprocessableContent, code: "invalid_request", "the body must be a JSON object: \(what)")
         }
         return object
+    }
+
+    /// The path's `:id`, percent-decoded (a device named `truck 17/NL` is `truck%2017%2FNL` in a
+    /// path); 400 when its escapes are not valid UTF-8.
+    static func pathID(_ context: ServiceContext) throws -> String {
+        let raw = try context.parameters.require("id")
+        guard let id = raw.removingPercentEncoding else {
+            throw ServiceError(.badRequest, code: "malformed", "the path's id \"\(raw)\" is not valid percent-encoding")
+        }
+        return id
     }
 
     /// A JSON body of any kind, with the same content type and size checks.
@@ -116,7 +128,10 @@ extension ServiceRoutes {
                 .unsupportedMediaType, code: "unsupported_media_type", "send \(what) as application/json (got \(type))")
         }
         let body = try await collectBody(request)
-        guard let value = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) else {
+        guard
+            let value = try? JSONSerialization.jsonObject(
+                with: Data(body.readableBytesView), options: .fragmentsAllowed)
+        else {
             throw ServiceError(.badRequest, code: "malformed", "the body must be JSON: \(what)")
         }
         return value
@@ -148,7 +163,7 @@ extension ServiceRoutes {
     /// `GET /v1/devices/{id}`: the last reading and, per request, inside or outside and since when.
     static func addDeviceRoutes(to router: RouterGroup<ServiceContext>, engine: ServiceEngine, store: ServiceStore) {
         router.delete("v1/devices/:id") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try pathID(context)
             let record: [String: Any] = ["op": "removeDevice", "devices": [id]]
             let line = Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]))
             guard try await engine.controlIfKnownDevice(id, line) else {
@@ -157,8 +172,8 @@ extension ServiceRoutes {
             return try json(["removed": [id]])
         }
         router.get("v1/devices/:id") { _, context in
-            let id = try context.parameters.require("id")
-            guard let status = await engine.status(ofDevice: id) else {
+            let id = try pathID(context)
+            guard let status = await engine.status(ofDevice: id, includingOutside: true) else {
                 throw ServiceError(.notFound, code: "not_found", "no device \"\(id)\" has been read")
             }
             let pending = Set(await engine.pendingRequests().map(\.request.id))

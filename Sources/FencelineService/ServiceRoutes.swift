@@ -237,14 +237,14 @@ enum ServiceRoutes {
             return try json(["requests": pending.map { summary($0.request, next: $0.next) }])
         }
         router.get("v1/requests/:id") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try pathID(context)
             guard let found = await engine.pendingRequest(id) else {
                 throw ServiceError(.notFound, code: "not_found", "no pending request \"\(id)\"")
             }
             return try json(summary(found.request, next: found.next))
         }
         router.put("v1/requests/:id") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try pathID(context)
             var object = try await jsonObject(request, what: "a request (SPEC §2)")
             if let given = object["id"], given as? String != id {
                 throw ServiceError(
@@ -262,7 +262,7 @@ enum ServiceRoutes {
             return try json(summary(added.request, next: added.next), status: status)
         }
         router.delete("v1/requests/:id") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try pathID(context)
             let line = try record(op: "removePending", ids: [id])
             guard try await engine.controlIfPending(id, line) else {
                 throw ServiceError(.notFound, code: "not_found", "no pending request \"\(id)\"")
@@ -284,7 +284,8 @@ enum ServiceRoutes {
             guard let categories = body as? [Any] ?? (body as? [String: Any]).map({ $0["categories"] ?? NSNull() })
             else {
                 throw ServiceError(
-                    .badRequest, code: "malformed", #"the body must be {"categories": […]} or the array alone"#)
+                    .unprocessableContent, code: "invalid_request",
+                    #"the body must be {"categories": […]} or the array alone"#)
             }
             let record: [String: Any] = ["op": "setCategories", "categories": categories]
             let line = Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]))
@@ -327,7 +328,7 @@ enum ServiceRoutes {
             return response(body, type: "application/json")
         }
         router.delete("v1/delivered/:id") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try pathID(context)
             try await apply(record(op: "removeDelivered", ids: [id]), engine: engine) { _ in () }
             return try json(["removed": [id]])
         }

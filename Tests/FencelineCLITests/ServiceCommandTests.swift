@@ -461,7 +461,7 @@ import Testing
         #expect(try server.call("POST", "/v1/responses", body: #"{"seq":999,"action":"ok"}"#).status == 404)
         #expect(try server.call("POST", "/v1/responses", body: #"{"seq":0,"action":"ok"}"#).status == 422)
         #expect(try server.call("POST", "/v1/responses", body: #"{"seq":5}"#).status == 422)
-        #expect(try server.call("POST", "/v1/responses", body: "[]").status == 400)
+        #expect(try server.call("POST", "/v1/responses", body: "[]").status == 422, "valid JSON, not a response")
         #expect(try server.call("DELETE", "/v1/delivered/gate").status == 200)
         let removed = try server.call("POST", "/v1/responses", body: #"{"seq":5,"action":"ok"}"#)
         #expect(removed.status == 404, "a removed notification cannot be answered: \(removed.body)")
@@ -689,6 +689,68 @@ import Testing
         #expect(both.status == 422 && both.body.contains(#""field":"expires""#), "\(both.body)")
         #expect(both.body.contains("filters.maxSpeed: "), "\(both.body)")
         #expect(try server.call("GET", "/v1/requests/meet").status == 404, "nothing was added")
+    }
+
+    /// SPEC §11 read as a client reads it: path ids are percent-decoded, valid JSON of the wrong
+    /// shape is a 422 (not a 400), an ingest answer always has `firstSeq` and `lastSeq` (null
+    /// when the batch released no event), and a device's view lists every region and beacon
+    /// request in its scope, outside ones too.
+    @Test func pathIdsBodiesAndStandingsFollowTheContract() throws {
+        let directory = try CLI.temporaryDirectory()
+        let catalog = directory.appendingPathComponent("triggers.json")
+        try #"""
+        {"requests":[
+          {"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100}},
+          {"id":"yard","devices":["my phone"],"trigger":{"type":"region","center":{"lat":52.40,"lon":4.95},"radius":100}},
+          {"id":"theirs","devices":["someone else"],"trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100}},
+          {"id":"dock","trigger":{"type":"beacon","uuid":"2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6"}},
+          {"id":"ping","trigger":{"type":"timeInterval","seconds":600}}]}
+        """#.write(to: catalog, atomically: true, encoding: .utf8)
+        let server = try Server(triggers: catalog.path, directory: directory)
+        defer { server.stop() }
+        let ndjson = ["Content-Type: application/x-ndjson"]
+        let far = #"{"device":"my phone","time":"2026-03-02T08:00:00Z","lat":52.0,"lon":4.0}"#
+        let quiet = try server.call("POST", "/v1/readings", body: far, headers: ndjson)
+        #expect(quiet.status == 200)
+        #expect(quiet.body.contains(#""firstSeq":null"#) && quiet.body.contains(#""lastSeq":null"#), "\(quiet.body)")
+
+        let outside = try server.call("GET", "/v1/devices/my%20phone")
+        #expect(outside.status == 200, "\(outside.body)")
+        #expect(outside.body.contains(#""device":"my phone""#), "\(outside.body)")
+        #expect(
+            outside.body.contains(
+                #""requests":[{"request":"gate","state":"outside"},{"request":"yard","state":"outside"},{"request":"dock","state":"outside"}]"#
+            ),
+            "\(outside.body)")
+        let near = #"{"device":"my phone","time":"2026-03-02T08:00:10Z","lat":52.37,"lon":4.89}"#
+        let later = #"{"device":"my phone","time":"2026-03-02T08:00:20Z","lat":52.37,"lon":4.89}"#
+        let entered = try server.call("POST", "/v1/readings", body: near + "\n" + later, headers: ndjson)
+        #expect(entered.body.contains(#""firstSeq":1,"lastSeq":1"#), "\(entered.body)")
+        let inside = try server.call("GET", "/v1/devices/my%20phone")
+        #expect(
+            inside.body.contains(#"{"request":"gate","since":"2026-03-02T08:00:10Z","state":"inside"}"#)
+                && inside.body.contains(#"{"request":"yard","state":"outside"}"#) && !inside.body.contains("theirs"),
+            "\(inside.body)")
+
+        let put = try server.call(
+            "PUT", "/v1/requests/my%20req%2F1",
+            body: #"{"id":"my req/1","trigger":{"type":"timeInterval","seconds":60}}"#)
+        #expect(put.status == 201, "\(put.body)")
+        #expect(try server.call("GET", "/v1/requests/my%20req%2F1").status == 200)
+        #expect(try server.call("GET", "/v1/requests").body.contains(#""id":"my req/1""#))
+        #expect(try server.call("DELETE", "/v1/requests/my%20req%2F1").status == 200)
+        #expect(try server.call("GET", "/v1/requests/my%20req%2F1").status == 404)
+
+        for (method, path, body) in [
+            ("PUT", "/v1/requests/z", "[]"), ("PUT", "/v1/requests/z", #""x""#), ("POST", "/v1/webhooks", "[1]"),
+            ("POST", "/v1/responses", "7"), ("PUT", "/v1/categories", "true"),
+        ] {
+            let answer = try server.call(method, path, body: body)
+            #expect(
+                answer.status == 422 && answer.body.contains("invalid_request"),
+                "\(method) \(path) \(body): \(answer.status) \(answer.body)")
+        }
+        #expect(try server.call("PUT", "/v1/requests/z", body: "{").status == 400, "not JSON at all")
     }
 
     @Test func methodsParametersAndRemovalsBeforeTheClock() throws {

@@ -20,7 +20,8 @@ public struct DeviceStatus: Hashable, Sendable {
     /// The position of its newest fix a request accepted.
     public var lastPosition: Coordinate?
     /// The requests where the device is inside or on its way to a change, in request order; it
-    /// is outside every other request it is tracked for.
+    /// is outside every other request it is tracked for (listed too when asked for:
+    /// ``Engine/status(ofDevice:includingOutside:)``).
     public var standings: [Standing]
 }
 
@@ -37,7 +38,12 @@ extension Engine {
 
     /// What the engine knows of `device`, or `nil` for a device it has never read (or has
     /// forgotten since: `removeDevice`, `--device-ttl`).
-    public func status(ofDevice device: String) -> DeviceStatus? {
+    ///
+    /// With `includingOutside`, every pending region and beacon request whose scope holds the
+    /// device is listed, those it is outside of too (one standing each, in request order): the
+    /// view of one device. Without, only where it is inside or changing, which a list of many
+    /// devices over a large catalog can afford.
+    public func status(ofDevice device: String, includingOutside: Bool = false) -> DeviceStatus? {
         guard let id = devices.id(of: device), devices.isKnown(Int(id)) else { return nil }
         let newest = devices.thresholds.indices.map { devices.acceptedFix(device: id, bucket: $0) }
             .max { $0.sequence < $1.sequence }
@@ -70,6 +76,18 @@ extension Engine {
                     requestID: requests[Int(binding.slot)].id, isInside: pair.inside,
                     changingSince: pair.candidateSince, other: devices.names[Int(partner)])
                 standings.append((binding.slot, standing))
+            }
+        }
+        if includingOutside {
+            let listed = Set(standings.map(\.slot))
+            for (slot, entry) in requests.enumerated()
+            where states[slot].isAlive && !listed.contains(Int32(slot)) && entry.applies(to: id) {
+                switch entry.request.trigger {
+                case .region, .beacon:
+                    standings.append(
+                        (Int32(slot), DeviceStatus.Standing(requestID: entry.request.id, isInside: false)))
+                case .timeInterval, .calendar, .proximity: break
+                }
             }
         }
         // Stable: a proximity request's pairs keep their name order.
