@@ -135,6 +135,12 @@ import Testing
             // timed from the checkpoint's clock. Everything else is exactly the uninterrupted run's.
             #expect(Self.withoutStays(resumed.stdout) == Self.withoutStays(expected), "\(name)")
             if version >= 3 { #expect(resumed.stdout == expected, "\(name)") }
+            // A stay timed from the checkpoint's clock is no longer than the uninterrupted run's
+            // (which saw its enter), and one begun after the cut is as long.
+            let durations = { (text: String) in text.matches(of: /"duration":([0-9.]+)/).map { Double($0.1)! } }
+            let (timed, whole) = (durations(resumed.stdout), durations(expected))
+            #expect(timed.count == whole.count, "\(name)")
+            #expect(zip(timed, whole).allSatisfy { $0 >= 0 && $0 <= $1 }, "\(name): \(timed) against \(whole)")
             if expected.contains("\"reason\":") { #expect(resumed.stdout.contains("\"reason\":"), "\(name)") }
         }
     }

@@ -452,7 +452,7 @@ extension Engine {
 
         let slots = Int32(requests.count)
         let deviceCount = Int32(devices.count)
-        try restoreDevices(from: &reader)
+        try restoreDevices(from: &reader, clock: clock)
         if reader.version >= 4 { try restoreProximity(from: &reader) }
         let nextOrder = try reader.counter()
         let timerList = try reader.array(typicalSize: 41) { reader in

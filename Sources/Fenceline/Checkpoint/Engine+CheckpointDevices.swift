@@ -81,8 +81,9 @@ extension Engine {
     }
 
     /// Reads what ``writeCheckpointDevices(newSlot:forgotten:into:)`` wrote, into the device table the head
-    /// of the checkpoint made, with the requests installed.
-    func restoreDevices(from reader: inout CheckpointReader) throws {
+    /// of the checkpoint made, with the requests installed. `clock` is the checkpoint's (the
+    /// engine takes it only once everything is read).
+    func restoreDevices(from reader: inout CheckpointReader, clock: Timestamp?) throws {
         let slots = Int32(requests.count)
         let deviceCount = Int32(devices.count)
         for device in 0..<devices.count {
