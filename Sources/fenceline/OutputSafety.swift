@@ -20,6 +20,32 @@ enum OutputSafety {
         }
     }
 
+    /// Throws (exit 64) when two of `outputs` name one file: the later write would replace the
+    /// earlier (events overwritten by the checkpoint, say). Files that do not exist yet are
+    /// compared by their absolute path, with symbolic links of their folders resolved.
+    static func refuseSharedOutputs(_ outputs: [(flag: String, path: String?)]) throws {
+        let named = outputs.compactMap { output in
+            output.path.flatMap { $0 == "-" || $0.isEmpty ? nil : (output.flag, $0) }
+        }
+        func key(_ path: String) -> String {
+            if let identity = identity(of: path) { return "inode \(identity[0]) \(identity[1])" }
+            let url = URL(fileURLWithPath: path).standardizedFileURL
+            return "path "
+                + url.deletingLastPathComponent().resolvingSymlinksInPath()
+                .appendingPathComponent(url.lastPathComponent).path
+        }
+        var seen: [String: (flag: String, path: String)] = [:]
+        for (flag, path) in named {
+            let name = key(path)
+            if let earlier = seen[name] {
+                throw CommandFailure(
+                    status: ExitStatus.usage,
+                    message: "\(earlier.flag) \(earlier.path) and \(flag) \(path) name one file: give each its own")
+            }
+            seen[name] = (flag, path)
+        }
+    }
+
     /// Throws (exit 74) when `path` exists and is not a regular file.
     static func refuseNonRegularCheckpoint(_ path: String) throws {
         var status = stat()

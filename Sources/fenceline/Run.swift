@@ -138,6 +138,7 @@ struct Run: AsyncParsableCommand {
         try OutputSafety.refuseOutputsOntoInputs(
             [("-o", output), ("--state-out", stateOut)], inputs: inputs + [resume].compactMap { $0 })
         try OutputSafety.refuseOutputsOntoInputs([("--checkpoint", checkpoint)], inputs: inputs)
+        try OutputSafety.refuseSharedOutputs([("-o", output), ("--state-out", stateOut), ("--checkpoint", checkpoint)])
         if let checkpoint { try OutputSafety.refuseNonRegularCheckpoint(checkpoint) }
         // A checkpoint that cannot be resumed is refused before anything is written.
         let state = try resume.map(CheckpointFile.read)

@@ -45,8 +45,8 @@ import Testing
                 == ["drive.ckpt", "first.ndjson", "second.ndjson"])
     }
 
-    /// An output that is also an input is refused before anything is opened for writing; a
-    /// checkpoint may replace the one it resumed (a batch that goes on each night).
+    /// An output that is also an input, or another output, is refused before anything is opened
+    /// for writing; a checkpoint may replace the one it resumed (a batch that goes on each night).
     @Test func outputsThatAreInputsAreRefusedButACheckpointMayReplaceItsOwn() throws {
         let (directory, first, second, _) = try split(at: 47)
         let triggers = "\(scenario)/triggers.json"
@@ -56,6 +56,19 @@ import Testing
             #expect(result.stderr.contains("is also the input"))
         }
         #expect(try String(contentsOfFile: first, encoding: .utf8).split(separator: "\n").count == 47)
+        // Two outputs onto one file, existing or not (the later would replace the earlier).
+        let shared = directory.appendingPathComponent("out.ndjson").path
+        for arguments in [
+            ["-o", shared, "--checkpoint", shared],
+            ["--state-out", shared, "--checkpoint", "\(directory.path)/./out.ndjson"],
+            ["-o", shared, "--state-out", shared],
+        ] {
+            let result = try CLI.run(["run", "--triggers", triggers, first] + arguments)
+            #expect(result.status == 64 && result.stderr.contains("name one file"), "\(arguments): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: shared), "nothing is written")
+        }
+        FileManager.default.createFile(atPath: shared, contents: Data())
+        #expect(try CLI.run(["run", "--triggers", triggers, first, "-o", shared, "--checkpoint", shared]).status == 64)
         let state = directory.appendingPathComponent("nightly.ckpt").path
         let head = try CLI.run(["run", "--triggers", triggers, first, "--checkpoint", state])
         let tail = try CLI.run(["run", "--resume", state, second, "--checkpoint", state])
