@@ -37,6 +37,9 @@ public final class LineReader {
     /// Asked while a read waits (on a pipe, every tenth of a second) or is interrupted by a
     /// signal: `true` ends the input there (a run stopped by SIGINT while its input is quiet).
     public var endsOnInterruption: (() -> Bool)?
+    /// Whether the input ended there: an unterminated last line is then a line still being
+    /// written, not the input's last, and is left unread (a resume on the rest reads it whole).
+    public private(set) var wasInterrupted = false
 
     /// The error for line `number`, longer than ``maximumLineLength`` (which ``forEachLine(oversized:_:)``
     /// passes to its `oversized` handler).
@@ -250,10 +253,16 @@ public final class LineReader {
             }
         }
         while true {
-            guard waitsForInput() else { return 0 }
+            guard waitsForInput() else {
+                wasInterrupted = true
+                return 0
+            }
             let count = read(descriptor, destination, capacity)
             if count < 0 && errno == EINTR {
-                if let endsOnInterruption, endsOnInterruption() { return 0 }
+                if let endsOnInterruption, endsOnInterruption() {
+                    wasInterrupted = true
+                    return 0
+                }
                 continue
             }
             guard count >= 0 else {
@@ -313,8 +322,10 @@ public final class LineReader {
                 guard let newline else {
                     end = 0
                     if atEnd {
-                        lineNumber += 1
-                        oversized(lineNumber)
+                        if !wasInterrupted {
+                            lineNumber += 1
+                            oversized(lineNumber)
+                        }
                         return
                     }
                     continue
@@ -329,8 +340,9 @@ public final class LineReader {
                 blockEnd = max(0, blockEnd - newline - 1)
                 if !atEnd && blockEnd == 0 { continue }
             }
-            // At the end the last line may lack its newline; cut off by damage, it is the damage.
-            if atEnd && failure == nil { blockEnd = end }
+            // At the end the last line may lack its newline; cut off by damage, it is the damage,
+            // and cut off by an interruption, it is still being written.
+            if atEnd && failure == nil && !wasInterrupted { blockEnd = end }
             if blockEnd > 0 {
                 let lines = try buffer.withUnsafeBufferPointer { pointer in
                     try body(UnsafeBufferPointer(rebasing: pointer[..<blockEnd]), lineNumber + 1)
@@ -408,7 +420,7 @@ public final class LineReader {
                     cursor = stop + 1
                     start = cursor
                 }
-                if atEnd && start < end && failure == nil {
+                if atEnd && start < end && failure == nil && !wasInterrupted {
                     lineNumber += 1
                     if skippingOversized {
                         oversized(lineNumber)
@@ -419,7 +431,7 @@ public final class LineReader {
                         }
                     }
                     start = end
-                } else if atEnd && skippingOversized {
+                } else if atEnd && skippingOversized && !wasInterrupted {
                     lineNumber += 1
                     oversized(lineNumber)
                 }
