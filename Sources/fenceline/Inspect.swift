@@ -8,7 +8,8 @@ struct Inspect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a summary of a checkpoint written by run --checkpoint.",
         discussion: """
-            Checks the whole file (its magic string, format version and checksum) and prints its \
+            Checks the whole file (its magic string, format version and checksum, and every part \
+            of the state, as a resume reads it) and prints its \
             format version, the engine's clock, the pending requests, the devices, the timers \
             waiting, the readings held by a reorder window, the delivered notifications kept and \
             the seq the next event will get: as aligned text, or one JSON object (--format json). \
@@ -35,6 +36,13 @@ struct Inspect: AsyncParsableCommand {
     func run() async throws {
         let bytes = try CheckpointFile.read(file)
         let summary = try Engine.checkpointSummary(of: bytes)
+        // The whole state is read as a resume reads it, so that a file inspect passes, resumes:
+        // the checksum alone passes a state damaged before it was summed.
+        do {
+            _ = try Engine(resuming: bytes)
+        } catch let error as CheckpointError {
+            throw CommandFailure(status: ExitStatus.badInput, message: "\(file): \(error)")
+        }
         let rows: [(String, String)] = [
             ("version", "\(summary.version)"),
             ("clock", summary.clock?.rfc3339 ?? "not set (no reading yet)"),

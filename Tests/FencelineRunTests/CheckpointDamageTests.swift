@@ -141,6 +141,34 @@ import Testing
         #expect(refused > 300, "most alterations should be noticed")
     }
 
+    /// `fenceline inspect` reads the state as a resume does: a file whose state is damaged behind
+    /// a good checksum is refused by both (inspect checked the header and checksum alone).
+    @Test func inspectRefusesWhatAResumeRefuses() throws {
+        let state = try Self.richCheckpoint()
+        var forged: [UInt8]?
+        for position in stride(from: Self.headerLength + 64, to: state.count, by: 7) where forged == nil {
+            var damaged = state
+            damaged[position] = 0xFF
+            damaged = Self.resealed(damaged)
+            if Self.tryResume(damaged)?.code == .damaged { forged = damaged }
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("forged-\(UUID().uuidString).ckpt")
+        try Data(try #require(forged)).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = Fixtures.packageRoot.appendingPathComponent(".build/debug/fenceline")
+        process.arguments = ["inspect", file.path]
+        let (output, errors) = (Pipe(), Pipe())
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 65, "\(said)")
+        #expect(output.fileHandleForReading.readDataToEndOfFile().isEmpty)
+        #expect(said.hasPrefix("\(file.path): "), "\(said)")
+    }
+
     /// What `Tools/fuzz` found (Data/fuzz-regressions): each is refused, none traps.
     @Test func fuzzFindingsAreRefused() throws {
         let folder = Fixtures.dataDirectory.appendingPathComponent("fuzz-regressions")
