@@ -67,7 +67,7 @@ struct ServiceClient: Sendable {}
 /// The request context of every route: Hummingbird's, with the authenticated client.
 typealias ServiceContext = BasicAuthRequestContext<ServiceClient>
 
-/// `Authorization: Bearer <token>` (hummingbird-auth reads the header). The token is compared
+/// `Authorization: Bearer <token>`. The token is compared
 /// through SHA-256 digests, whose equality swift-crypto checks in constant time, so neither the
 /// token's bytes nor its length show in the answer's timing; it is never logged.
 struct TokenAuthenticator: AuthenticatorMiddleware {
@@ -79,8 +79,18 @@ struct TokenAuthenticator: AuthenticatorMiddleware {
     }
 
     func authenticate(request: Request, context: Context) async throws -> ServiceClient? {
-        guard let bearer = request.headers.bearer else { return nil }
-        return SHA256.hash(data: Array(bearer.token.utf8)) == digest ? ServiceClient() : nil
+        guard let token = Self.bearerToken(request.headers[.authorization]) else { return nil }
+        return SHA256.hash(data: Array(token.utf8)) == digest ? ServiceClient() : nil
+    }
+
+    /// The token of `Authorization: Bearer <token>`, its scheme matched in any case (RFC 9110
+    /// §11.1; hummingbird-auth's reader takes `Bearer` only, and clients send `bearer` too).
+    static func bearerToken(_ authorization: String?) -> String? {
+        guard let authorization else { return nil }
+        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
     }
 }
 

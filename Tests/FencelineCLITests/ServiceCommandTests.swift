@@ -136,6 +136,14 @@ import Testing
         #expect(try server.call("GET", "/healthz", token: nil).status == 200)
         #expect(try server.call("GET", "/v1/events", token: nil).status == 401)
         #expect(try server.call("GET", "/v1/events", token: "wrong").status == 401)
+        // The scheme in any case (RFC 9110), the token exactly.
+        for (header, status) in [
+            ("bearer t0ken", 200), ("BEARER  t0ken", 200), ("Bearer T0KEN", 401), ("Basic t0ken", 401),
+            ("Bearer", 401), ("t0ken", 401),
+        ] {
+            let answer = try server.call("GET", "/v1/events", token: nil, headers: ["Authorization: \(header)"])
+            #expect(answer.status == status, "\(header)")
+        }
 
         let created = try server.call(
             "PUT", "/v1/requests/ping", body: #"{"trigger":{"type":"timeInterval","seconds":120,"repeats":true}}"#)
