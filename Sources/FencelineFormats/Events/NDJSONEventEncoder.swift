@@ -162,6 +162,8 @@ extension JSONWriter {
         raw("}")
     }
 
+    /// Content as the catalog spells it (SPEC §2, §8), the fields it has: events carry it so, and
+    /// ``RequestEncoder`` writes a request's with it.
     package mutating func writeContent(_ content: NotificationContent) {
         raw("{")
         var first = true
