@@ -221,27 +221,25 @@ enum ServiceRoutes {
         }
     }
 
-    /// A pending request as `GET /v1/requests` lists it.
-    struct RequestSummary: Encodable {
-        var id: String
-        var trigger: String
-        var devices: [String]?
-        var nextTriggerDate: String?
-    }
-
     /// Requests and delivered notifications, managed live; every change is a control record
     /// applied at the clock and journaled, so the export replays it where it happened.
     static func addRequestRoutes(to router: RouterGroup<ServiceContext>, engine: ServiceEngine) {
         router.get("v1/requests") { _, _ in
             let pending = await engine.pendingRequests()
-            return try json(["requests": pending.map { summary($0.request, next: $0.next) }])
+            var body = Array(#"{"requests":["#.utf8)
+            for (index, entry) in pending.enumerated() {
+                if index > 0 { body.append(UInt8(ascii: ",")) }
+                body += requestObject(entry.request, next: entry.next)
+            }
+            body += Array("]}".utf8)
+            return response(body, type: "application/json")
         }
         router.get("v1/requests/:id") { _, context in
             let id = try pathID(context)
             guard let found = await engine.pendingRequest(id) else {
                 throw ServiceError(.notFound, code: "not_found", "no pending request \"\(id)\"")
             }
-            return try json(summary(found.request, next: found.next))
+            return response(requestObject(found.request, next: found.next), type: "application/json")
         }
         router.put("v1/requests/:id") { request, context in
             let id = try pathID(context)
@@ -259,7 +257,7 @@ enum ServiceRoutes {
             let added = await engine.pendingRequest(id)
             let status: HTTPResponse.Status = existed ? .ok : .created
             guard let added else { return try json(["id": id], status: status) }
-            return try json(summary(added.request, next: added.next), status: status)
+            return response(requestObject(added.request, next: added.next), type: "application/json", status: status)
         }
         router.delete("v1/requests/:id") { _, context in
             let id = try pathID(context)
@@ -374,10 +372,15 @@ enum ServiceRoutes {
         }
     }
 
-    static func summary(_ request: NotificationRequest, next: Timestamp?) -> RequestSummary {
-        RequestSummary(
-            id: request.id, trigger: request.trigger.kind.rawValue, devices: request.devices,
-            nextTriggerDate: next?.rfc3339)
+    /// A pending request as the catalog writes it (SPEC §2, every setting resolved), with its
+    /// `nextTriggerDate` (`null` for a location trigger, or one that will not fire again).
+    static func requestObject(_ request: NotificationRequest, next: Timestamp?) -> [UInt8] {
+        var bytes = RequestEncoder.encode(request)
+        bytes.removeLast()  // its closing brace
+        bytes += Array(#","nextTriggerDate":"#.utf8)
+        bytes += Array((next.map { "\"\($0.rfc3339)\"" } ?? "null").utf8)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
     }
 
     static func record(op: String, ids: [String]) throws -> [UInt8] {

@@ -740,6 +740,23 @@ import Testing
                 && inside.body.contains(#"{"request":"yard","state":"outside"}"#) && !inside.body.contains("theirs"),
             "\(inside.body)")
 
+        // A pending request comes back as a catalog writes it, with its next trigger date; what
+        // GET gives, PUT takes back unchanged.
+        let gate = try server.call("GET", "/v1/requests/gate")
+        #expect(
+            gate.body.hasPrefix(
+                #"{"id":"gate","content":{},"trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100,"#
+            ),
+            "\(gate.body)")
+        #expect(gate.body.hasSuffix(#""expires":null,"nextTriggerDate":null}"#), "\(gate.body)")
+        let ping = try server.call("GET", "/v1/requests/ping")
+        #expect(ping.body.contains(#""trigger":{"type":"timeInterval","seconds":600,"#), "\(ping.body)")
+        #expect(ping.body.hasSuffix(#""nextTriggerDate":"2026-03-02T08:10:00Z"}"#), "\(ping.body)")
+        let listed = try server.call("GET", "/v1/requests")
+        #expect(listed.body.hasPrefix(#"{"requests":[\#(gate.body),"#), "\(listed.body.prefix(300))")
+        let back = try server.call("PUT", "/v1/requests/gate", body: gate.body)
+        #expect(back.status == 200 && back.body == gate.body, "\(back.body)")
+
         let put = try server.call(
             "PUT", "/v1/requests/my%20req%2F1",
             body: #"{"id":"my req/1","trigger":{"type":"timeInterval","seconds":60}}"#)
