@@ -67,9 +67,9 @@ struct ServiceClient: Sendable {}
 /// The request context of every route: Hummingbird's, with the authenticated client.
 typealias ServiceContext = BasicAuthRequestContext<ServiceClient>
 
-/// `Authorization: Bearer <token>`. The token is compared
-/// through SHA-256 digests, whose equality swift-crypto checks in constant time, so neither the
-/// token's bytes nor its length show in the answer's timing; it is never logged.
+/// `Authorization: Bearer <token>`, the scheme in any case. The token is compared through
+/// SHA-256 digests, whose equality swift-crypto checks in constant time, so neither the token's
+/// bytes nor its length show in the answer's timing; it is never logged.
 struct TokenAuthenticator: AuthenticatorMiddleware {
     typealias Context = ServiceContext
     let digest: [UInt8]

@@ -109,16 +109,6 @@ extension ServiceRoutes {
         return object
     }
 
-    /// The path's `:id`, percent-decoded (a device named `truck 17/NL` is `truck%2017%2FNL` in a
-    /// path); 400 when its escapes are not valid UTF-8.
-    static func pathID(_ context: ServiceContext) throws -> String {
-        let raw = try context.parameters.require("id")
-        guard let id = raw.removingPercentEncoding else {
-            throw ServiceError(.badRequest, code: "malformed", "the path's id \"\(raw)\" is not valid percent-encoding")
-        }
-        return id
-    }
-
     /// A JSON body of any kind, with the same content type and size checks.
     static func jsonValue(_ request: Request, what: String) async throws -> Any {
         if let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)

@@ -250,6 +250,8 @@ enum ServiceRoutes {
                     field: "id")
             }
             object["id"] = id
+            // What GET adds is not part of a request: a GET's object PUT back journals none of it.
+            object.removeValue(forKey: "nextTriggerDate")
             let record: [String: Any] = ["op": "add", "request": object]
             let line = Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]))
             let existed = try await apply(line, engine: engine) { $0.isPending(id) }
@@ -381,6 +383,16 @@ enum ServiceRoutes {
         bytes += Array((next.map { "\"\($0.rfc3339)\"" } ?? "null").utf8)
         bytes.append(UInt8(ascii: "}"))
         return bytes
+    }
+
+    /// The path's `:id`, percent-decoded (a device named `truck 17/NL` is `truck%2017%2FNL` in a
+    /// path); 400 when its escapes are not valid UTF-8.
+    static func pathID(_ context: ServiceContext) throws -> String {
+        let raw = try context.parameters.require("id")
+        guard let id = raw.removingPercentEncoding else {
+            throw ServiceError(.badRequest, code: "malformed", "the path's id \"\(raw)\" is not valid percent-encoding")
+        }
+        return id
     }
 
     static func record(op: String, ids: [String]) throws -> [UInt8] {

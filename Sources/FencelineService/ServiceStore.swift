@@ -229,7 +229,9 @@ final class ServiceStore: Sendable {
     }
 
     /// Copies the WAL into the database on the writer's connection, between groups: no commit
-    /// runs meanwhile, so every frame is copied and the next commit starts the WAL over.
+    /// runs meanwhile, so every frame is copied and the next commit starts the WAL over, unless
+    /// a reader still holds an older snapshot (an event page being read), when the next copy
+    /// or SQLite's automatic one does.
     func checkpointWALOnWriter() async throws {
         try await pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
     }

@@ -25,7 +25,7 @@ enum OutputSafety {
     /// compared by their absolute path, with symbolic links of their folders resolved.
     static func refuseSharedOutputs(_ outputs: [(flag: String, path: String?)]) throws {
         let named = outputs.compactMap { output in
-            output.path.flatMap { $0 == "-" || $0.isEmpty ? nil : (output.flag, $0) }
+            output.path.flatMap { $0.isEmpty ? nil : (output.flag, $0) }
         }
         func key(_ path: String) -> String {
             if let identity = identity(of: path) { return "inode \(identity[0]) \(identity[1])" }

@@ -67,6 +67,12 @@ import Testing
             #expect(result.status == 64 && result.stderr.contains("name one file"), "\(arguments): \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: shared), "nothing is written")
         }
+        // `-` names a file here (only inputs read it as standard input), the same one for both.
+        let dashes = try CLI.run(
+            ["run", "--triggers", "\(Fixtures.packageRoot.path)/\(triggers)", first, "-o", "-", "--state-out", "-"],
+            in: directory)
+        #expect(
+            dashes.status == 64 && !FileManager.default.fileExists(atPath: "\(directory.path)/-"), "\(dashes.stderr)")
         FileManager.default.createFile(atPath: shared, contents: Data())
         #expect(try CLI.run(["run", "--triggers", triggers, first, "-o", shared, "--checkpoint", shared]).status == 64)
         let state = directory.appendingPathComponent("nightly.ckpt").path
@@ -184,6 +190,29 @@ import Testing
         #expect(object["pendingTimers"] is Int && object["heldReadings"] as? Int == 0)
     }
 
+    /// `inspect` reads the state as a resume does: a file whose state is damaged behind a good
+    /// checksum, which `run --resume` refuses, `inspect` refuses too.
+    @Test func inspectRefusesWhatAResumeRefuses() throws {
+        let (directory, first, second, _) = try split(at: 47)
+        let state = directory.appendingPathComponent("drive.ckpt").path
+        #expect(
+            try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", first, "--checkpoint", state]).status == 0)
+        let good = Array(try Data(contentsOf: URL(fileURLWithPath: state)))
+        let forged = directory.appendingPathComponent("forged.ckpt").path
+        var refused = false
+        for position in stride(from: ForgedCheckpoint.headerLength + 64, to: good.count, by: 7) where !refused {
+            var damaged = good
+            damaged[position] = 0xFF
+            try Data(ForgedCheckpoint.resealed(damaged)).write(to: URL(fileURLWithPath: forged))
+            let resumed = try CLI.run(["run", "--resume", forged, second])
+            refused = resumed.status == 65 && resumed.stderr.contains("damaged")
+        }
+        #expect(refused, "no forged state was refused")
+        let inspected = try CLI.run(["inspect", forged])
+        #expect(inspected.status == 65, "\(inspected.stdout)")
+        #expect(inspected.stdout.isEmpty && inspected.stderr.hasPrefix("\(forged): "), "\(inspected.stderr)")
+    }
+
     /// A truncated, altered, foreign or future-version file: exit 65, a message naming the file,
     /// nothing on standard output; a missing one exits 66.
     @Test func damagedOrForeignCheckpointsAreRefused() throws {
@@ -223,7 +252,7 @@ import Testing
     /// SIGINT or SIGTERM during a run with --checkpoint: it stops after the line at hand, writes
     /// the events and the checkpoint and exits 0; resuming on the lines it did not apply goes on
     /// exactly (the summary line says how many it read). A line half written when the signal
-    /// comes is left unread, not taken for a bad line (under --strict that was exit 65).
+    /// comes is left unread, not taken for a bad line (so --strict too exits 0).
     @Test(arguments: [SIGINT, SIGTERM]) func aSignalStopsTheRunWithACheckpoint(signal: Int32) throws {
         let (directory, _, _, lines) = try split(at: 1)
         let whole = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "\(scenario)/readings.ndjson"])

@@ -709,7 +709,7 @@ import Testing
         try #"""
         {"requests":[
           {"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100}},
-          {"id":"yard","devices":["my phone"],"trigger":{"type":"region","center":{"lat":52.40,"lon":4.95},"radius":100}},
+          {"id":"yard","devices":["my phone"],"trigger":{"type":"region","center":{"lat":52.40,"lon":4.95},"radius":100,"repeats":false}},
           {"id":"theirs","devices":["someone else"],"trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100}},
           {"id":"dock","trigger":{"type":"beacon","uuid":"2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6"}},
           {"id":"ping","trigger":{"type":"timeInterval","seconds":600}}]}
@@ -776,6 +776,14 @@ import Testing
                 "\(method) \(path) \(body): \(answer.status) \(answer.body)")
         }
         #expect(try server.call("PUT", "/v1/requests/z", body: "{").status == 400, "not JSON at all")
+
+        // yard fires once for its one device, then is pending no more: the view drops it too.
+        let yard = #"{"device":"my phone","time":"2026-03-02T08:00:30Z","lat":52.40,"lon":4.95}"#
+        let after = #"{"device":"my phone","time":"2026-03-02T08:00:40Z","lat":52.40,"lon":4.95}"#
+        #expect(try server.call("POST", "/v1/readings", body: yard + "\n" + after, headers: ndjson).status == 200)
+        #expect(try server.call("GET", "/v1/requests/yard").status == 404)
+        let done = try server.call("GET", "/v1/devices/my%20phone")
+        #expect(!done.body.contains(#""request":"yard""#) && done.body.contains(#""request":"gate""#), "\(done.body)")
     }
 
     @Test func methodsParametersAndRemovalsBeforeTheClock() throws {

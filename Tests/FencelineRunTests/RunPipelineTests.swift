@@ -51,7 +51,7 @@ import Testing
             NotificationRequest(
                 id: "ping", trigger: .timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: 60), repeats: true)))
         ])
-        var pipeline = RunPipeline(
+        let pipeline = RunPipeline(
             catalog: catalog, catalogDecoder: CatalogDecoder(), options: options, encoder: NDJSONEventEncoder(),
             logger: Logger(label: "test"))
         pipeline.maximumEvents = 1_000

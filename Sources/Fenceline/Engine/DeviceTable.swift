@@ -394,7 +394,7 @@ struct DeviceTable {
     }
 
     /// Whether the table holds anything of the device: a last reading or records (what
-    /// `Engine.status(ofDevice:)` describes).
+    /// `Engine.status(ofDevice:includingOutside:)` describes).
     func isKnown(_ device: Int) -> Bool {
         fixStates[device].lastTime != nil || !records[device].isEmpty || !beaconRecords[device].isEmpty
     }

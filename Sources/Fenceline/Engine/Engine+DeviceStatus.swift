@@ -29,9 +29,9 @@ extension Engine {
     /// How many devices the engine knows: those that reported and were not forgotten since.
     public var deviceCount: Int { devices.reportingCount }
 
-    /// The names of the devices the engine knows (those ``status(ofDevice:)`` describes), in the
-    /// order it holds them: first read first, where a device forgotten and read again may keep
-    /// its old place or take a new one at the end.
+    /// The names of the devices the engine knows (those ``status(ofDevice:includingOutside:)``
+    /// describes), in the order it holds them: first read first, where a device forgotten and
+    /// read again may keep its old place or take a new one at the end.
     public var deviceNames: [String] {
         devices.names.indices.compactMap { devices.isKnown($0) ? devices.names[$0] : nil }
     }
@@ -48,14 +48,14 @@ extension Engine {
         let newest = devices.thresholds.indices.map { devices.acceptedFix(device: id, bucket: $0) }
             .max { $0.sequence < $1.sequence }
         var standings: [(slot: Int32, standing: DeviceStatus.Standing)] = []
-        for record in devices.records[Int(id)] where states[Int(record.slot)].isAlive {
+        for record in devices.records[Int(id)] where canStillFire(requests[Int(record.slot)]) {
             guard record.machine.isInside || record.machine.pendingStreak != nil else { continue }
             let standing = DeviceStatus.Standing(
                 requestID: requests[Int(record.slot)].request.id, isInside: record.machine.isInside,
                 changingSince: record.machine.pendingStreak?.since)
             standings.append((record.slot, standing))
         }
-        for record in devices.beaconRecords[Int(id)] where states[Int(record.slot)].isAlive {
+        for record in devices.beaconRecords[Int(id)] where canStillFire(requests[Int(record.slot)]) {
             guard !record.machine.isIdle else { continue }
             let standing = DeviceStatus.Standing(
                 requestID: requests[Int(record.slot)].request.id, isInside: record.machine.isInside,
@@ -81,7 +81,7 @@ extension Engine {
         if includingOutside {
             let listed = Set(standings.map(\.slot))
             for (slot, entry) in requests.enumerated()
-            where states[slot].isAlive && !listed.contains(Int32(slot)) && entry.applies(to: id) {
+            where !listed.contains(Int32(slot)) && entry.applies(to: id) && canStillFire(entry) {
                 switch entry.request.trigger {
                 case .region, .beacon:
                     standings.append(

@@ -175,7 +175,9 @@ extension Engine {
         return (pending, categories)
     }
 
-    private func canStillFire(_ entry: RequestEntry) -> Bool {
+    /// Whether `entry` is still pending: live, not finished, not used up by every device of its
+    /// scope, and (a time trigger) with a date still to come.
+    func canStillFire(_ entry: RequestEntry) -> Bool {
         let state = states[Int(entry.slot)]
         guard state.isAlive, !state.isFinished else { return false }
         if let scope = entry.scopeNames, state.finishedDevices >= scope.count { return false }

@@ -151,7 +151,7 @@ extension CatalogDecoder {
                 fields.at("windows"), "a schedule needs at least one window: with none the request could never notify")
             return nil
         }
-        let dayNames = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
+        let dayNames = Schedule.dayNames
         for (index, item) in items.enumerated() {
             guard let window = FieldReader(item, path: "\(fields.at("windows"))[\(index)]", sink: sink) else {
                 continue
@@ -187,4 +187,9 @@ extension CatalogDecoder {
         }
         return hour * 60 + minute
     }
+}
+
+extension Schedule {
+    /// A window's days as the catalog names them, from Sunday (day 1).
+    static let dayNames = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
 }

@@ -207,12 +207,7 @@ public enum RequestEncoder {
         writeSeconds(beacon.exitDelay, into: &writer)
         writer.key("exitTimeout")
         writer.number(beacon.exitTimeout.seconds)
-        writer.key("notifyOnEntry")
-        writeBool(beacon.notifyOnEntry, into: &writer)
-        writer.key("notifyOnExit")
-        writeBool(beacon.notifyOnExit, into: &writer)
-        writer.key("repeats")
-        writeBool(beacon.repeats, into: &writer)
+        writeNotifying(entry: beacon.notifyOnEntry, exit: beacon.notifyOnExit, repeats: beacon.repeats, into: &writer)
     }
 
     /// The proximity trigger's members after `type`, in SPEC §12's order.
@@ -231,12 +226,18 @@ public enum RequestEncoder {
         writer.number(proximity.enterDelay.seconds)
         writer.key("exitDelay")
         writer.number(proximity.exitDelay.seconds)
+        writeNotifying(
+            entry: proximity.notifyOnEntry, exit: proximity.notifyOnExit, repeats: proximity.repeats, into: &writer)
+    }
+
+    /// The members a beacon and a proximity trigger end with, in that order.
+    private static func writeNotifying(entry: Bool, exit: Bool, repeats: Bool, into writer: inout JSONWriter) {
         writer.key("notifyOnEntry")
-        writeBool(proximity.notifyOnEntry, into: &writer)
+        writeBool(entry, into: &writer)
         writer.key("notifyOnExit")
-        writeBool(proximity.notifyOnExit, into: &writer)
+        writeBool(exit, into: &writer)
         writer.key("repeats")
-        writeBool(proximity.repeats, into: &writer)
+        writeBool(repeats, into: &writer)
     }
 
     /// The components given, largest unit first.
@@ -262,7 +263,7 @@ public enum RequestEncoder {
 
     /// Days by name from Sunday, and local times as `HH:MM`, as the catalog spells them.
     private static func writeSchedule(_ schedule: Schedule, into writer: inout JSONWriter) {
-        let dayNames = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
+        let dayNames = Schedule.dayNames
         func clock(_ minutes: Int) -> String {
             let hour = minutes / 60
             let minute = minutes % 60
