@@ -140,6 +140,9 @@ final class ShardedRun {
     let threads: Int
     @exclusivity(unchecked) private var clockLines: [Int] = []  // the line at which the global clock took each value
     @exclusivity(unchecked) private var clockValues: [Timestamp] = []
+    /// The lines of `tick` records: each closes the instant at the clock, releasing the events
+    /// produced before it as one engine does (those of later lines wait for the next).
+    @exclusivity(unchecked) private var closeLines: [Int] = []
     @exclusivity(unchecked) private(set) var clock: Timestamp?
     @exclusivity(unchecked) private var line = 0
     @exclusivity(unchecked) private var started = false
@@ -257,6 +260,12 @@ final class ShardedRun {
         }
     }
 
+    /// Notes that the line just routed, a `tick` record, closes the instant at the clock.
+    func closeInstant() {
+        guard clock != nil else { return }
+        closeLines.append(line)
+    }
+
     private func noteClock(_ time: Timestamp) {
         if clock.map({ time > $0 }) ?? true {
             clock = time
@@ -307,6 +316,9 @@ final class ShardedRun {
     /// would have found. Kept whole, the history grew by a line for each of most readings, and
     /// its growth (copies and fresh pages) was serial work of every batch.
     private func forgetClockLines() {
+        // An event still waiting was produced after every close so far (one before it would
+        // have released it), so none of them matters again.
+        closeLines.removeAll(keepingCapacity: true)
         guard clockLines.count > 1 else { return }
         clockLines.removeFirst(clockLines.count - 1)
         clockValues.removeFirst(clockValues.count - 1)
@@ -317,6 +329,8 @@ final class ShardedRun {
     struct ClockHistory: Sendable {
         let lines: [Int]
         let values: [Timestamp]
+        /// The lines of the `tick` records routed (``closeInstant()``), in order.
+        var closes: [Int] = []
 
         /// The first line whose clock is later than `time`, `nil` if none yet.
         func firstLine(after time: Timestamp) -> Int? {
@@ -329,13 +343,30 @@ final class ShardedRun {
             return low < values.count ? lines[low] : nil
         }
 
-        /// The line after which one engine writes `event`, produced at `line`: the first line
-        /// whose clock passes the event's time, or its timer's bound (one engine fires a timer at
-        /// the first line whose clock passes that), and not before `line`. `nil` while no line
-        /// has; at the end (`final`), the last instant.
+        /// Where one engine writes `event`, produced at `line`, as a key that orders the writes:
+        /// twice the first line whose clock passes the event's time, or its timer's bound (one
+        /// engine fires a timer at the first line whose clock passes that), and not before
+        /// `line`; or, if sooner, just before twice the line of a `tick` after it, which one
+        /// engine writes after the lines before it and before the clock moves on. `nil` while
+        /// neither is known; at the end (`final`), the last instant.
         func release(of event: ProducedEvent, line: Int, final: Bool) -> Int? {
-            if let bound = event.timerBound { return firstLine(after: bound) ?? (final ? Int.max : nil) }
-            return firstLine(after: event.event.time).map { max(line, $0) } ?? (final ? Int.max : nil)
+            if let bound = event.timerBound { return firstLine(after: bound).map { 2 * $0 } ?? (final ? Int.max : nil) }
+            let passed = firstLine(after: event.event.time).map { 2 * max(line, $0) }
+            // The first tick at or after the line that produced it closes its instant, if the
+            // clock has not passed its time by then.
+            var low = 0
+            var high = closes.count
+            while low < high {
+                let middle = (low + high) / 2
+                if closes[middle] >= line { high = middle } else { low = middle + 1 }
+            }
+            let closed = low < closes.count ? 2 * closes[low] - 1 : nil
+            switch (passed, closed) {
+            case (let passed?, let closed?): return min(passed, closed)
+            case (let passed?, nil): return passed
+            case (nil, let closed?): return closed
+            case (nil, nil): return final ? Int.max : nil
+            }
         }
     }
 
@@ -359,7 +390,7 @@ final class ShardedRun {
         do {
             // The batch is routed: its clock history is complete, and each shard works out its own
             // events' release lines and sorts them while the others still run.
-            let history = ClockHistory(lines: clockLines, values: clockValues)
+            let history = ClockHistory(lines: clockLines, values: clockValues, closes: closeLines)
             Self.perform(shards.count + (otherWork?.count ?? 0), threads: threads) { index in
                 guard index < shards.count else { return otherWork!.work(index - shards.count) }
                 shards[index].run(tick: tick, parts: batch.parts)

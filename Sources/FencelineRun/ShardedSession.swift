@@ -62,7 +62,11 @@ public final class ShardedSession: RunSession, DrivenSession {
     /// Moves every engine's clock to `time` and returns the events released by then (those at
     /// `time` itself come with the next batch).
     public func advance(to time: Timestamp) -> [Event] {
-        route(.control(ControlRecord(time: time, operation: .tick)))
+        // Its own tick moves the clocks only: it is not a `tick` record of the input, which
+        // closes the instant at the clock (and may wait in the reorder window past this call).
+        var tick = ControlRecord(time: time, operation: .tick)
+        tick.movesClockOnly = true
+        route(.control(tick))
         return takeEarly() + runBatch()
     }
 
@@ -101,6 +105,9 @@ public final class ShardedSession: RunSession, DrivenSession {
             respond(reading, response)
         } else {
             coordinator.route(reading)
+            if case .control(let control) = reading, case .tick = control.operation, !control.movesClockOnly {
+                coordinator.closeInstant()
+            }
         }
     }
 

@@ -732,8 +732,12 @@ import Testing
             "\(outside.body)")
         let near = #"{"device":"my phone","time":"2026-03-02T08:00:10Z","lat":52.37,"lon":4.89}"#
         let later = #"{"device":"my phone","time":"2026-03-02T08:00:20Z","lat":52.37,"lon":4.89}"#
-        let entered = try server.call("POST", "/v1/readings", body: near + "\n" + later, headers: ndjson)
-        #expect(entered.body.contains(#""firstSeq":1,"lastSeq":1"#), "\(entered.body)")
+        // The enter waits for its instant to close: a later reading, or a tick (SPEC §11).
+        let entered = try server.call("POST", "/v1/readings", body: near, headers: ndjson)
+        #expect(entered.body.contains(#""firstSeq":null"#), "\(entered.body)")
+        let ticked = try server.call("POST", "/v1/readings", body: #"{"op":"tick"}"#, headers: ndjson)
+        #expect(ticked.body.contains(#""firstSeq":1,"lastSeq":1"#), "\(ticked.body)")
+        #expect(try server.call("POST", "/v1/readings", body: later, headers: ndjson).status == 200)
         let inside = try server.call("GET", "/v1/devices/my%20phone")
         #expect(
             inside.body.contains(#"{"request":"gate","since":"2026-03-02T08:00:10Z","state":"inside"}"#)

@@ -78,6 +78,10 @@ import Testing
                 lines.append(
                     #"{"device":"\#(device)","time":\#(time),"lat":\#(point.latitude),"lon":\#(point.longitude),"accuracy":\#(accuracy)}"#
                 )
+                // Ticks between readings of one second, without a time or at the clock: each
+                // closes the instant there, and the readings after it open it again.
+                if index == 10 && second % 11 == 4 { lines.append(#"{"op":"tick"}"#) }
+                if index == 15 && second % 17 == 8 { lines.append(#"{"time":\#(start + second),"op":"tick"}"#) }
             }
             if second % 7 == 3 {
                 let device = devices[Int.random(in: 0..<devices.count, using: &generator)]
@@ -342,7 +346,8 @@ import Testing
 
     /// The readings of seed 4 with CRLF, blank and bad lines scattered through, a line over the
     /// 16 MiB limit in the middle and no newline after the last; returns its path and lines.
-    static func hostileFile() throws -> (path: String, lines: [String]) {
+    /// The file, its lines, and the number of the line over 16 MiB.
+    static func hostileFile() throws -> (path: String, lines: [String], long: Int) {
         var lines = Self.readings(seed: 4).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.removeLast().isEmpty)
         for index in stride(from: lines.count - 1, to: 0, by: -1) {
@@ -356,10 +361,11 @@ import Testing
         }
         // Responses are left out: their refusals would fill the reports shown.
         lines.removeAll { $0.contains(#""op":"respond""#) }
-        lines.insert(String(repeating: "x", count: 17 << 20), at: lines.count / 2)
+        let long = lines.count / 2
+        lines.insert(String(repeating: "x", count: 17 << 20), at: long)
         let path = try Self.file(seed: 4)
         try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
-        return (path, lines)
+        return (path, lines, long + 1)
     }
 
     /// Blocks far smaller than the file, split into a share per thread at line ends: CRLF and
@@ -367,13 +373,13 @@ import Testing
     /// bad lines reported with their numbers, exactly as with one thread.
     @Test(arguments: [(3, 700), (2, 4096), (4, 1 << 16)])
     func shardedBlocksReadEveryLineAsOneThreadDoes(threads: Int, blockSize: Int) throws {
-        let (path, lines) = try Self.hostileFile()
+        let (path, _, long) = try Self.hostileFile()
         let single = try Self.run(threads: 1, path: path)
         let sharded = try Self.run(threads: threads, path: path, blockSize: blockSize)
         #expect(Array(sharded.output.utf8) == Array(single.output.utf8))
         #expect(sharded.reports == single.reports)
         #expect(sharded.summary == single.summary)
-        #expect(single.reports.contains { $0.hasSuffix(":\(lines.count / 2 + 1): line longer than 16 MiB") })
+        #expect(single.reports.contains { $0.hasSuffix(":\(long): line longer than 16 MiB") })
         #expect(single.reports.count > 4)
         #expect(single.output.split(separator: "\n").count > 100)
     }
@@ -419,13 +425,13 @@ import Testing
     @Test(arguments: [700, 4096, 1 << 16, RunPipeline.Options().serialBlockSize ?? 0])
     func oneThreadBlocksReadEveryLineAsLineByLine(blockSize: Int) throws {
         #expect(blockSize > 0)
-        let (path, lines) = try Self.hostileFile()
+        let (path, _, long) = try Self.hostileFile()
         let single = try Self.run(threads: 1, path: path)
         let blocks = try Self.run(threads: 1, path: path, serialBlockSize: blockSize)
         #expect(Array(blocks.output.utf8) == Array(single.output.utf8))
         #expect(blocks.reports == single.reports)
         #expect(blocks.summary == single.summary)
-        #expect(blocks.reports.contains { $0.hasSuffix(":\(lines.count / 2 + 1): line longer than 16 MiB") })
+        #expect(blocks.reports.contains { $0.hasSuffix(":\(long): line longer than 16 MiB") })
         #expect(blocks.reports.contains { $0.contains("time") })
         #expect(single.output.split(separator: "\n").count > 100)
     }

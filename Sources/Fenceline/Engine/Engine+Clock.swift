@@ -111,6 +111,8 @@ extension Engine {
                 statistics.applied += 1
                 apply(control.operation)
             }
+            // A tick before the first clock had no instant to close.
+            tickClosesInstant = false
             return
         }
         guard time > current else { return }

@@ -98,7 +98,7 @@ extension Engine {
         case .removeAllDelivered:
             removeAllDeliveredNotifications()
         case .tick:
-            break
+            tickClosesInstant = true
         case .setCategories(let list):
             categories = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         case .respond(let response):

@@ -143,6 +143,9 @@ public final class Engine {
     @exclusivity(unchecked) var applySequence: UInt64 = 0
     @exclusivity(unchecked) var nextToken: UInt64 = 0
     @exclusivity(unchecked) var untimedControls: [ControlRecord] = []
+    /// Set by a `tick` record just applied: the instant at the clock closes with it (SPEC §11:
+    /// events leave on a later reading or on a tick), so its events leave then.
+    @exclusivity(unchecked) var tickClosesInstant = false
     @exclusivity(unchecked) var reorder: ReorderBuffer
     /// The live region requests of each bucket with position filters, in the order they were
     /// added (so by `addedSequence`): those new to a device are a suffix.
@@ -245,11 +248,31 @@ public final class Engine {
         assert(configuration.eventRelease == .byInstant, "process(_:) on an engine that releases as produced")
         defer { renumberDevicesIfDue() }
         if configuration.reorderWindow > .zero, let time = reading.time {
-            for due in reorder.add(reading, at: time) { apply(due) }
-            return release(before: clock, inclusive: false)
+            return applyReleasing(reorder.add(reading, at: time)) + release(before: clock, inclusive: false)
         }
         apply(reading)
-        return release(before: clock, inclusive: false)
+        return release(before: clock, inclusive: takeTickClose())
+    }
+
+    /// Whether a `tick` just applied closes the instant at the clock (and forgets that it did).
+    @inline(__always)
+    func takeTickClose() -> Bool {
+        defer { tickClosesInstant = false }
+        return tickClosesInstant
+    }
+
+    /// Applies readings released by the reorder window in order, releasing the instant at the
+    /// clock after each `tick` among them, as each would have been on its own. With a ``spill``
+    /// set, those events go to it at once: a later reading's clock jump spills its own.
+    private func applyReleasing(_ due: [ReorderBuffer.Released]) -> [Event] {
+        var released: [Event] = []
+        for reading in due {
+            apply(reading)
+            guard takeTickClose() && configuration.eventRelease == .byInstant else { continue }
+            let closed = release(before: clock, inclusive: true)
+            if let spill, !closed.isEmpty { _ = spill(closed) } else { released += closed }
+        }
+        return released
     }
 
     /// Applies one fix, as `process(.fix(fix))` does, without wrapping it in a ``Reading``.
@@ -290,13 +313,15 @@ public final class Engine {
         assert(configuration.eventRelease == .byInstant, "advance(to:) on an engine that releases as produced")
         defer { renumberDevicesIfDue() }
         var target = time
+        var early: [Event] = []
         if configuration.reorderWindow > .zero {
-            for due in reorder.observe(time) { apply(due) }
+            early = applyReleasing(reorder.observe(time))
             target = time.advanced(by: TimeSpan(microseconds: -configuration.reorderWindow.microseconds))
         }
+        tickClosesInstant = false
         moveClock(to: target)
         fireTimers(before: target, inclusive: true)
-        return release(before: target, inclusive: true)
+        return early + release(before: target, inclusive: true)
     }
 
     /// Ends the input: applies held readings, moves the clock to `until` (default: the clock),
@@ -309,8 +334,8 @@ public final class Engine {
         assert(configuration.eventRelease == .byInstant, "finish(until:) on an engine that releases as produced")
         defer { renumberDevicesIfDue() }
         guard keepingHeldReadings else {
-            closeInput(until: until)
-            return release(before: nil, inclusive: true)
+            let early = closeInput(until: until)
+            return early + release(before: nil, inclusive: true)
         }
         guard let end = [clock, until].compactMap({ $0 }).max() else { return [] }
         moveClock(to: end)
@@ -319,14 +344,18 @@ public final class Engine {
     }
 
     /// Applies held readings, moves the clock to `until` (default: the clock) and fires every
-    /// timer due by then, leaving the events in the queue.
-    private func closeInput(until: Timestamp?) {
-        for due in reorder.release(through: nil) { apply(due) }
+    /// timer due by then, leaving the events in the queue but those a `tick` among the held
+    /// readings released (returned).
+    @discardableResult
+    private func closeInput(until: Timestamp?) -> [Event] {
+        let early = applyReleasing(reorder.release(through: nil))
+        tickClosesInstant = false
         let end = [clock, until].compactMap { $0 }.max()
         if let end {
             moveClock(to: end)
             fireTimers(before: end, inclusive: true)
         }
+        return early
     }
 
     /// What is wrong with the storage the hot path reads without retaining it, empty when
