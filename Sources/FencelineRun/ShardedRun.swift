@@ -127,7 +127,7 @@ final class ShardedRun {
             records.removeAll(keepingCapacity: true)
             if let tick, synced.map({ $0 < tick }) ?? true {
                 synced = tick
-                for event in engine.produce(.control(ControlRecord(time: tick, operation: .tick))) {
+                for event in engine.produce(.control(ControlRecord(clockOnly: tick))) {
                     produced += 1
                     outbox.append((event, Int.max, produced))
                 }
@@ -143,6 +143,7 @@ final class ShardedRun {
     /// The lines of `tick` records: each closes the instant at the clock, releasing the events
     /// produced before it as one engine does (those of later lines wait for the next).
     @exclusivity(unchecked) private var closeLines: [Int] = []
+    @exclusivity(unchecked) private var closeClocks: [Timestamp] = []
     @exclusivity(unchecked) private(set) var clock: Timestamp?
     @exclusivity(unchecked) private var line = 0
     @exclusivity(unchecked) private var started = false
@@ -246,7 +247,7 @@ final class ShardedRun {
             let begin = DispatchTime.now().uptimeNanoseconds
             defer { catalogSeconds = Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9 }
             let first = shards[0]
-            for event in first.engine.produce(.control(ControlRecord(time: time, operation: .tick))) {
+            for event in first.engine.produce(.control(ControlRecord(clockOnly: time))) {
                 first.produced += 1
                 pending.append((event, line, (0, first.produced)))
             }
@@ -262,8 +263,9 @@ final class ShardedRun {
 
     /// Notes that the line just routed, a `tick` record, closes the instant at the clock.
     func closeInstant() {
-        guard clock != nil else { return }
+        guard let clock else { return }
         closeLines.append(line)
+        closeClocks.append(clock)
     }
 
     private func noteClock(_ time: Timestamp) {
@@ -305,7 +307,7 @@ final class ShardedRun {
         guard let clock, shard.synced.map({ $0 < clock }) ?? true else { return }
         shard.synced = clock
         if time != clock {
-            shard.append(.control(ControlRecord(time: clock, operation: .tick)), line: line)
+            shard.append(.control(ControlRecord(clockOnly: clock)), line: line)
         }
     }
 
@@ -319,6 +321,7 @@ final class ShardedRun {
         // An event still waiting was produced after every close so far (one before it would
         // have released it), so none of them matters again.
         closeLines.removeAll(keepingCapacity: true)
+        closeClocks.removeAll(keepingCapacity: true)
         guard clockLines.count > 1 else { return }
         clockLines.removeFirst(clockLines.count - 1)
         clockValues.removeFirst(clockValues.count - 1)
@@ -329,8 +332,9 @@ final class ShardedRun {
     struct ClockHistory: Sendable {
         let lines: [Int]
         let values: [Timestamp]
-        /// The lines of the `tick` records routed (``closeInstant()``), in order.
+        /// The lines of the `tick` records routed (``closeInstant()``), in order, and the clock at each.
         var closes: [Int] = []
+        var closeClocks: [Timestamp] = []
 
         /// The first line whose clock is later than `time`, `nil` if none yet.
         func firstLine(after time: Timestamp) -> Int? {
@@ -350,17 +354,24 @@ final class ShardedRun {
         /// engine writes after the lines before it and before the clock moves on. `nil` while
         /// neither is known; at the end (`final`), the last instant.
         func release(of event: ProducedEvent, line: Int, final: Bool) -> Int? {
-            if let bound = event.timerBound { return firstLine(after: bound).map { 2 * $0 } ?? (final ? Int.max : nil) }
-            let passed = firstLine(after: event.event.time).map { 2 * max(line, $0) }
             // The first tick at or after the line that produced it closes its instant, if the
-            // clock has not passed its time by then.
+            // clock has not passed its time by then; a timer's, the first whose clock reaches
+            // its bound (a tick fires the timers due at the clock).
             var low = 0
             var high = closes.count
             while low < high {
                 let middle = (low + high) / 2
                 if closes[middle] >= line { high = middle } else { low = middle + 1 }
             }
-            let closed = low < closes.count ? 2 * closes[low] - 1 : nil
+            let passed: Int?
+            var closed: Int?
+            if let bound = event.timerBound {
+                passed = firstLine(after: bound).map { 2 * $0 }
+                while low < closes.count && closeClocks[low] < bound { low += 1 }
+            } else {
+                passed = firstLine(after: event.event.time).map { 2 * max(line, $0) }
+            }
+            if low < closes.count { closed = 2 * closes[low] - 1 }
             switch (passed, closed) {
             case (let passed?, let closed?): return min(passed, closed)
             case (let passed?, nil): return passed
@@ -390,7 +401,8 @@ final class ShardedRun {
         do {
             // The batch is routed: its clock history is complete, and each shard works out its own
             // events' release lines and sorts them while the others still run.
-            let history = ClockHistory(lines: clockLines, values: clockValues, closes: closeLines)
+            let history = ClockHistory(
+                lines: clockLines, values: clockValues, closes: closeLines, closeClocks: closeClocks)
             Self.perform(shards.count + (otherWork?.count ?? 0), threads: threads) { index in
                 guard index < shards.count else { return otherWork!.work(index - shards.count) }
                 shards[index].run(tick: tick, parts: batch.parts)

@@ -64,9 +64,7 @@ public final class ShardedSession: RunSession, DrivenSession {
     public func advance(to time: Timestamp) -> [Event] {
         // Its own tick moves the clocks only: it is not a `tick` record of the input, which
         // closes the instant at the clock (and may wait in the reorder window past this call).
-        var tick = ControlRecord(time: time, operation: .tick)
-        tick.movesClockOnly = true
-        route(.control(tick))
+        route(.control(ControlRecord(clockOnly: time)))
         return takeEarly() + runBatch()
     }
 
@@ -141,7 +139,7 @@ public final class ShardedSession: RunSession, DrivenSession {
             // Before the first clock nothing is delivered: refused at once, as one engine does.
             refusal = ResponseRefusal.nothingDelivered
         } else {
-            if let time = reading.time { coordinator.route(.control(ControlRecord(time: time, operation: .tick))) }
+            if let time = reading.time { coordinator.route(.control(ControlRecord(clockOnly: time))) }
             flushBatch()
             coordinator.route(reading)
             flushBatch()

@@ -217,6 +217,33 @@ import Testing
         return (catalog, lines)
     }
 
+    /// A tick closes the instant at the clock as a checkpoint's end does: the timers due at the
+    /// clock fire with it, so a run cut just before a bare tick writes what the uncut one does
+    /// (a's exit, due at 20 s, and b's enter at 20 s leave together, exit first), with threads too.
+    @Test func aCutBeforeABareTickGivesTheSameOutput() throws {
+        let catalog = try CatalogDecoder().decode(
+            Array(
+                #"{"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100,"hysteresis":{"preset":"naive","exitDelay":10}}}]}"#
+                    .utf8)
+        ).catalog
+        let lines = [
+            #"{"device":"a","time":"2026-03-02T08:00:00Z","lat":52.37,"lon":4.89}"#,
+            #"{"device":"b","time":"2026-03-02T08:00:00Z","lat":52.372,"lon":4.89}"#,
+            #"{"device":"a","time":"2026-03-02T08:00:10Z","lat":52.372,"lon":4.89}"#,
+            #"{"device":"b","time":"2026-03-02T08:00:20Z","lat":52.37,"lon":4.89}"#,
+            #"{"op":"tick"}"#,
+            #"{"device":"c","time":"2026-03-02T08:00:30Z","lat":52.372,"lon":4.89}"#,
+        ]
+        let setup = Setup(catalog: catalog, until: nil)
+        let whole = try Self.output(setup, lines: lines, cuts: [])
+        let events = String(decoding: whole, as: UTF8.self).split(separator: "\n")
+        #expect(events.count == 2 && events[0].contains(#""device":"a""#) && events[0].contains(#""event":"exit""#))
+        #expect(try Self.output(setup, lines: lines, cuts: [4]) == whole)
+        var threaded = setup
+        threaded.threads = 2
+        #expect(try Self.output(threaded, lines: lines, cuts: []) == whole)
+    }
+
     /// Resuming with the same catalog keeps its requests' state, also those control records
     /// removed or replaced before the cut; a changed request is replaced.
     @Test func resumingWithTheSameCatalogGoesOnAndAChangedRequestIsReplaced() throws {

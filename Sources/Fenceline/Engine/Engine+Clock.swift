@@ -34,6 +34,8 @@ extension Engine {
             guard !stoppedInJump else { return }
             applySequence += 1
             statistics.applied += 1
+            // A driver's own tick only brings an engine's clock up to time.
+            guard !control.movesClockOnly else { return }
             apply(control.operation)
         }
     }

@@ -98,6 +98,9 @@ extension Engine {
         case .removeAllDelivered:
             removeAllDeliveredNotifications()
         case .tick:
+            // The instant at the clock is complete, as at a checkpoint's end: its timers fire
+            // now and its events leave (a run cut before the tick writes the same).
+            if let clock { fireTimers(before: clock, inclusive: true) }
             tickClosesInstant = true
         case .setCategories(let list):
             categories = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })

@@ -125,6 +125,12 @@ public struct ControlRecord: Hashable, Sendable {
         self.time = time
         self.operation = operation
     }
+
+    /// A ``movesClockOnly`` tick to `time`.
+    package init(clockOnly time: Timestamp) {
+        self.init(time: time, operation: .tick)
+        movesClockOnly = true
+    }
 }
 
 /// A user's answer to a delivered notification, as a `respond` control record gives it (SPEC §8):
