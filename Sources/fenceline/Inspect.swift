@@ -39,8 +39,8 @@ struct Inspect: AsyncParsableCommand {
         // The whole state is read as a resume reads it, so that a file inspect passes, resumes:
         // the checksum alone passes a state damaged before it was summed.
         do {
-            // Kept to the process's end, as run keeps its engine: freeing a large state piece by
-            // piece takes about as long as reading it.
+            // Kept to the process's end, as run keeps its engine, so that exiting does not free
+            // a large state piece by piece.
             _ = Unmanaged.passRetained(try Engine(resuming: bytes))
         } catch let error as CheckpointError {
             throw CommandFailure(status: ExitStatus.badInput, message: "\(file): \(error)")

@@ -318,7 +318,6 @@ public final class Engine {
             early = applyReleasing(reorder.observe(time))
             target = time.advanced(by: TimeSpan(microseconds: -configuration.reorderWindow.microseconds))
         }
-        tickClosesInstant = false
         moveClock(to: target)
         fireTimers(before: target, inclusive: true)
         return early + release(before: target, inclusive: true)
@@ -349,7 +348,6 @@ public final class Engine {
     @discardableResult
     private func closeInput(until: Timestamp?) -> [Event] {
         let early = applyReleasing(reorder.release(through: nil))
-        tickClosesInstant = false
         let end = [clock, until].compactMap { $0 }.max()
         if let end {
             moveClock(to: end)
