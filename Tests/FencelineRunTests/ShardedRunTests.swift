@@ -463,6 +463,43 @@ import Testing
         #expect(single.output.split(separator: "\n").count > 100)
     }
 
+    /// A request re-added (untimed, mid-instant) moves its delivered entries to the top; a device
+    /// entering and leaving a fence in that instant then has its exit numbered before its enter
+    /// (exits first, SPEC §4), and an answer naming that request and device answers the enter, the
+    /// latest delivered. One engine answered the exit: the re-added request's older entry, moved
+    /// above the instant's, stopped the exit short of its place. Devices "d" and "f" are on other
+    /// shards, where nothing was moved between them and one engine's answer differed.
+    @Test(arguments: [1, 2, 3])
+    func anAnswerByRequestAndDeviceAfterAReAddAnswersTheLatestSeq(threads: Int) throws {
+        func line(_ device: String, _ seconds: Int, _ latitude: Double) -> String {
+            let time = Fixtures.at(Double(seconds)).rfc3339
+            return #"{"device":"\#(device)","time":"\#(time)","lat":\#(latitude),"lon":4.892}"#
+        }
+        let add =
+            #"{"op":"add","request":{"id":"late","content":{"category":"plain"},"#
+            + #""trigger":{"type":"region","center":{"lat":52.371,"lon":4.892},"radius":120,"hysteresis":"naive"}}}"#
+        // 52.371 is inside "naive" and "late"; 52.38 is a kilometre north of every fence.
+        let lines = [
+            add, line("d", 0, 52.371), line("f", 20, 52.38), line("d", 65, 52.38), line("f", 90, 52.371), add,
+            line("f", 90, 52.38), line("c", 100, 52.38),
+            #"{"op":"respond","request":"naive","device":"f","action":"ack"}"#,
+        ]
+        let path = try Self.file(seed: 1)
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let single = try Self.run(threads: 1, path: path)
+        let run = try Self.run(threads: threads, path: path)
+        #expect(Array(run.output.utf8) == Array(single.output.utf8))
+        let events = try run.output.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let naiveOfF = events.filter { $0["request"] as? String == "naive" && $0["device"] as? String == "f" }
+        let enter = try #require(naiveOfF.first { $0["event"] as? String == "enter" }?["seq"] as? Int)
+        let exit = try #require(naiveOfF.first { $0["event"] as? String == "exit" }?["seq"] as? Int)
+        #expect(exit < enter)
+        #expect(naiveOfF.last?["event"] as? String == "response")
+        #expect(naiveOfF.last?["respondsTo"] as? Int == enter)
+    }
+
     /// An answer before the first reading is refused at once by one engine and by shards alike:
     /// under `--strict` neither writes anything.
     @Test(arguments: [1, 2, 3])

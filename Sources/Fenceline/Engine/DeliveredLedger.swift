@@ -230,12 +230,22 @@ struct DeliveredLedger {
         return positionsBySequence?[sequence].flatMap { isKept($0) ? $0 : nil }
     }
 
-    /// The position of the latest numbered entry of `request` for `device` (`nil` for none), or
-    /// `nil` (also when it is beyond its device's newest `limit`).
-    func latestPosition(request: String, device: String?) -> Int? {
-        log.indices.reversed().first {
-            log[$0].sequence != 0 && log[$0].requestID == request && log[$0].device == device
-        }.flatMap { isKept($0) ? $0 : nil }
+    /// The position of the numbered entry of `request` for the interned `device` (-1 for none)
+    /// with the highest `seq`, or `nil` (also when it is beyond its device's newest `limit`).
+    ///
+    /// The highest `seq`, not the last such entry in the log: a re-add mid-instant moves a
+    /// request's entries to the top, and an event of that instant added after it stops at them,
+    /// above an entry of its own request and device that is released after it. The scan reads the
+    /// 4-byte device column and looks at an entry only for that device.
+    func latestPosition(request: String, device: Int32) -> Int? {
+        var latest: Int?
+        var sequence = 0
+        for position in devices.indices where devices[position] == device {
+            guard log[position].sequence > sequence, log[position].requestID == request else { continue }
+            latest = position
+            sequence = log[position].sequence
+        }
+        return latest.flatMap { isKept($0) ? $0 : nil }
     }
 
     /// Whether the entry at `position` is among its device's newest `limit`: one that is not is

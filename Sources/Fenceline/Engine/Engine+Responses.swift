@@ -129,7 +129,9 @@ extension Engine {
             }
             return position
         case .latest(let request, let device):
-            guard let position = delivered.latestPosition(request: request, device: device) else {
+            // A device never seen has nothing delivered.
+            let id = device.map { devices.id(of: $0) } ?? -1
+            guard let id, let position = delivered.latestPosition(request: request, device: id) else {
                 let whose = device.map { "device \"\($0)\"" } ?? "no device"
                 throw ResponseRefusal(
                     .notDelivered, field: "request",
