@@ -51,7 +51,7 @@ enum CLI {
 
     /// A fresh temporary folder.
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("fenceline-cli-\(UUID().uuidString)")
+        let url = Scratch.root.appendingPathComponent("fenceline-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

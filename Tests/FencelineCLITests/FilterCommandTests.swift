@@ -36,7 +36,7 @@ import Testing
             #"{"op":"tick","time":"2026-03-02T08:02:00Z"}"#,
             #"{"device":"a","time":"2026-03-02T08:02:30Z","lat":52.37,"lon":4.89}"#,
         ]
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("filters-\(UUID())")
+        let directory = Scratch.root.appendingPathComponent("filters-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let triggers = directory.appendingPathComponent("triggers.json")
@@ -145,7 +145,7 @@ import Testing
             {"requests":[{"id":"ping","trigger":{"type":"timeInterval","seconds":60,"repeats":true},
              "schedule":{"timeZone":"UTC","windows":[{"days":["mon"],"start":"08:00","end":"08:02"}]}}]}
             """#
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("explain-\(UUID())")
+        let directory = Scratch.root.appendingPathComponent("explain-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let triggers = directory.appendingPathComponent("triggers.json")

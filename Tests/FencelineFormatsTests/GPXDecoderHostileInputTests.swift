@@ -152,7 +152,7 @@ import Testing
 
     @Test func externalDTDsAreNotLoaded() throws {
         // If the DTD were read, its attribute default would give the point its latitude.
-        let dtd = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let dtd = Scratch.root.appendingPathComponent(
             "fenceline-gpx-\(UInt32.random(in: 0...UInt32.max)).dtd")
         try #"<!ATTLIST trkpt lat CDATA "45">"#.write(to: dtd, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: dtd) }

@@ -89,7 +89,7 @@ import Testing
         _ lines: [String], hysteresis: Hysteresis = .default, configure: (inout RegionTrigger) -> Void = { _ in }
     ) throws -> String {
         let request = Fixtures.circle("office", hysteresis: hysteresis, configure: configure)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("explain-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("explain-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("trace.ndjson").path
         try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))

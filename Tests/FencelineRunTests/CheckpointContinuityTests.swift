@@ -22,7 +22,7 @@ import Testing
     /// The output of one run over `lines` cut before each of `cuts` (line indices): the first part
     /// starts from the catalog, each later one from the checkpoint the part before wrote.
     static func output(_ setup: Setup, lines: [String], cuts: [Int]) throws -> [UInt8] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cuts-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("cuts-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let bounds = [0] + cuts + [lines.count]
@@ -259,7 +259,7 @@ import Testing
         let cut = positions[positions.count / 2]
         // Part one with a checkpoint, part two resumed with the catalog given again.
         var options = RunPipeline.Options()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("same-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("same-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         func run(_ part: ArraySlice<String>, catalog: Catalog, state: [UInt8]?, until: Timestamp?) throws -> (

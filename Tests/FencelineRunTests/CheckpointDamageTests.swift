@@ -19,7 +19,7 @@ import Testing
         let (catalog, lines) = try CheckpointContinuityTests.generatedStream(using: &generator)
         var options = RunPipeline.Options()
         options.reorderWindow = TimeSpan(seconds: 6)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rich-\(UUID().uuidString).ndjson")
+        let path = Scratch.root.appendingPathComponent("rich-\(UUID().uuidString).ndjson")
         try Data(lines[..<200].map { $0 + "\n" }.joined().utf8).write(to: path)
         defer { try? FileManager.default.removeItem(at: path) }
         let pipeline = RunPipeline(

@@ -15,7 +15,7 @@ import Testing
 /// own check fails is damage.
 @Suite struct GzipInflaterTests {
     func path(_ bytes: [UInt8]) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("inflate-\(UUID().uuidString).gz")
+        let url = Scratch.root.appendingPathComponent("inflate-\(UUID().uuidString).gz")
         try Data(bytes).write(to: url)
         return url.path
     }

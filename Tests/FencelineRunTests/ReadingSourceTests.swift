@@ -10,7 +10,7 @@ import Testing
 /// control records and file devices read through `ReadingSource`.
 @Suite struct ReadingSourceTests {
     func file(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("source-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("source-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent(name)
         try Data(bytes).write(to: url)

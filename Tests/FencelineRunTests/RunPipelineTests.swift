@@ -12,7 +12,7 @@ import Testing
 
     /// A temporary file holding `text`.
     func file(_ name: String, _ text: String) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let directory = Scratch.root.appendingPathComponent(
             "fenceline-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent(name)

@@ -133,7 +133,7 @@ import Testing
 
     /// The readings for `seed` in a temporary file.
     static func file(seed: UInt64) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let directory = Scratch.root.appendingPathComponent(
             "fenceline-sharded-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("readings.ndjson").path
@@ -217,7 +217,7 @@ import Testing
                 )
             }
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let directory = Scratch.root.appendingPathComponent(
             "sharded-names-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -402,7 +402,7 @@ import Testing
             if index % 97 == 5 { rows.append("\(device),soon,\(lat),\(lon),") }
             if index % 101 == 7 { rows.append("\(device),\(time),\(lat)") }
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let directory = Scratch.root.appendingPathComponent(
             "fenceline-csv-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("readings.csv").path

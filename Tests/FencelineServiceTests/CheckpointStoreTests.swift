@@ -1,6 +1,7 @@
 import Fenceline
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import FencelineService
@@ -10,7 +11,7 @@ import Testing
 /// state kept in the table by an older store still reads.
 @Suite struct CheckpointStoreTests {
     static func directory() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("checkpoints-\(UUID().uuidString)").path
+        Scratch.root.appendingPathComponent("checkpoints-\(UUID().uuidString)").path
     }
 
     static func files(in store: ServiceStore) throws -> [String] {

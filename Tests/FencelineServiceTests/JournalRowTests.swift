@@ -1,5 +1,6 @@
 import Fenceline
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FencelineService
@@ -9,7 +10,7 @@ import Testing
 /// newline) is the same text.
 @Suite struct JournalRowTests {
     @Test func batchesAndSingleLinesReadBackAsTheirLines() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("journal-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try ServiceStore(directory: directory.path)
         let lines = (1...7).map { Array(#"{"device":"d","time":"2026-01-01T00:00:0\#($0)Z","lat":1,"lon":2}"#.utf8) }

@@ -34,7 +34,7 @@ extension ServiceEngine {
         let catalog = Array(try Data(contentsOf: scenario.appendingPathComponent("triggers.json")))
         let lines = try String(contentsOf: scenario.appendingPathComponent("readings.ndjson"), encoding: .utf8)
             .split(separator: "\n")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("order-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("order-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let engine = try open(directory.path, catalog: catalog)
 

@@ -16,7 +16,7 @@ import Testing
         let catalog = Array(try Data(contentsOf: scenario.appendingPathComponent("triggers.json")))
         let lines = try String(contentsOf: scenario.appendingPathComponent("readings.ndjson"), encoding: .utf8)
             .split(separator: "\n")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("filters-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("filters-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         // A checkpoint every 30 lines: the restart loads one and replays the journal after it.
         var settings = ServiceEngine.Settings()
@@ -70,7 +70,7 @@ import Testing
         let catalog = Array(
             #"{"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100,"hysteresis":"naive"}}]}"#
                 .utf8)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("remove-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("remove-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let engine = try ServiceEngine.opened(directory.path, catalog: catalog, label: "remove")
         let lines = [

@@ -18,7 +18,7 @@ import Testing
             .split(separator: "\n")
         let expected = try String(contentsOf: scenario.appendingPathComponent("expected.ndjson"), encoding: .utf8)
             .split(separator: "\n").map(String.init)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proximity-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("proximity-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         var settings = ServiceEngine.Settings()
         settings.checkpointEvery = 50

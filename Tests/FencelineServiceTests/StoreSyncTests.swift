@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import FencelineService
@@ -14,7 +15,7 @@ import Testing
     }
 
     @Test func theWriterSyncsEveryCommit() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("sync-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(try Self.writerSynchronous(ServiceStore(directory: directory.path)) == 2)
         let reopened = try ServiceStore(directory: directory.path)

@@ -11,7 +11,7 @@ import Testing
 /// gets more than its share of concurrent tries.
 @Suite struct WebhookOutboxTests {
     static func store() throws -> ServiceStore {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("outbox-\(UUID().uuidString)")
         return try ServiceStore(directory: directory.path)
     }
 
@@ -88,7 +88,7 @@ import Testing
     /// Migration 3 reads the last seq of the checkpoints a store already kept from their states,
     /// so that a prune to one of them drops exactly the events it covers.
     @Test func checkpointsFromBeforeRetentionKnowTheirLastSeq() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("migrate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let gate = NotificationRequest(
             id: "gate", content: NotificationContent(title: "Gate"),

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import FencelineService
@@ -39,7 +40,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(2))) func aStalledReceiverHoldsOnlyItsShare() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stall-\(UUID().uuidString)")
+        let directory = Scratch.root.appendingPathComponent("stall-\(UUID().uuidString)")
         let store = try ServiceStore(directory: directory.path)
         let receiver = Receiver()
         let port = Mutex<Int?>(nil)

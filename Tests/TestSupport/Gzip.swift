@@ -5,7 +5,7 @@ extension Fixtures {
     /// carries the name): the tests' gzip inputs come from the real tool, not from the library
     /// that inflates them.
     public static func gzip(_ bytes: [UInt8], level: Int = 6) throws -> [UInt8] {
-        let plain = FileManager.default.temporaryDirectory.appendingPathComponent("plain-\(UUID().uuidString).txt")
+        let plain = Scratch.root.appendingPathComponent("plain-\(UUID().uuidString).txt")
         try Data(bytes).write(to: plain)
         defer { try? FileManager.default.removeItem(at: plain) }
         let process = Process()
