@@ -122,6 +122,21 @@ import Testing
         #expect(inflated == parts.flatMap { $0 })
     }
 
+    /// A stream of many more chunks than are inflated ahead (48 MiB): the chunks the reader has
+    /// emptied are inflated into again, and every byte comes out in order.
+    @Test func aStreamLongerThanTheInflatedAheadReadsWhole() throws {
+        let text =
+            Array(
+                (0..<1_000_000).map { #"{"device":"d\#($0 % 977)","time":\#($0),"lat":52.\#($0 % 9973),"lon":4.1}"# }
+                    .joined(separator: "\n").utf8) + [0x0A]
+        #expect(text.count > 48 << 20)
+        let reader = try LineReader(path: try path(try gzip(text, level: 1)))
+        let inflated = try reader.readAll()
+        #expect(reader.failure == nil)
+        #expect(inflated.count == text.count)
+        #expect(inflated == text)
+    }
+
     /// Progress counts every compressed byte, the 64 KiB the reader sniffs first included: a
     /// file read to its end has read its whole size.
     @Test(arguments: [300, 70_000, 400_000])

@@ -240,15 +240,21 @@ struct InflateError: Error {
     var isBomb = false
 }
 
-/// Inflates a regular file's gzip stream on a thread of its own, a few chunks ahead of its
-/// reader, so that a run's parse and engine do not wait for inflation in turn. What the thread inflates, and the damage it meets, reach the
-/// reader in order. Only for regular files: a read never blocks there, so ``stop()`` returns at
-/// once.
+/// Inflates a regular file's gzip stream on a thread of its own, up to ``chunksAhead`` chunks
+/// ahead of its reader, so that a run's parse and engine do not wait for inflation in turn. What
+/// the thread inflates, and the damage it meets, reach the reader in order. Only for regular
+/// files: a read never blocks there, so ``stop()`` returns at once.
+///
+/// Far ahead: with as many engines as cores, the thread inflates whenever a core is free (while
+/// the run merges and writes a batch, say) rather than only when the reader has emptied a queue
+/// a block long. Chunks the reader has emptied are inflated into again rather than freed, so
+/// their pages are faulted in once.
 final class InflatingAhead: @unchecked Sendable {
-    /// Inflated bytes, with the compressed bytes read by then; the last has `end` set (and the
-    /// damage that ended the stream, if any).
+    /// Inflated bytes (the first `count` of `bytes`), with the compressed bytes read by then; the
+    /// last has `end` set (and the damage that ended the stream, if any).
     private struct Chunk {
         var bytes: [UInt8]
+        var count: Int
         var compressedBytes: Int
         var end = false
         var damage: InflateError?
@@ -256,12 +262,13 @@ final class InflatingAhead: @unchecked Sendable {
 
     private let inflater: GzipInflater
     private let condition = NSCondition()
-    /// Guarded by `condition`.
+    /// Guarded by `condition`: the chunks inflated and not yet read, and emptied ones to reuse.
     private var ready: [Chunk] = []
+    private var spare: [[UInt8]] = []
     private var stopped = false
     private var running = true
     /// The reader's side: the chunk it reads from and how far.
-    private var current = Chunk(bytes: [], compressedBytes: 0)
+    private var current = Chunk(bytes: [], count: 0, compressedBytes: 0)
     private var offset = 0
     /// Compressed bytes read by the time of the bytes handed out, for progress: atomic, since a
     /// live run reads on a thread of its own while its progress meter asks from the run's.
@@ -269,7 +276,8 @@ final class InflatingAhead: @unchecked Sendable {
     private let progressBytes: Atomic<Int>
 
     private static let chunkSize = 1 << 20
-    private static let chunksAhead = 4
+    /// 32 MiB: eight blocks of a sharded run's 4 MiB.
+    private static let chunksAhead = 32
 
     init(_ inflater: GzipInflater) {
         self.inflater = inflater
@@ -283,8 +291,13 @@ final class InflatingAhead: @unchecked Sendable {
         var ended = false
         while !ended {
             var damage: InflateError?
-            // Inflated straight into the chunk's storage, which is never zeroed first.
-            let bytes = [UInt8](unsafeUninitializedCapacity: Self.chunkSize) { buffer, filled in
+            condition.lock()
+            var bytes = spare.popLast() ?? []
+            condition.unlock()
+            // A new chunk's storage is inflated into as it is, never zeroed first.
+            if bytes.isEmpty { bytes = [UInt8](unsafeUninitializedCapacity: Self.chunkSize) { $1 = $0.count } }
+            var filled = 0
+            bytes.withUnsafeMutableBytes { buffer in
                 while filled < buffer.count {
                     do throws(InflateError) {
                         let count = try inflater.read(
@@ -301,7 +314,8 @@ final class InflatingAhead: @unchecked Sendable {
                     }
                 }
             }
-            let chunk = Chunk(bytes: bytes, compressedBytes: inflater.compressedBytes, end: ended, damage: damage)
+            let chunk = Chunk(
+                bytes: bytes, count: filled, compressedBytes: inflater.compressedBytes, end: ended, damage: damage)
             condition.lock()
             while ready.count >= Self.chunksAhead && !stopped { condition.wait() }
             if stopped { ended = true }
@@ -318,7 +332,7 @@ final class InflatingAhead: @unchecked Sendable {
     /// Fills `destination` with up to `capacity` inflated bytes; 0 at the end, after which the
     /// damage that ended the stream is thrown, once.
     func read(into destination: UnsafeMutableRawPointer, capacity: Int) throws(InflateError) -> Int {
-        while offset == current.bytes.count {
+        while offset == current.count {
             if current.end {
                 if let damage = current.damage {
                     current.damage = nil
@@ -328,13 +342,15 @@ final class InflatingAhead: @unchecked Sendable {
             }
             condition.lock()
             while ready.isEmpty { condition.wait() }
+            let emptied = current.bytes
             current = ready.removeFirst()
+            if !emptied.isEmpty { spare.append(emptied) }
             condition.broadcast()
             condition.unlock()
             offset = 0
             progressBytes.store(current.compressedBytes, ordering: .relaxed)
         }
-        let count = min(capacity, current.bytes.count - offset)
+        let count = min(capacity, current.count - offset)
         current.bytes.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress! + offset, byteCount: count) }
         offset += count
         return count
