@@ -463,12 +463,11 @@ import Testing
         #expect(single.output.split(separator: "\n").count > 100)
     }
 
-    /// A request re-added (untimed, mid-instant) moves its delivered entries to the top; a device
-    /// entering and leaving a fence in that instant then has its exit numbered before its enter
+    /// A request re-added (untimed, mid-instant) moves its older delivered entries to the top; a
+    /// device entering and leaving a fence in that instant has its exit numbered before its enter
     /// (exits first, SPEC §4), and an answer naming that request and device answers the enter, the
-    /// latest delivered. One engine answered the exit: the re-added request's older entry, moved
-    /// above the instant's, stopped the exit short of its place. Devices "d" and "f" are on other
-    /// shards, where nothing was moved between them and one engine's answer differed.
+    /// latest delivered, with one engine and with shards alike ("d", whose entry is moved, and
+    /// "f" are on other shards).
     @Test(arguments: [1, 2, 3])
     func anAnswerByRequestAndDeviceAfterAReAddAnswersTheLatestSeq(threads: Int) throws {
         func line(_ device: String, _ seconds: Int, _ latitude: Double) -> String {

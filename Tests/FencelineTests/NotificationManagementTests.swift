@@ -18,6 +18,7 @@ import Testing
         let engine = try Engine(catalog: Catalog(requests: [gate, other]))
         _ = engine.process(F.fix(0, east: 300))
         _ = engine.process(F.fix(1, east: 0))  // gate enter, other enter (other delivered last)
+        _ = engine.process(F.fix(2, east: 0))  // the instant at 1 s closes
         #expect(engine.deliveredNotifications.map(\.requestID) == ["other", "gate"])
         var replacement = gate
         replacement.content = Self.content("Gate v2")
@@ -27,6 +28,24 @@ import Testing
         #expect(delivered.first?.content.title == "Gate v2")
         #expect(delivered.first?.content.body == "enter by d1")
         #expect(engine.pendingRequestIDs == ["other", "gate"])
+    }
+
+    /// The notifications of the instant still open keep its SPEC §4 order, with the new content:
+    /// they are the top already, and a later event of that instant takes its place among them.
+    @Test func replacingInTheInstantOfItsNotificationsKeepsTheirOrder() throws {
+        var gate = F.circle(hysteresis: .naive)
+        gate.content = Self.content("Gate")
+        var other = F.circle("other", hysteresis: .naive)
+        other.content = Self.content("Other")
+        let engine = try Engine(catalog: Catalog(requests: [gate, other]))
+        _ = engine.process(F.fix(0, east: 300))
+        _ = engine.process(F.fix(1, east: 0))
+        var replacement = gate
+        replacement.content = Self.content("Gate v2")
+        try engine.add(replacement)
+        let delivered = engine.deliveredNotifications
+        #expect(delivered.map(\.requestID) == ["other", "gate"])
+        #expect(delivered.last?.content.title == "Gate v2")
     }
 
     @Test func removingPendingAndDeliveredAreIndependent() throws {

@@ -150,12 +150,25 @@ struct DeliveredLedger {
     }
 
     /// Moves `requestID`'s entries to the top, re-rendering them with `content`: device by device
-    /// (in name order), each device's in their delivery order.
-    mutating func replace(requestID: String, content: NotificationContent, actions: [NotificationAction]) {
+    /// (in name order), each device's in their delivery order. Those of the instant at `clock`
+    /// stay in that instant's SPEC §4 order (re-rendered), and the moved ones go just under it.
+    ///
+    /// The instant's entries are the last in the log and sorted, which `add` relies on; moved
+    /// among them, an entry of another device made a later event of the instant stop short of
+    /// its place, so that a device's entries lay in an order that depended on the other devices'
+    /// (a sharded run, whose engines hold some devices each, kept and answered other entries).
+    mutating func replace(
+        requestID: String, content: NotificationContent, actions: [NotificationAction], at clock: Timestamp?
+    ) {
         compact()
         var moved: [(position: Int, event: Event, device: Int32, order: Int)] = []
         let keeps = log.indices.map { position in
             guard log[position].requestID == requestID else { return true }
+            if log[position].time == clock {
+                log[position].content = Self.render(content, for: log[position])
+                log[position].actions = actions
+                return true
+            }
             moved.append((position, log[position], devices[position], orders[position]))
             return false
         }
@@ -167,15 +180,22 @@ struct DeliveredLedger {
             return a.position < b.position
         }
         positionsBySequence = nil
-        for (_, var event, device, order) in moved {
-            event.content = content.rendered(
-                device: event.device, request: requestID, event: event.kind.rawValue, time: event.time)
-            event.actions = actions
-            if event.sequence == 0 && order >= 0 { unnumbered += 1 }
-            log.append(event)
-            devices.append(device)
-            orders.append(order)
-        }
+        var top = log.count
+        while top > 0, log[top - 1].time == clock { top -= 1 }
+        for item in moved where item.event.sequence == 0 && item.order >= 0 { unnumbered += 1 }
+        log.insert(
+            contentsOf: moved.map { item in
+                var event = item.event
+                event.content = Self.render(content, for: event)
+                event.actions = actions
+                return event
+            }, at: top)
+        devices.insert(contentsOf: moved.map(\.device), at: top)
+        orders.insert(contentsOf: moved.map(\.order), at: top)
+    }
+
+    private static func render(_ content: NotificationContent, for event: Event) -> NotificationContent {
+        content.rendered(device: event.device, request: event.requestID, event: event.kind.rawValue, time: event.time)
     }
 
     mutating func remove(requestIDs: Set<String>) {
@@ -231,21 +251,27 @@ struct DeliveredLedger {
     }
 
     /// The position of the numbered entry of `request` for the interned `device` (-1 for none)
-    /// with the highest `seq`, or `nil` (also when it is beyond its device's newest `limit`).
+    /// with the highest `seq` among the device's newest `limit` (those listed), or `nil`.
     ///
-    /// The highest `seq`, not the last such entry in the log: a re-add mid-instant moves a
-    /// request's entries to the top, and an event of that instant added after it stops at them,
-    /// above an entry of its own request and device that is released after it. The scan reads the
-    /// 4-byte device column and looks at an entry only for that device.
+    /// The highest `seq`, not the last such entry in the log: within an instant entries lie in
+    /// SPEC §4 order, which is not always the order they were numbered in (an event at a time a
+    /// `tick` has already closed goes among that instant's entries by that order).
     func latestPosition(request: String, device: Int32) -> Int? {
+        if !forgotten.isEmpty && forgotten.contains(device) { return nil }
         var latest: Int?
         var sequence = 0
-        for position in devices.indices where devices[position] == device {
-            guard log[position].sequence > sequence, log[position].requestID == request else { continue }
-            latest = position
-            sequence = log[position].sequence
+        var seen = 0
+        var position = devices.count
+        while position > 0, seen < limit {
+            position -= 1
+            guard devices[position] == device else { continue }
+            seen += 1
+            if log[position].sequence > sequence && log[position].requestID == request {
+                latest = position
+                sequence = log[position].sequence
+            }
         }
-        return latest.flatMap { isKept($0) ? $0 : nil }
+        return latest
     }
 
     /// Whether the entry at `position` is among its device's newest `limit`: one that is not is

@@ -213,7 +213,7 @@ extension Engine {
         if replaced {
             delivered.replace(
                 requestID: request.id, content: request.content,
-                actions: request.content.category.flatMap { categories[$0]?.actions } ?? [])
+                actions: request.content.category.flatMap { categories[$0]?.actions } ?? [], at: clock)
         }
     }
 

@@ -245,10 +245,9 @@ struct InflateError: Error {
 /// the thread inflates, and the damage it meets, reach the reader in order. Only for regular
 /// files: a read never blocks there, so ``stop()`` returns at once.
 ///
-/// Far ahead: with as many engines as cores, the thread inflates whenever a core is free (while
-/// the run merges and writes a batch, say) rather than only when the reader has emptied a queue
-/// a block long. Chunks the reader has emptied are inflated into again rather than freed, so
-/// their pages are faulted in once.
+/// Far ahead: with as many engines as cores, the thread can use a core whenever one is free
+/// (while the run merges and writes a batch, say). Chunks the reader has emptied are inflated
+/// into again rather than freed, so their pages are faulted in once.
 final class InflatingAhead: @unchecked Sendable {
     /// Inflated bytes (the first `count` of `bytes`), with the compressed bytes read by then; the
     /// last has `end` set (and the damage that ended the stream, if any).
@@ -344,7 +343,8 @@ final class InflatingAhead: @unchecked Sendable {
             while ready.isEmpty { condition.wait() }
             let emptied = current.bytes
             current = ready.removeFirst()
-            if !emptied.isEmpty { spare.append(emptied) }
+            // Handed over without a second reference, or the inflater's write would copy it.
+            if !emptied.isEmpty { spare.append(consume emptied) }
             condition.broadcast()
             condition.unlock()
             offset = 0
