@@ -251,8 +251,10 @@ final class ShardedRun {
                 first.produced += 1
                 pending.append((event, line, (0, first.produced)))
             }
-            for shard in shards {
+            let count = shards.count
+            for (index, shard) in shards.enumerated() {
                 if shard !== first { shard.engine = first.engine.fork() }
+                shard.engine.timingOwnership = ({ Self.shard(of: $0, count: count) == index }, index == 0)
                 shard.synced = time
             }
             let waiting = untimed

@@ -9,7 +9,8 @@ import Testing
 
 /// `--threads N` shards devices across engines; its output must be byte for byte the one-thread output.
 @Suite struct ShardedRunTests {
-    /// Regions of every kind, beacons, timers and a calendar rule, so every merge path is exercised.
+    /// Regions of every kind, beacons, timers and calendar rules (some for named devices only), so
+    /// every merge path is exercised.
     static let catalog = """
         {"categories": [
           {"id": "arrival", "options": ["customDismissAction"], "actions": [
@@ -38,7 +39,11 @@ import Testing
           {"id": "ping", "trigger": {"type": "timeInterval", "seconds": 60, "repeats": true}},
           {"id": "once", "trigger": {"type": "timeInterval", "seconds": 95}},
           {"id": "minute", "trigger": {"type": "calendar", "timeZone": "Europe/Amsterdam",
-            "dateComponents": {"second": 30}, "repeats": true}}
+            "dateComponents": {"second": 30}, "repeats": true}},
+          {"id": "shift", "devices": ["d1", "d5-fleet-unit-77", "d6-fleet-unit-0777", "d7-é-unit", "nobody"],
+            "content": {"category": "plain"}, "trigger": {"type": "timeInterval", "seconds": 60, "repeats": true}},
+          {"id": "bell", "devices": ["d2", "d9-fleet-unit-77"], "trigger": {"type": "calendar",
+            "timeZone": "Europe/Amsterdam", "dateComponents": {"second": 45}, "repeats": true}}
         ]}
         """
 
@@ -101,7 +106,7 @@ import Testing
                     lines.append(#"{\#(time)"op":"respond","seq":\#(seq),"action":"\#(action)"\#(text)}"#)
                 } else {
                     let device = devices[Int.random(in: 0..<devices.count, using: &generator)]
-                    let request = ["gate", "naive"][second % 2]
+                    let request = ["gate", "naive", "shift"][second % 3]
                     lines.append(
                         #"{\#(time)"op":"respond","request":"\#(request)","device":"\#(device)","action":"\#(action)"\#(text)}"#
                     )
@@ -118,6 +123,9 @@ import Testing
             case 90: lines.append("{not json")
             case 100: lines.append(#"{"time":\#(start + second),"op":"add","request":{"id":"bad","trigger":{}}}"#)
             case 120: lines.append(#"{"op":"removeAllDelivered"}"#)
+            case 140:
+                // Devices with time notifications (and one never seen): every shard forgets them.
+                lines.append(#"{"op":"removeDevice","devices":["d1","d6-fleet-unit-0777","nobody"]}"#)
             case 150: lines.append(#"{"time":\#(start + second + 30),"op":"tick"}"#)
             case 170:
                 // A time trigger taking the id of a region request: no shard may keep the region.

@@ -78,6 +78,7 @@ extension Engine {
         let names: [String?] = entry.scopeNames ?? [nil]
         if entry.mayNotify(at: due) {
             for name in names {
+                if let ownership = timingOwnership, !(name.map(ownership.owns) ?? ownership.unscoped) { continue }
                 // A scoped name was interned when the request was added: this finds its id.
                 let device = name.map { devices.intern($0) } ?? -1
                 _ = deliver(makeEvent(.fire, for: entry, device: name, time: due), for: entry, device: device)

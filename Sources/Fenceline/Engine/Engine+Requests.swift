@@ -208,7 +208,7 @@ extension Engine {
             proximity.append(
                 ProximityBinding(slot: slot, state: ProximityState(trigger: trigger, filters: request.filters)))
         }
-        if let timing, !restoring, !isFork { scheduleTiming(entry, at: timing.firstDue(added: time)) }
+        if let timing, !restoring { scheduleTiming(entry, at: timing.firstDue(added: time)) }
         scheduleExpiry(entry)
         if replaced {
             delivered.replace(

@@ -185,13 +185,16 @@ public final class Engine {
     @exclusivity(unchecked) var candidates: [Int32] = []
     @exclusivity(unchecked) var visited: [UInt32] = []
     @exclusivity(unchecked) var visitStamp: UInt32 = 0
-    /// Set on forks: every engine of a sharded run applies the same request changes, and only the
-    /// first one logs them (``requestLogger``), so each message appears once. Last, so the hot
-    /// properties above keep their places.
-    /// A shard's engine forked from the first (``fork()``): it never schedules time and calendar
-    /// timers, which fire in the first shard only, but keeps those requests so that adding one
-    /// updates its delivered notifications as in one engine.
+    /// Set on forks (``fork()``): every engine of a sharded run applies the same request changes,
+    /// and only the first one logs them (``requestLogger``), so each message appears once. Last,
+    /// with the next, so the hot properties above keep their places.
     private(set) var isFork = false
+    /// In a sharded run, which devices' time and calendar notifications this engine delivers:
+    /// those of its own devices (`owns`) and, in one engine (`unscoped`), those for no device.
+    /// Every engine keeps every timer, so a device's notifications all lie in its own engine's
+    /// delivered list, which its `removeDevice`, time to live and limit then see whole. `nil`:
+    /// all of them.
+    package var timingOwnership: (owns: (String) -> Bool, unscoped: Bool)?
     /// The catalogs this engine's run was given (at creation, and on each resume), as requests and,
     /// from a checkpoint, as digests: a resumed run given the same catalog again adds none of it,
     /// whatever control records did to those requests since (SPEC §10 continuity).
@@ -412,8 +415,8 @@ extension Engine {
     /// A new engine with this one's requests, clock and devices but no timers, events or delivered
     /// notifications, sharing the immutable part of every request (fences, shapes, index storage)
     /// until one of them changes it. The sharded driver forks one engine per thread right after the
-    /// catalog is added, before any reading, so the fences are prepared and held once. Time and
-    /// calendar requests stay (listed) but never fire in the fork: timers are not copied. Fences
+    /// catalog is added, before any reading, so the fences are prepared and held once. Of the
+    /// timers only those of time and calendar requests are copied (see ``timingOwnership``). Fences
     /// measured with GEOS (the `overlap` mode) are prepared again on the fork's own GEOS context,
     /// which cannot be shared.
     package func fork() -> Engine {
@@ -462,8 +465,13 @@ extension Engine {
         proximity = source.proximity.map {
             ProximityBinding(slot: $0.slot, state: ProximityState(trigger: $0.state.trigger, filters: $0.state.filters))
         }
-        // Timers are not copied, but every engine exits its own devices when a request expires.
+        // Every engine exits its own devices when a request expires.
         for (slot, entry) in requests.enumerated() where states[slot].isAlive { scheduleExpiry(entry) }
+        for (slot, entry) in requests.enumerated() where states[slot].isAlive && entry.timing != nil {
+            guard let due = states[slot].nextFire else { continue }
+            timers.schedule(
+                .timing, due: due, setAt: clock, slot: Int32(slot), device: -1, token: states[slot].timerToken)
+        }
     }
 }
 
