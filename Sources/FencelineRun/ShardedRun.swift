@@ -16,9 +16,9 @@ import Synchronization
 /// line, time, SPEC §4 order, production order) reproduces the single-engine stream byte for byte.
 /// Before a shard applies a line its engine is moved to the global clock (by a tick, unless the line
 /// is stamped with that clock and so moves it itself), so its devices' timers have fired exactly as
-/// in one engine. Time and calendar requests fire in shard 0 only (once, not once per shard: the
-/// other shards' engines are forks, which keep such requests without their timers); control
-/// records go to every shard; each batch ends with a tick to the global clock so
+/// in one engine. Every shard keeps the timers of time and calendar requests and delivers the
+/// notifications of its own devices (unscoped ones in shard 0; see `Engine.timingOwnership`);
+/// control records go to every shard; each batch ends with a tick to the global clock so
 /// every shard fires the timers one engine would have fired by then.
 ///
 /// The coordinator is confined to the thread that runs the pipeline; its properties are
@@ -286,8 +286,8 @@ final class ShardedRun {
         case .sighting(let sighting):
             deliver(reading, to: shards[Self.shard(of: sighting.device, count: shards.count)])
         case .control:
-            // Every shard takes every control record; a time or calendar request fires in shard 0
-            // only (the others are forks, which schedule no such timers).
+            // Every shard takes every control record; a time or calendar request notifies each
+            // device in its own shard.
             for shard in shards { deliver(reading, to: shard) }
         }
     }

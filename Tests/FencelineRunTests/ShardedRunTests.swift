@@ -63,6 +63,9 @@ import Testing
         }
         var lines: [String] = []
         let start = Int(Fixtures.t0.seconds)
+        // The devices the catalog's "shift" and the added "late-shift" time requests name.
+        let shift = ["d1", "d5-fleet-unit-77", "d6-fleet-unit-0777", "d7-é-unit", "nobody"]
+        let lateShift = ["d2", "d5-fleet-unit-77", "d9-fleet-unit-77"]
         for second in 0..<240 {
             for (index, device) in devices.enumerated() where Bool.random(using: &generator) {
                 positions[index].0 += Double.random(in: -40...40, using: &generator)
@@ -105,11 +108,19 @@ import Testing
                     let seq = Int.random(in: 1...max(1, second * 2), using: &generator)
                     lines.append(#"{\#(time)"op":"respond","seq":\#(seq),"action":"\#(action)"\#(text)}"#)
                 } else {
-                    let device = devices[Int.random(in: 0..<devices.count, using: &generator)]
-                    let request = ["gate", "naive", "shift"][second % 3]
+                    let request = ["gate", "naive", "shift", "late-shift"][second / 2 % 4]
+                    let names = request == "shift" ? shift : request == "late-shift" ? lateShift : devices
+                    let device = names[Int.random(in: 0..<names.count, using: &generator)]
                     lines.append(
                         #"{\#(time)"op":"respond","request":"\#(request)","device":"\#(device)","action":"\#(action)"\#(text)}"#
                     )
+                }
+            }
+            if second % 60 == 2 && second > 60 {
+                // Each device the time request names, answered by request and device just after a
+                // firing: one engine's delivered limit, forgetting and time to live decide.
+                for device in shift {
+                    lines.append(#"{"op":"respond","request":"shift","device":"\#(device)","action":"default"}"#)
                 }
             }
             switch second {
@@ -122,6 +133,11 @@ import Testing
             case 70: lines.append(#"{"time":\#(start + 10),"op":"removeDelivered","ids":["gate"]}"#)  // old
             case 90: lines.append("{not json")
             case 100: lines.append(#"{"time":\#(start + second),"op":"add","request":{"id":"bad","trigger":{}}}"#)
+            case 101:
+                // A time request for devices of several shards added mid-run: each shard schedules it.
+                lines.append(
+                    #"{"time":\#(start + second),"op":"add","request":{"id":"late-shift","devices":["d2","d5-fleet-unit-77","d9-fleet-unit-77"],"trigger":{"type":"timeInterval","seconds":60,"repeats":true}}}"#
+                )
             case 120: lines.append(#"{"op":"removeAllDelivered"}"#)
             case 140:
                 // Devices with time notifications (and one never seen): every shard forgets them.
@@ -155,7 +171,7 @@ import Testing
     static func run(
         threads: Int, path: String, reorderWindow: Double = 0, until: Timestamp? = nil, blockSize: Int = 4 << 20,
         serialBlockSize: Int? = nil, strict: Bool = false, then others: [String] = [], piecesPerThread: Int? = nil,
-        encoder: any EventEncoder = NDJSONEventEncoder()
+        deliveredLimit: Int = 64, deviceTTL: TimeSpan? = nil, encoder: any EventEncoder = NDJSONEventEncoder()
     ) throws -> (
         output: String, reports: [String], summary: String
     ) {
@@ -168,6 +184,8 @@ import Testing
         options.readBlockSize = blockSize
         options.serialBlockSize = serialBlockSize
         options.strict = strict
+        options.deliveredLimit = deliveredLimit
+        options.deviceTTL = deviceTTL
         if let piecesPerThread { options.piecesPerThread = piecesPerThread }
         let pipeline = RunPipeline(
             catalog: catalog, catalogDecoder: decoder, options: options, encoder: encoder,
@@ -282,6 +300,27 @@ import Testing
             #expect(single.output.contains(#""event":"response""#))
             #expect(single.reports.filter { $0.contains("\"action\"") || $0.contains("delivered") }.count > 2)
         }
+    }
+
+    /// With a delivered limit of two and devices forgotten after 5 s of silence: an answer by
+    /// request and device finds (or misses) what one engine's list holds, time notifications of
+    /// devices scoped by name included, which each device's own shard delivers and forgets.
+    @Test(arguments: [2, 3])
+    func shardedOutputEqualsOneThreadWithASmallLimitAndATimeToLive(threads: Int) throws {
+        var answered = false
+        for seed: UInt64 in [1, 3] {
+            let path = try Self.file(seed: seed)
+            let ttl = TimeSpan(seconds: 5)
+            let single = try Self.run(threads: 1, path: path, deliveredLimit: 2, deviceTTL: ttl)
+            let sharded = try Self.run(threads: threads, path: path, deliveredLimit: 2, deviceTTL: ttl)
+            #expect(Array(sharded.output.utf8) == Array(single.output.utf8))
+            #expect(sharded.reports == single.reports)
+            #expect(sharded.summary == single.summary)
+            #expect(single.output.contains(#""reason":"expired""#))
+            #expect(single.output.contains(#""request":"late-shift""#))
+            answered = answered || single.output.contains(#""event":"response""#)
+        }
+        #expect(answered)
     }
 
     /// From a pipe, each block is applied (and its events written) before the next is read; from
