@@ -10,18 +10,24 @@ import Testing
         NotificationContent(title: title, body: "{event} by {device}")
     }
 
-    @Test func replacingMovesDeliveredEntriesToTheTopWithTheNewContent() throws {
+    /// "gate" and "other" entered by d1 at 1 s (other delivered last), the instant at 1 s closed
+    /// or not; returns the engine, and "gate" with new content to add again.
+    static func twoEnters(closingTheInstant: Bool) throws -> (engine: Engine, replacement: NotificationRequest) {
         var gate = F.circle(hysteresis: .naive)
         gate.content = Self.content("Gate")
         var other = F.circle("other", hysteresis: .naive)
         other.content = Self.content("Other")
         let engine = try Engine(catalog: Catalog(requests: [gate, other]))
         _ = engine.process(F.fix(0, east: 300))
-        _ = engine.process(F.fix(1, east: 0))  // gate enter, other enter (other delivered last)
-        _ = engine.process(F.fix(2, east: 0))  // the instant at 1 s closes
+        _ = engine.process(F.fix(1, east: 0))
+        if closingTheInstant { _ = engine.process(F.fix(2, east: 0)) }
         #expect(engine.deliveredNotifications.map(\.requestID) == ["other", "gate"])
-        var replacement = gate
-        replacement.content = Self.content("Gate v2")
+        gate.content = Self.content("Gate v2")
+        return (engine, gate)
+    }
+
+    @Test func replacingMovesDeliveredEntriesToTheTopWithTheNewContent() throws {
+        let (engine, replacement) = try Self.twoEnters(closingTheInstant: true)
         try engine.add(replacement)
         let delivered = engine.deliveredNotifications
         #expect(delivered.map(\.requestID) == ["gate", "other"])
@@ -33,15 +39,7 @@ import Testing
     /// The notifications of the instant still open keep its SPEC §4 order, with the new content:
     /// they are the top already, and a later event of that instant takes its place among them.
     @Test func replacingInTheInstantOfItsNotificationsKeepsTheirOrder() throws {
-        var gate = F.circle(hysteresis: .naive)
-        gate.content = Self.content("Gate")
-        var other = F.circle("other", hysteresis: .naive)
-        other.content = Self.content("Other")
-        let engine = try Engine(catalog: Catalog(requests: [gate, other]))
-        _ = engine.process(F.fix(0, east: 300))
-        _ = engine.process(F.fix(1, east: 0))
-        var replacement = gate
-        replacement.content = Self.content("Gate v2")
+        let (engine, replacement) = try Self.twoEnters(closingTheInstant: false)
         try engine.add(replacement)
         let delivered = engine.deliveredNotifications
         #expect(delivered.map(\.requestID) == ["other", "gate"])
