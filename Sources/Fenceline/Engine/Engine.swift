@@ -413,12 +413,12 @@ enum VisitKey {
 
 extension Engine {
     /// A new engine with this one's requests, clock and devices but no events or delivered
-    /// notifications, and of the timers only those of time and calendar requests, sharing the immutable part of every request (fences, shapes, index storage)
-    /// until one of them changes it. The sharded driver forks one engine per thread right after the
-    /// catalog is added, before any reading, so the fences are prepared and held once (see
-    /// ``timingOwnership`` for the time and calendar timers). Fences
-    /// measured with GEOS (the `overlap` mode) are prepared again on the fork's own GEOS context,
-    /// which cannot be shared.
+    /// notifications, and of the timers only those of time and calendar requests (see
+    /// ``timingOwnership``), sharing the immutable part of every request (fences, shapes, index
+    /// storage) until one of them changes it. The sharded driver forks one engine per thread right
+    /// after the catalog is added, before any reading, so the fences are prepared and held once.
+    /// Fences measured with GEOS (the `overlap` mode) are prepared again on the fork's own GEOS
+    /// context, which cannot be shared.
     package func fork() -> Engine {
         Engine(forking: self)
     }

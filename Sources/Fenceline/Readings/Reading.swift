@@ -116,11 +116,11 @@ public struct ControlRecord: Hashable, Sendable {
         case removeDevice([String])
     }
 
-    /// Creates a control record.
     /// A `tick` a driver routes to move its engines' clocks (the sharded `advance(to:)`), not
     /// one of the input, which also closes the instant at the clock; never in a checkpoint.
     package var movesClockOnly = false
 
+    /// Creates a control record.
     public init(time: Timestamp?, operation: Operation) {
         self.time = time
         self.operation = operation

@@ -275,7 +275,7 @@ final class InflatingAhead: @unchecked Sendable {
     private let progressBytes: Atomic<Int>
 
     private static let chunkSize = 1 << 20
-    /// 32 MiB: eight blocks of a sharded run's 4 MiB.
+    /// 32 MiB: four blocks of a sharded run's 8 MiB.
     private static let chunksAhead = 32
 
     init(_ inflater: GzipInflater) {
