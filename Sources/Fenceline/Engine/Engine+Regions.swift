@@ -56,8 +56,14 @@ extension Engine {
         // Settled as a whole, none needs evaluating (one the index finds goes by its record).
         if !isSettled {
             let first = candidates.count
-            devices.records[Int(device)].withUnsafeBufferPointer { records in
-                for index in records.indices { candidates.append(records[index].slot) }
+            if careful {
+                devices.records[Int(device)].withUnsafeBufferPointer { records in
+                    for index in records.indices { candidates.append(records[index].slot) }
+                }
+            } else {
+                // The settled ones would only repeat the first `settled` candidates; collected in
+                // the step's pass, the records are not read again (nor their array retained).
+                candidates.append(contentsOf: unsettledSlots)
             }
             // Records the certificates did not settle are measured below.
             if candidates.count - first > settled { prefetchFences(first..<candidates.count, settled: settled) }
@@ -143,9 +149,11 @@ extension Engine {
 
     /// Steps the device's records that their certificates settle (see
     /// ``DeviceTable/RegionRecord/stepSettled(_:at:accuracy:epoch:)``), appending their slots to
-    /// `candidates`; returns how many. Sets the device's settled disc when every record settles
-    /// with nothing pending, and voids it otherwise.
+    /// `candidates`, and the others' to `unsettledSlots`, in record order; returns how many it
+    /// settled. Sets the device's settled disc when every record settles with nothing pending,
+    /// and voids it otherwise.
     func stepSettledRecords(_ fix: Fix, device: Int32) -> Int {
+        unsettledSlots.removeAll(keepingCapacity: true)
         guard !devices.records[Int(device)].isEmpty else { return 0 }
         let position = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
         let accuracy = fix.accuracy ?? 0
@@ -157,6 +165,7 @@ extension Engine {
             var count = 0
             for index in records.indices {
                 guard records[index].stepSettled(position, at: fix.time, accuracy: accuracy, epoch: epoch) else {
+                    unsettledSlots.append(records[index].slot)
                     quiet = false
                     continue
                 }

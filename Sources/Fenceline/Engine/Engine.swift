@@ -183,6 +183,8 @@ public final class Engine {
     @exclusivity(unchecked) var pairScratch: [Int32] = []
     /// Per-fix scratch: candidate slots, and the stamp that deduplicates them.
     @exclusivity(unchecked) var candidates: [Int32] = []
+    /// Per-fix scratch: the slots of the records ``stepSettledRecords(_:device:)`` did not settle.
+    @exclusivity(unchecked) var unsettledSlots: [Int32] = []
     @exclusivity(unchecked) var visited: [UInt32] = []
     @exclusivity(unchecked) var visitStamp: UInt32 = 0
     /// Set on forks (``fork()``): every engine of a sharded run applies the same request changes,

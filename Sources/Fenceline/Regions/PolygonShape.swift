@@ -257,6 +257,10 @@ final class PolygonShape {
         var inside = false
         var best = limit * limit
         var found = false
+        // How far an edge's box may be and the edge still beat `best`: `limit`, then the best
+        // distance so far (padded for rounding), so that later edges are passed over by their
+        // boxes as the nearest one is closed in on.
+        var reach = limit
         let isInBox = x >= part.minX && x <= part.maxX && y >= part.minY && y <= part.maxY
         // The distance to the edges of one band, those within `limit` of the point; with
         // `crossings`, also the crossing number along +x of the edges spanning y (all in y's band).
@@ -272,13 +276,14 @@ final class PolygonShape {
                 if crossings, (a.y > y) != (b.y > y), x < a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y) {
                     inside.toggle()
                 }
-                if x >= min(a.x, b.x) - limit && x <= max(a.x, b.x) + limit && y >= min(a.y, b.y) - limit
-                    && y <= max(a.y, b.y) + limit
+                if x >= min(a.x, b.x) - reach && x <= max(a.x, b.x) + reach && y >= min(a.y, b.y) - reach
+                    && y <= max(a.y, b.y) + reach
                 {
                     let d = PlanarMath.distanceSquared(px: x, py: y, ax: a.x, ay: a.y, bx: b.x, by: b.y)
                     if d <= best {
                         best = d
                         found = true
+                        reach = d.squareRoot() * (1 + 1e-9) + 1e-9
                     }
                 }
             }
