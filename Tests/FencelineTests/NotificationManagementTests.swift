@@ -36,6 +36,18 @@ import Testing
         #expect(engine.pendingRequestIDs == ["other", "gate"])
     }
 
+    /// Re-adding an id removed from the pending list updates its delivered entries as replacing
+    /// a pending one does.
+    @Test func reAddingAfterRemovePendingMovesDeliveredEntriesToo() throws {
+        let (engine, replacement) = try Self.twoEnters(closingTheInstant: true)
+        engine.removePendingRequests(withIdentifiers: ["gate"])
+        try engine.add(replacement)
+        let delivered = engine.deliveredNotifications
+        #expect(delivered.map(\.requestID) == ["gate", "other"])
+        #expect(delivered.first?.content.title == "Gate v2")
+        #expect(engine.pendingRequestIDs == ["other", "gate"])
+    }
+
     /// The notifications of the instant still open keep its SPEC §4 order, with the new content:
     /// they are the top already, and a later event of that instant takes its place among them.
     @Test func replacingInTheInstantOfItsNotificationsKeepsTheirOrder() throws {

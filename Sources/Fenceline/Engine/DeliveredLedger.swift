@@ -291,6 +291,9 @@ struct DeliveredLedger {
     /// The entry at `position`.
     subscript(position: Int) -> Event { log[position] }
 
+    /// Whether some entry is `requestID`'s.
+    func holdsEntries(of requestID: String) -> Bool { log.contains { $0.requestID == requestID } }
+
     /// Records `response` on the entry at `position`.
     mutating func record(_ response: ResponseReport, at position: Int) {
         log[position].response = response

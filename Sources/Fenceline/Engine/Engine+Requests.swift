@@ -210,7 +210,9 @@ extension Engine {
         }
         if let timing, !restoring { scheduleTiming(entry, at: timing.firstDue(added: time)) }
         scheduleExpiry(entry)
-        if replaced {
+        // However the id left the pending list (replaced now, removed or fired before), its
+        // delivered entries take the new content and move to the top (SPEC §8).
+        if !restoring && (replaced || delivered.holdsEntries(of: request.id)) {
             delivered.replace(
                 requestID: request.id, content: request.content,
                 actions: request.content.category.flatMap { categories[$0]?.actions } ?? [], at: clock)
