@@ -70,6 +70,7 @@ import Testing
     @Test func wildcardsMatchByHashLookup() throws {
         let requests = [
             Self.request("any"), Self.request("major-1", major: 1), Self.request("exact", major: 1, minor: 7),
+            Self.request("minor-7", minor: 7),
             Self.request("other-uuid") { $0.uuid = "00000000-0000-0000-0000-000000000001" },
         ]
         let events = try F.run(
@@ -81,7 +82,7 @@ import Testing
         #expect(
             events.map { F.label($0, withRequest: true, withDevice: true) } == [
                 "any.enter/a@0", "any.enter/b@0", "any.enter/c@0", "exact.enter/a@0", "major-1.enter/a@0",
-                "major-1.enter/b@0",
+                "major-1.enter/b@0", "minor-7.enter/a@0", "minor-7.enter/c@0",
             ])
     }
 

@@ -148,9 +148,6 @@ public final class RequestValidator {
                 add("trigger.\(name)", "\(name) must be in 0…65535 (got \(value))")
             }
         }
-        if beacon.minor != nil && beacon.major == nil {
-            add("trigger.minor", "a minor needs a major; leave both out to match every beacon of the uuid")
-        }
         if !(beacon.window > .zero) { add("trigger.window", "window must be > 0 seconds") }
         if !(beacon.exitTimeout > .zero) { add("trigger.exitTimeout", "exitTimeout must be > 0 seconds") }
         if beacon.enterDelay < .zero { add("trigger.enterDelay", "enterDelay must be ≥ 0 seconds") }

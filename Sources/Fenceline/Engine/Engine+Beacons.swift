@@ -1,6 +1,7 @@
 extension Engine {
     /// Applies a sighting to every beacon request whose identity matches: the exact key and the
-    /// two wildcards (uuid + major, uuid alone), found by hash lookup rather than a scan.
+    /// three wildcards (uuid + major, uuid + minor, uuid alone), found by hash lookup rather than
+    /// a scan.
     func apply(_ sighting: BeaconSighting, device: Int32) {
         // RSSI 0 and 127 mean "no reading": such a sighting does not count as seen (SPEC §6).
         guard sighting.rssi != 0 && sighting.rssi != 127, !beaconSlots.isEmpty else { return }
@@ -8,6 +9,7 @@ extension Engine {
         for key in [
             BeaconKey(uuid: identity.uuid, major: identity.major, minor: identity.minor),
             BeaconKey(uuid: identity.uuid, major: identity.major, minor: -1),
+            BeaconKey(uuid: identity.uuid, major: -1, minor: identity.minor),
             BeaconKey(uuid: identity.uuid, major: -1, minor: -1),
         ] {
             guard let slots = beaconSlots[key] else { continue }

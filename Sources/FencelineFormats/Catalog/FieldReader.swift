@@ -17,8 +17,8 @@ final class IssueSink {
     /// Adds a validator's problem about the request at `request` unless one of `read` (the
     /// problems met reading it) is in the same member of the request: a value that could not be
     /// read is absent when the request is validated, so what the validator says of that member
-    /// ("among must name a device" after "among[0]: expected a string", "a minor needs a major"
-    /// after a major that is not a whole number) would be about a value that was never given.
+    /// ("among must name a device" after "among[0]: expected a string") would be about a value
+    /// that was never given.
     /// A Feature's member is the one under `properties`.
     func add(_ path: String, _ message: String, unlessAMemberOf request: String, wasUnread read: [CatalogIssue]) {
         func member(_ path: Substring) -> Substring {
