@@ -143,6 +143,17 @@ import Testing
             case .add(let request) = add.operation
         else { Issue.record("no add"); return }
         #expect(request.id == "g")
+        // A response by request names its device as the events do: null for an unscoped one.
+        for (line, device) in [
+            (#"{"op":"respond","request":"bell","device":null,"action":"default"}"#, nil),
+            (#"{"op":"respond","request":"bell","action":"default"}"#, nil),
+            (#"{"op":"respond","request":"gate","device":"d1","action":"default"}"#, "d1"),
+        ] as [(String, String?)] {
+            let response = NotificationResponse(
+                target: .latest(request: line.contains("bell") ? "bell" : "gate", device: device), action: "default")
+            #expect(try decode(line) == .control(ControlRecord(time: nil, operation: .respond(response))), "\(line)")
+        }
+        #expect(failure(#"{"op":"respond","request":"bell","device":7,"action":"default"}"#)?.field == "device")
         #expect(failure(#"{"op":"explode"}"#)?.field == "op")
         #expect(failure(#"{"op":"removePending"}"#)?.field == "ids")
         // removeDevice (SPEC §12): its devices, named, else a bad line naming the field.

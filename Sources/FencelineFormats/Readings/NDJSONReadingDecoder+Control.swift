@@ -108,7 +108,8 @@ extension NDJSONReadingDecoder {
             target = .sequence(sequence)
         case (false, true):
             let request = fields.string("request")
-            let device = fields.string("device")
+            // `"device": null` names an unscoped notification, as its events write it.
+            let device = fields["device"]?.isNull == true ? nil : fields.string("device")
             try check()
             target = .latest(request: request ?? "", device: device)
         }

@@ -293,6 +293,8 @@ public struct NDJSONReadingDecoder {
         var fields = FixFields()
         var isControl = false
         var isSighting = false
+        // `"device": null` is a `respond` record's unscoped notification; any other line needs a name.
+        var deviceIsNull = false
         var seen: UInt16 = 0
         scanner.skipWhitespace()
         if scanner.peek() == UInt8(ascii: "}") {
@@ -328,6 +330,9 @@ public struct NDJSONReadingDecoder {
                     seen |= 1 << key.rawValue
                 }
                 switch key {
+                case .device where scanner.peek() == UInt8(ascii: "n"):
+                    try scanner.skipValue()
+                    deviceIsNull = true
                 case .device: fields.device = try string(&scanner, field: "device")
                 case .time: fields.time = try timestamp(&scanner)
                 case .lat: fields.lat = try number(&scanner, field: "lat")
@@ -368,6 +373,7 @@ public struct NDJSONReadingDecoder {
             throw LineError(field: "adv", message: "give the sighting as beacon or as adv, not both")
         }
         if isControl { return deferringControls ? .control : .reading(try decodeControl(line)) }
+        if deviceIsNull { throw LineError(field: "device", message: "expected a string, found null") }
         if isSighting { return .reading(try BeaconSightingDecoder.decode(line)) }
         return .reading(try fields.makeReading())
     }
