@@ -10,8 +10,8 @@ struct Next: AsyncParsableCommand {
         abstract: "Print each request's next trigger date.",
         discussion: """
             Adds the catalog's requests at --after (default: now) and prints, for each, when it next \
-            fires: the time-interval or calendar date, or null for region and beacon requests (they \
-            fire on readings). Calendar dates follow the DST rules of SPEC §7. As NDJSON by default, \
+            fires: the time-interval or calendar date (--after itself for one already due, which \
+            fires as it is added), or null for region and beacon requests (they fire on readings). Calendar dates follow the DST rules of SPEC §7. As NDJSON by default, \
             or aligned text with the local time in the trigger's zone.
 
             Examples:
@@ -41,10 +41,12 @@ struct Next: AsyncParsableCommand {
         let decoded = try loadCatalog(path: file, decoder: CatalogDecoder(), limit: catalogLimit)
         let engine = try Engine(catalog: decoded.catalog, logger: Logger(label: "fenceline"))
         let start = after?.timestamp ?? Timestamp(seconds: Date().timeIntervalSince1970)
-        _ = engine.advance(to: start)
+        // A request due before `start` fires as it is added, at `start` (SPEC §7: at the next
+        // clock move), which is then its next trigger date.
+        let firedAtStart = Set(engine.advance(to: start).filter { $0.time == start }.map(\.requestID))
         var output = ""
         for request in decoded.catalog.requests {
-            let next = engine.nextTriggerDate(forRequest: request.id)
+            let next = firedAtStart.contains(request.id) ? start : engine.nextTriggerDate(forRequest: request.id)
             let pending = engine.pendingRequests.contains { $0.id == request.id }
             switch format {
             case .text:

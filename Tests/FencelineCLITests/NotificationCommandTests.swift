@@ -91,7 +91,7 @@ import Testing
     }
 
     /// SPEC §7: for a request with a schedule, `next` prints the first date at which it would fire
-    /// inside a window, which is when `run` fires it.
+    /// inside a window, which is when `run` fires it; one already due fires at once.
     @Test func nextAgreesWithRunOnScheduledRequests() throws {
         let mondayMorning = #"{"timeZone":"UTC","windows":[{"days":["mon"],"start":"09:00","end":"10:00"}]}"#
         let nights = #"{"timeZone":"Europe/Amsterdam","windows":[{"days":["fri"],"start":"22:00","end":"02:00"}]}"#
@@ -108,7 +108,10 @@ import Testing
               {"id":"open-now","schedule":{"timeZone":"UTC","windows":[{"days":["sun"],"start":"00:00","end":"23:59"}]},
                "trigger":{"type":"timeInterval","seconds":120}},
               {"id":"never-inside","schedule":\(mondayMorning),
-               "trigger":{"type":"calendar","dateComponents":{"hour":11,"minute":0},"repeats":true}}
+               "trigger":{"type":"calendar","dateComponents":{"hour":11,"minute":0},"repeats":true}},
+              {"id":"already-due","trigger":{"type":"timeInterval","seconds":300,"start":"2026-02-28T23:00:00Z"}},
+              {"id":"already-due-hourly",
+               "trigger":{"type":"timeInterval","seconds":3600,"repeats":true,"start":"2026-02-28T20:10:00Z"}}
             ]}
             """
         let directory = try CLI.temporaryDirectory()
@@ -127,6 +130,8 @@ import Testing
                 "half-past": "2026-03-02T09:30:00Z", "once-at-half-past": "2026-03-02T09:30:00Z",
                 "hourly": "2026-03-06T21:10:00Z", "one-shot": "2026-03-02T09:00:00Z",
                 "every-7-min": "2026-03-06T21:03:00Z", "open-now": "2026-03-01T00:02:00Z", "never-inside": "never",
+                // Due before --after: they fire as they are added.
+                "already-due": start, "already-due-hourly": start,
             ])
         let run = try CLI.run(
             ["run", "--triggers", catalogURL.path, "--until", "2026-03-15T00:00:00Z", "--quiet", "-"],
