@@ -27,12 +27,20 @@ func readCatalogBytes(path: String, limit: CatalogLimit) throws -> [UInt8] {
 }
 
 /// Decodes the bytes of the catalog file at `path`, its errors located in that file.
+///
+/// Each issue is reported as `file:line: request "id": path: message`, the line being that of
+/// the offending value (or of the deepest value around it that is there, for a missing member),
+/// in the `file:line: reason` shape of the readings' bad lines. A syntax error carries its own
+/// line and column in its message, so it is reported as `file: line L, column C: …`.
 func decodeCatalog(_ bytes: [UInt8], path: String, decoder: CatalogDecoder) throws -> CatalogDecoder.Decoded {
     do {
         return try decoder.decode(bytes)
     } catch {
-        let lines = error.issues.map { "\(path): \($0)" }
-        throw CommandFailure(status: ExitStatus.badInput, message: lines.joined(separator: "\n"))
+        let lines = JSONPathLine.lines(of: error.issues.map(\.path), in: bytes)
+        let reports = zip(error.issues, lines).map { issue, line in
+            line.map { "\(path):\($0): \(issue)" } ?? "\(path): \(issue)"
+        }
+        throw CommandFailure(status: ExitStatus.badInput, message: reports.joined(separator: "\n"))
     }
 }
 

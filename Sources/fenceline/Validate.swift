@@ -7,8 +7,9 @@ struct Validate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a trigger catalog and report every problem at once.",
         discussion: """
-            Prints one line per problem, naming the request id and the JSON path, and exits 65 if \
-            there is any; otherwise prints what the catalog holds and exits 0. Polygons are checked \
+            Prints one line per problem, naming the line of the file, the request id and the JSON \
+            path (file:line: request "id": path: message), and exits 65 if there is any; otherwise \
+            prints what the catalog holds and exits 0. Polygons are checked \
             with GEOS (closed rings of at least 4 positions, no self-intersection).
 
             Examples:

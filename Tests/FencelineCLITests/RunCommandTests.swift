@@ -189,8 +189,8 @@ import Testing
         #expect(result.stdout.isEmpty)
         #expect(
             result.stderr == """
-                \(catalog.path): request "gate": requests[0].trigger.radius: radius must be a number of metres > 0 (got -1.0)
-                \(catalog.path): request "x": requests[1].trigger.type: unknown trigger type "nope"; expected "region", "beacon", "proximity", "timeInterval" or "calendar"
+                \(catalog.path):1: request "gate": requests[0].trigger.radius: radius must be a number of metres > 0 (got -1.0)
+                \(catalog.path):1: request "x": requests[1].trigger.type: unknown trigger type "nope"; expected "region", "beacon", "proximity", "timeInterval" or "calendar"
 
                 """)
     }

@@ -20,11 +20,51 @@ import Testing
         #expect(result.status == 65)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines[0] == "\(catalog.path): requests[0].id: missing field \"id\"")
+        #expect(lines[0] == "\(catalog.path):1: requests[0].id: missing field \"id\"")
         #expect(
             lines[1].hasPrefix(
-                "\(catalog.path): request \"p\": requests[1].trigger.geometry.coordinates: polygon is not valid: Self-intersection"
+                "\(catalog.path):1: request \"p\": requests[1].trigger.geometry.coordinates: polygon is not valid: Self-intersection"
             ))
+    }
+
+    /// Each problem names the line of the offending value (SPEC §9), then the request id and the
+    /// JSON path (SPEC §2); a missing member is located at the object that lacks it. `run` and
+    /// `test` report a catalog the same way.
+    @Test func catalogProblemsNameTheirLines() throws {
+        let directory = try CLI.temporaryDirectory()
+        let catalog = directory.appendingPathComponent("triggers.json")
+        try Data(
+            #"""
+            {"requests": [
+              {"id": "a", "trigger": {"type": "timeInterval", "seconds": 600}},
+              {"id": "b", "trigger": {"type": "region",
+                                      "center": {"lat": 95.0, "lon": 1.0}, "radius": 100}},
+              {"id": "c", "trigger": {"type": "timeInterval", "seconds": 600}},
+              {"trigger": {"type": "timeInterval", "seconds": 600}}
+            ]}
+
+            """#.utf8
+        ).write(to: catalog)
+        let expected = """
+            \(catalog.path):4: request "b": requests[1].trigger.center: position out of range: lat must be in [-90, 90] and lon in [-180, 180] (got lat 95.0, lon 1.0)
+            \(catalog.path):6: requests[3].id: missing field "id"
+
+            """
+        let validate = try CLI.run(["validate", catalog.path])
+        #expect(validate.status == 65)
+        #expect(validate.stdout.isEmpty)
+        #expect(validate.stderr == expected)
+
+        let run = try CLI.run(["run", "--triggers", catalog.path, "Data/scenarios/real-drive-visnjan/readings.ndjson"])
+        #expect(run.status == 65)
+        #expect(run.stderr == expected)
+
+        try FileManager.default.copyItem(
+            at: Fixtures.dataDirectory.appendingPathComponent("scenarios/real-drive-visnjan/readings.ndjson"),
+            to: directory.appendingPathComponent("readings.ndjson"))
+        let test = try CLI.run(["test", directory.path])
+        #expect(test.status == 65)
+        #expect(test.stderr == expected)
     }
 
     /// The recorded scenarios, one case each (so a failure names its scenario), with one thread
