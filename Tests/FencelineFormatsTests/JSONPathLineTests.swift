@@ -138,7 +138,8 @@ import Testing
         #expect(lines(["[1].a", "[1].b", "[2]", ""], in: "[\n{\"a\": 1},\n{\"a\":\n 2}]") == [4, 3, nil, 1])
     }
 
-    /// Thousands of paths into one long list: it is read once, not once per path.
+    /// Thousands of paths into one long list, in reverse order and one past its end, each find
+    /// their own line (the list is read once for all of them; that is not timed here).
     @Test func manyPathsIntoALongList() {
         let count = 20000
         let text = "{\"requests\": [\n" + (0..<count).map { "{\"id\": \"r\($0)\"}" }.joined(separator: ",\n") + "\n]}"

@@ -83,6 +83,13 @@ import Testing
                 #expect(listed == expected, "step \(step): \(listed.count) listed, \(expected.count) expected")
                 if listed != expected { return }
             }
+            // A request with listed entries is always known to have some (its set of ids, kept up
+            // from here on, must follow every addition and removal); asked at every step.
+            let asked = "r\(step % 7)"
+            let holds = ledger.holdsEntries(of: asked)
+            if reference.events.contains(where: { $0.requestID == asked }) {
+                #expect(holds, "step \(step): \(asked)")
+            }
         }
         #expect(ledger.events == reference.events)
     }

@@ -26,6 +26,10 @@ struct DeliveredLedger {
     /// `seq` → position, built when a response names a `seq` and kept up while entries are
     /// appended and numbered; dropped when positions shift (compaction, replace, remove).
     private var positionsBySequence: [Int: Int]?
+    /// The request ids that have entries, made when first asked for (an `add` asks) and kept up
+    /// as entries are added; dropped when entries go. Without it every added request, most of them
+    /// new ids, read the whole log.
+    private var requestIDsWithEntries: Set<String>?
     /// The log's size at which it is next compacted.
     private var compactionSize = DeliveredLedger.smallestCompaction
     /// Devices forgotten (SPEC §12) whose entries are still in the log: dropped at the next
@@ -52,6 +56,7 @@ struct DeliveredLedger {
             position -= 1
         }
         if event.sequence == 0 && order >= 0 { unnumbered += 1 }
+        requestIDsWithEntries?.insert(event.requestID)
         if position == log.count {
             log.append(event)
             devices.append(device)
@@ -113,7 +118,10 @@ struct DeliveredLedger {
             if log[kept].sequence == 0 && orders[kept] >= 0 { unnumbered += 1 }
             kept += 1
         }
-        if kept != log.count { positionsBySequence = nil }
+        if kept != log.count {
+            positionsBySequence = nil
+            requestIDsWithEntries = nil
+        }
         log.removeLast(log.count - kept)
         devices.removeLast(devices.count - kept)
         orders.removeLast(orders.count - kept)
@@ -205,6 +213,7 @@ struct DeliveredLedger {
     }
 
     mutating func removeAll() {
+        requestIDsWithEntries = nil
         log = []
         devices = []
         orders = []
@@ -292,7 +301,10 @@ struct DeliveredLedger {
     subscript(position: Int) -> Event { log[position] }
 
     /// Whether some entry is `requestID`'s.
-    func holdsEntries(of requestID: String) -> Bool { log.contains { $0.requestID == requestID } }
+    mutating func holdsEntries(of requestID: String) -> Bool {
+        if requestIDsWithEntries == nil { requestIDsWithEntries = Set(log.lazy.map(\.requestID)) }
+        return requestIDsWithEntries!.contains(requestID)
+    }
 
     /// Records `response` on the entry at `position`.
     mutating func record(_ response: ResponseReport, at position: Int) {

@@ -65,8 +65,8 @@ extension Engine {
                 // the step's pass, the records are not read again (nor their array retained).
                 candidates.append(contentsOf: unsettledSlots)
             }
-            // Records the certificates did not settle are measured below.
-            if candidates.count - first > settled { prefetchFences(first..<candidates.count, settled: settled) }
+            // Records the certificates did not settle are measured below (and only those are here).
+            if candidates.count > first { prefetchFences(first..<candidates.count, settled: 0) }
         }
         // A handful of candidates (the usual) are deduplicated among themselves: a stamp per slot
         // is a likely cache miss each. Many, or `initial: "state"` requests to sweep, use stamps.

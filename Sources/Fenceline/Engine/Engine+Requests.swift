@@ -128,7 +128,6 @@ extension Engine {
 
     /// Makes `request` live at `time`, replacing any request with its id.
     func install(_ request: NotificationRequest, at time: Timestamp) {
-        let replaced = slotsByID[request.id] != nil
         if let old = slotsByID[request.id] {
             retire(old)
             requestLogger?.debug("replaced request", metadata: ["request": "\(request.id)"])
@@ -212,7 +211,7 @@ extension Engine {
         scheduleExpiry(entry)
         // However the id left the pending list (replaced now, removed or fired before), its
         // delivered entries take the new content and move to the top (SPEC §8).
-        if !restoring && (replaced || delivered.holdsEntries(of: request.id)) {
+        if !restoring && delivered.holdsEntries(of: request.id) {
             delivered.replace(
                 requestID: request.id, content: request.content,
                 actions: request.content.category.flatMap { categories[$0]?.actions } ?? [], at: clock)

@@ -108,7 +108,7 @@ public final class Engine {
     @exclusivity(unchecked) var firingBound: Timestamp?
     /// Set while the start catalog is installed, so the index is packed once at the end.
     @exclusivity(unchecked) var bulkInstalling = false
-    /// Beacon requests by identity; a sighting looks up its exact key and the two wildcards.
+    /// Beacon requests by identity; a sighting looks up its exact key and the three wildcards.
     @exclusivity(unchecked) var beaconSlots: [BeaconKey: [Int32]] = [:]
     /// Live region requests whose enter area widens with a fix's accuracy (`generous`, `overlap`):
     /// while any is live, a safe disc cannot stand in for the index.
