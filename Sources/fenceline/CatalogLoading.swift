@@ -36,11 +36,22 @@ func decodeCatalog(_ bytes: [UInt8], path: String, decoder: CatalogDecoder) thro
     do {
         return try decoder.decode(bytes)
     } catch {
-        let lines = JSONPathLine.lines(of: error.issues.map(\.path), in: bytes)
-        let reports = zip(error.issues, lines).map { issue, line in
-            line.map { "\(path):\($0): \(issue)" } ?? "\(path): \(issue)"
-        }
+        let reports = located(error.issues, in: bytes, path: path, label: "")
         throw CommandFailure(status: ExitStatus.badInput, message: reports.joined(separator: "\n"))
+    }
+}
+
+/// A catalog's warnings, each as `file:line: warning: request "id": path: message`, located as
+/// ``decodeCatalog(_:path:decoder:)`` locates errors.
+func catalogWarnings(_ warnings: [CatalogIssue], in bytes: [UInt8], path: String) -> [String] {
+    warnings.isEmpty ? [] : located(warnings, in: bytes, path: path, label: "warning: ")
+}
+
+/// `issues` as lines naming the file and, where it can be told, the line of each.
+private func located(_ issues: [CatalogIssue], in bytes: [UInt8], path: String, label: String) -> [String] {
+    let lines = JSONPathLine.lines(of: issues.map(\.path), in: bytes)
+    return zip(issues, lines).map { issue, line in
+        line.map { "\(path):\($0): \(label)\(issue)" } ?? "\(path): \(label)\(issue)"
     }
 }
 

@@ -161,9 +161,10 @@ struct Run: AsyncParsableCommand {
         let decoder = CatalogDecoder()
         var catalog = Catalog()
         if let triggers = input.triggers {
-            let decoded = try loadCatalog(path: triggers, decoder: decoder, limit: input.catalogLimit)
+            let bytes = try readCatalogBytes(path: triggers, limit: input.catalogLimit)
+            let decoded = try decodeCatalog(bytes, path: triggers, decoder: decoder)
             if !quiet {
-                for warning in decoded.warnings { report("\(triggers): warning: \(warning)") }
+                for line in catalogWarnings(decoded.warnings, in: bytes, path: triggers) { report(line) }
             }
             catalog = decoded.catalog
         }

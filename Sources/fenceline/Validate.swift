@@ -24,8 +24,9 @@ struct Validate: AsyncParsableCommand {
     var file: String
 
     func run() async throws {
-        let decoded = try loadCatalog(path: file, decoder: CatalogDecoder(), limit: catalogLimit)
-        for warning in decoded.warnings { OutputFile.report("\(file): warning: \(warning)") }
+        let bytes = try readCatalogBytes(path: file, limit: catalogLimit)
+        let decoded = try decodeCatalog(bytes, path: file, decoder: CatalogDecoder())
+        for line in catalogWarnings(decoded.warnings, in: bytes, path: file) { OutputFile.report(line) }
         let requests = decoded.catalog.requests
         var counts: [TriggerKind: Int] = [:]
         for request in requests { counts[request.trigger.kind, default: 0] += 1 }

@@ -67,6 +67,28 @@ import Testing
         #expect(test.stderr == expected)
     }
 
+    /// Warnings name their lines as errors do, from validate and from run.
+    @Test func catalogWarningsNameTheirLines() throws {
+        let catalog = try CLI.temporaryDirectory().appendingPathComponent("triggers.json")
+        try Data(
+            #"""
+            {"requests": [
+              {"id": "a", "trigger": {"type": "timeInterval", "seconds": 600}},
+              {"id": "b", "trigger": {"type": "timeInterval",
+                                      "second": 5, "seconds": 600}}
+            ]}
+
+            """#.utf8
+        ).write(to: catalog)
+        let warning =
+            #"\#(catalog.path):4: warning: request "b": requests[1].trigger.second: unknown field "second" is ignored"#
+        let validate = try CLI.run(["validate", catalog.path])
+        #expect(validate.status == 0)
+        #expect(validate.stderr == warning + "\n")
+        let run = try CLI.run(["run", "--triggers", catalog.path, "-"], stdin: "")
+        #expect(run.stderr.hasPrefix(warning + "\n"), "\(run.stderr)")
+    }
+
     /// The recorded scenarios, one case each (so a failure names its scenario), with one thread
     /// and sharded across two and three.
     @Test(
