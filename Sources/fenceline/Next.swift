@@ -11,8 +11,9 @@ struct Next: AsyncParsableCommand {
         discussion: """
             Adds the catalog's requests at --after (default: now) and prints, for each, when it next \
             fires: the time-interval or calendar date (--after itself for one already due, which \
-            fires as it is added), or null for region and beacon requests (they fire on readings). Calendar dates follow the DST rules of SPEC §7. As NDJSON by default, \
-            or aligned text with the local time in the trigger's zone.
+            fires as it is added), or null for region and beacon requests (they fire on readings). \
+            Calendar dates follow the DST rules of SPEC §7. As NDJSON by default, or aligned text \
+            with the local time in the trigger's zone.
 
             Examples:
               fenceline next catalog.json --after 2026-03-07T12:00:00Z

@@ -26,25 +26,17 @@ import Testing
         return (engine, gate)
     }
 
-    @Test func replacingMovesDeliveredEntriesToTheTopWithTheNewContent() throws {
+    /// Re-adding an id moves its delivered entries to the top with the new content, whether it
+    /// was still pending or removed from the pending list first.
+    @Test(arguments: [false, true])
+    func reAddingMovesDeliveredEntriesToTheTopWithTheNewContent(afterRemovePending: Bool) throws {
         let (engine, replacement) = try Self.twoEnters(closingTheInstant: true)
+        if afterRemovePending { engine.removePendingRequests(withIdentifiers: ["gate"]) }
         try engine.add(replacement)
         let delivered = engine.deliveredNotifications
         #expect(delivered.map(\.requestID) == ["gate", "other"])
         #expect(delivered.first?.content.title == "Gate v2")
         #expect(delivered.first?.content.body == "enter by d1")
-        #expect(engine.pendingRequestIDs == ["other", "gate"])
-    }
-
-    /// Re-adding an id removed from the pending list updates its delivered entries as replacing
-    /// a pending one does.
-    @Test func reAddingAfterRemovePendingMovesDeliveredEntriesToo() throws {
-        let (engine, replacement) = try Self.twoEnters(closingTheInstant: true)
-        engine.removePendingRequests(withIdentifiers: ["gate"])
-        try engine.add(replacement)
-        let delivered = engine.deliveredNotifications
-        #expect(delivered.map(\.requestID) == ["gate", "other"])
-        #expect(delivered.first?.content.title == "Gate v2")
         #expect(engine.pendingRequestIDs == ["other", "gate"])
     }
 

@@ -108,8 +108,7 @@ extension NDJSONReadingDecoder {
             target = .sequence(sequence)
         case (false, true):
             let request = fields.string("request")
-            // `"device": null` names an unscoped notification, as its events write it.
-            let device = fields["device"]?.isNull == true ? nil : fields.string("device")
+            let device = fields.string("device")
             try check()
             target = .latest(request: request ?? "", device: device)
         }
