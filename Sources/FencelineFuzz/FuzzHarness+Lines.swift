@@ -18,6 +18,19 @@ extension FuzzHarness {
                 let parsed = Result { () throws(LineError) in try ndjson.decodeNonCanonical(line) }
                 require(parsed == .success(.fix(fix)), "line \(number): the canonical path reads \(fix), not \(parsed)")
             }
+            // A run without a reorder window reads no speed, heading or altitude: the same lines
+            // must be read, with the same position.
+            let kept = ndjson.canonicalParts(line)
+            let skipped = ndjson.canonicalParts(line, motion: false)
+            require(
+                (kept == nil) == (skipped == nil), "line \(number): motion skipped reads \(String(describing: skipped))"
+            )
+            if let kept, let skipped {
+                require(
+                    kept.device == skipped.device && kept.time == skipped.time && kept.coordinate == skipped.coordinate
+                        && kept.accuracy == skipped.accuracy && skipped.motion.x.isNaN && skipped.motion.y.isNaN
+                        && skipped.motion.z.isNaN, "line \(number): motion skipped reads \(skipped), not \(kept)")
+            }
             // The run builds a canonical line's fix from its parts and sends only the others on.
             let viaLines: Result<Reading?, LineError>
             if let parts = lines.canonicalParts(line) {

@@ -55,7 +55,9 @@ final class OneEngineSession: DrivenSession {
     }
 
     func apply(line: UnsafeBufferPointer<UInt8>, number: Int, output: RunOutput) {
-        if let fix = output.decoder.canonicalParts(line) { return apply(fix, in: line, number, output: output) }
+        if let fix = output.decoder.canonicalParts(line, motion: holdsReadings) {
+            return apply(fix, in: line, number, output: output)
+        }
         decodeInFull(line, number, output: output)
     }
 
@@ -145,7 +147,8 @@ final class OneEngineSession: DrivenSession {
     func apply(block: UnsafeBufferPointer<UInt8>, firstLine: Int, output: RunOutput) -> Int {
         parsedLines.removeAll(keepingCapacity: true)
         block.forEachLine { start, end in
-            let fix = output.decoder.canonicalParts(UnsafeBufferPointer(rebasing: block[start..<end]))
+            let fix = output.decoder.canonicalParts(
+                UnsafeBufferPointer(rebasing: block[start..<end]), motion: holdsReadings)
             parsedLines.append(ParsedLine(fix: fix?.moved(by: start), start: start, end: end))
         }
         output.deferringEncoding {

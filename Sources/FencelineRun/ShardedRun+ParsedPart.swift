@@ -208,6 +208,9 @@ struct ParseWork: @unchecked Sendable {
     /// For CSV input, its rows' decoder (`nil` after a bad header): rows it reads plainly are
     /// parsed here, any other line is decoded in input order by the coordinator.
     let csv: (isCSV: Bool, rows: CSVReadingDecoder?)
+    /// Whether fixes keep their speed, heading and altitude: only a reorder window hands the
+    /// engine whole fixes; otherwise they are checked and not converted.
+    let motion: Bool
 
     /// Where share `part` of the block begins: the first line start at or after its even split.
     func start(of part: Int) -> Int {
@@ -237,7 +240,7 @@ struct ParseWork: @unchecked Sendable {
                 }
                 return
             }
-            if let fix = decoder.canonicalParts(line) {
+            if let fix = decoder.canonicalParts(line, motion: motion) {
                 let name = UnsafeBufferPointer(rebasing: line[fix.device])
                 let shard = ShardedRun.shard(ofHash: DeviceHash.of(bytes: name), count: shards)
                 part.append(fix: fix, name: name, shard: Int32(shard), start: start, end: end)

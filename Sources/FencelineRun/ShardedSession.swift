@@ -299,7 +299,8 @@ public final class ShardedSession: RunSession, DrivenSession {
         let mark = output.steadyStart == nil ? RunMark.now(readings: output.summary.readings) : nil
         let parts = partSets[nextSet]
         nextSet ^= 1
-        let work = ParseWork(block: block, parts: parts, shards: pieces, csv: output.decoder.csv)
+        let work = ParseWork(
+            block: block, parts: parts, shards: pieces, csv: output.decoder.csv, motion: reorder != nil)
         if let previous = unapplied {
             unapplied = nil
             apply(previous, output: output, otherWork: (pieces, { work.parse(part: $0) }))

@@ -34,7 +34,7 @@ extension ServiceEngine {
         _ line: UnsafeBufferPointer<UInt8>, to engine: Engine, decoder: NDJSONReadingDecoder, wallClock: Bool = false,
         checksLead: Bool = true
     ) throws(LineError) -> Applied? {
-        if !engine.holdsReadings, let fix = decoder.canonicalParts(line) {
+        if !engine.holdsReadings, let fix = decoder.canonicalParts(line, motion: false) {
             if checksLead { try refuseLead(fix.time, engine: engine, wallClock: wallClock) }
             return .fix(
                 engine.process(

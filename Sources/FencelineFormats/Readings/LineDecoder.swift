@@ -33,11 +33,14 @@ package struct LineDecoder {
     ///
     /// Mutating though it changes nothing: the run keeps its decoder in a class property, from
     /// which a non-mutating call would first copy the whole decoder (retaining what it holds) for
-    /// every line; a mutating call reads it in place.
+    /// every line; a mutating call reads it in place. `motion`: as for
+    /// ``NDJSONReadingDecoder/canonicalParts(_:motion:)``.
     @inline(__always)
-    package mutating func canonicalParts(_ line: UnsafeBufferPointer<UInt8>) -> NDJSONReadingDecoder.CanonicalParts? {
+    package mutating func canonicalParts(_ line: UnsafeBufferPointer<UInt8>, motion: Bool = true)
+        -> NDJSONReadingDecoder.CanonicalParts?
+    {
         switch state {
-        case .ndjson: ndjson.canonicalParts(line)
+        case .ndjson: ndjson.canonicalParts(line, motion: motion)
         case .csv(let decoder?, _): decoder.canonicalParts(line)
         default: nil
         }

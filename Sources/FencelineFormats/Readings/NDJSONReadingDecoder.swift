@@ -165,8 +165,12 @@ public struct NDJSONReadingDecoder {
     /// speed, battery…), another order or Unix times are read by ``memberParts(_:_:)``, from
     /// where the match stopped or from the start. Whatever it cannot read plainly (escapes, a
     /// control record, a bad value) is left to ``decode(_:)``, so both agree on every line.
+    ///
+    /// - Parameter motion: whether `speed`, `heading` and `altitude` are converted; without, they
+    ///   are checked as the full decoder checks them and left NaN, for callers that give the
+    ///   engine the position alone (three exact divisions a line on a tracker's feed).
     @inline(__always)
-    package func canonicalParts(_ line: UnsafeBufferPointer<UInt8>) -> CanonicalParts? {
+    package func canonicalParts(_ line: UnsafeBufferPointer<UInt8>, motion: Bool = true) -> CanonicalParts? {
         guard line.baseAddress != nil else { return nil }
         var cursor = FastCursor(line: line)
         var members = FastMembers()
@@ -196,8 +200,12 @@ public struct NDJSONReadingDecoder {
                     (#","altitude":"#, .altitude),
                 ] {
                     guard cursor.literal(literal) else { break }
-                    guard let value = cursor.number() else { return nil }
-                    members.set(key, value)
+                    if motion {
+                        guard let value = cursor.number() else { return nil }
+                        members.set(key, value)
+                    } else {
+                        guard cursor.skipNumber() else { return nil }
+                    }
                     members.seen |= 1 << key.rawValue
                 }
                 if cursor.byte(UInt8(ascii: "}")) {
@@ -205,7 +213,7 @@ public struct NDJSONReadingDecoder {
                     return cursor.isAtEnd ? members.parts() : nil
                 }
                 guard cursor.byte(UInt8(ascii: ",")) else { return nil }
-                return memberParts(&cursor, &members)
+                return memberParts(&cursor, &members, motion: motion)
             }
             cursor.position = 0
         }
@@ -213,12 +221,13 @@ public struct NDJSONReadingDecoder {
         guard cursor.byte(UInt8(ascii: "{")) else { return nil }
         cursor.skipWhitespace()
         if cursor.byte(UInt8(ascii: "}")) { return nil }
-        return memberParts(&cursor, &members)
+        return memberParts(&cursor, &members, motion: motion)
     }
 
     /// Reads members from `cursor` (just after a `{` or a `,`) to the object's end, adding the
     /// fields of a plain fix to `members`; `nil` as soon as the line is anything else.
-    private func memberParts(_ cursor: inout FastCursor, _ members: inout FastMembers) -> CanonicalParts? {
+    private func memberParts(_ cursor: inout FastCursor, _ members: inout FastMembers, motion: Bool) -> CanonicalParts?
+    {
         while true {
             cursor.skipWhitespace()
             guard cursor.byte(UInt8(ascii: "\"")), let name = cursor.plainString() else { return nil }
@@ -244,9 +253,9 @@ public struct NDJSONReadingDecoder {
                     members.time = time
                 } else {
                     // The usual Unix time (digits, maybe a fraction) is read once, as a time; any
-                    // other number is checked as JSON first, as the full decoder does.
+                    // other number is read as JSON first, as the full decoder does.
                     let start = cursor.position
-                    guard cursor.plainDecimal() || cursor.number() != nil,
+                    guard cursor.skipNumber(),
                         let time = Timestamp(
                             unixSecondsBytes: UnsafeBufferPointer(rebasing: cursor.line[start..<cursor.position]))
                     else { return nil }
@@ -255,18 +264,20 @@ public struct NDJSONReadingDecoder {
             case .lat, .lon, .accuracy, .speed, .heading, .altitude:
                 // `null` is an absent number, as in the full decoder (so a missing lat or lon).
                 if cursor.literal("null") { break }
+                if !motion && key.rawValue > Key.accuracy.rawValue {
+                    guard cursor.skipNumber() else { return nil }
+                    break
+                }
                 guard let value = cursor.number() else { return nil }
                 members.set(key, value)
             case .op, .beacon, .adv: return nil
             case .other:
-                // A plain decimal short enough to be finite, or a plain ASCII string (a feed's
-                // battery, source…), is only checked; another string leaves the line to the full
-                // decoder, and any other value is skipped as the full decoder skips it.
-                let start = cursor.position
-                if cursor.plainDecimal() {
-                    // Past 300 digits a number may overflow, which the full decoder refuses.
-                    guard cursor.position - start > 300 else { break }
-                    cursor.position = start
+                // A number or a plain ASCII string (a feed's battery, source…) is only checked;
+                // another string leaves the line to the full decoder, and any other value is
+                // skipped as the full decoder skips it.
+                if let first = cursor.peek(), first == UInt8(ascii: "-") || first &- 48 < 10 {
+                    guard cursor.skipNumber() else { return nil }
+                    break
                 } else if cursor.byte(UInt8(ascii: "\"")) {
                     guard cursor.plainString() != nil else { return nil }
                     break
@@ -502,26 +513,35 @@ private struct FastCursor {
         return nil
     }
 
-    /// Passes a number written as a digit other than 0, more digits and maybe a fraction, and
-    /// ending there (no exponent); `false`, having passed nothing, for anything else.
+    /// The next byte, if any.
     @inline(__always)
-    mutating func plainDecimal() -> Bool {
+    func peek() -> UInt8? {
+        position < line.count ? line[position] : nil
+    }
+
+    /// Passes a JSON number, checked as ``JSONScanner/parseNumber()`` checks it, without
+    /// converting it: the usual form (no exponent, at most 300 characters, so finite) here, any
+    /// other by ``number()``; `false` for anything that is not a valid, finite number.
+    @inline(__always)
+    mutating func skipNumber() -> Bool {
         var end = position
-        guard end < line.count, line[end] &- 49 < 9 else { return false }
-        while end < line.count, line[end] &- 48 < 10 { end += 1 }
+        if end < line.count, line[end] == UInt8(ascii: "-") { end += 1 }
+        guard end < line.count, line[end] &- 48 < 10 else { return false }
+        if line[end] == UInt8(ascii: "0") {
+            end += 1
+        } else {
+            while end < line.count, line[end] &- 48 < 10 { end += 1 }
+        }
         if end < line.count, line[end] == UInt8(ascii: ".") {
             end += 1
             guard end < line.count, line[end] &- 48 < 10 else { return false }
             while end < line.count, line[end] &- 48 < 10 { end += 1 }
         }
-        if end < line.count {
-            switch line[end] {
-            case UInt8(ascii: ","), UInt8(ascii: "}"), 0x20, 0x09, 0x0A, 0x0D: break
-            default: return false
-            }
+        if end - position <= 300, end == line.count || line[end] | 0x20 != UInt8(ascii: "e") {
+            position = end
+            return true
         }
-        position = end
-        return true
+        return number() != nil
     }
 
     /// A JSON number, read as ``JSONScanner`` reads it (the usual one by
