@@ -228,10 +228,11 @@ struct ParseWork: @unchecked Sendable {
         let part = parts[index]
         part.removeAll()
         let decoder = NDJSONReadingDecoder()
+        let rows = csv.rows?.withOwnTimeCache()
         block.forEachLine(from: start(of: index), to: start(of: index + 1)) { start, end in
             let line = UnsafeBufferPointer(rebasing: block[start..<end])
             if csv.isCSV {
-                if let fix = csv.rows?.canonicalParts(line) {
+                if let fix = rows?.canonicalParts(line) {
                     let name = UnsafeBufferPointer(rebasing: line[fix.device])
                     let shard = ShardedRun.shard(ofHash: DeviceHash.of(bytes: name), count: shards)
                     part.append(fix: fix, name: name, shard: Int32(shard), start: start, end: end)

@@ -18,12 +18,16 @@ import Testing
         func pick(_ list: [String]) -> String { list[Int.random(in: 0..<list.count, using: &generator)] }
         let values: [String: [String]] = [
             "device": ["d1", "truck-17", "", " padded ", "ünï", #""quoted""#, "a\tb"],
+            // Times of a few minutes, valid and not, so the fast path's per-minute date carries
+            // from row to row as in a file.
             "time": [
                 "2026-03-02T08:00:00Z", " 2026-03-02T08:00:00.125Z ", "1772438400.5", "", "1e9", "soon", "-1",
+                "2026-03-02T08:00:59.999+01:00", "2026-03-02T08:01:00Z", "2026-03-02T08:00:60Z",
+                "2026-02-30T08:00:00Z", "2026-03-02 09:00:00+01:00", "2026-03-02T08:00:00", "2026-03-02T08:00:0Z",
             ],
-            "lat": ["52.37", " -0 ", "91", "", "x", "1e1", "52.370000001"],
+            "lat": ["52.37", " -0 ", "91", "", "x", "1e1", "52.370000001", "01", "1.", "-", "52.37 "],
             "lon": ["4.89", "180", "-180.5", "0"],
-            "number": ["8", "", "-1", "12.5", " 3 ", "1e400", "n/a"],
+            "number": ["8", "", "-1", "12.5", " 3 ", "1e400", "n/a", "0", "-0.5", "+1", "7 "],
         ]
         var read = 0
         var plain = 0

@@ -8,6 +8,9 @@ import Glibc
 public struct CSVReadingDecoder {
     private enum Column: Int { case device, time, lat, lon, accuracy, speed, heading, altitude, ignored }
     private let columns: [Column]
+    /// Rows' times mostly share their minute, converted once per minute on the fast path; shared
+    /// by copies, so a thread that parses rows takes its own (``withOwnTimeCache()``).
+    private var times = TimeParser()
 
     /// Reads the header line.
     /// - Throws: ``LineError`` when a required column is missing or named twice.
@@ -45,6 +48,13 @@ public struct CSVReadingDecoder {
         self.columns = columns
     }
 
+    /// This decoder, with a time cache of its own for another thread.
+    package func withOwnTimeCache() -> CSVReadingDecoder {
+        var copy = self
+        copy.times = TimeParser()
+        return copy
+    }
+
     /// The fix on `line`, `nil` for a blank line.
     public func decode(_ line: UnsafeBufferPointer<UInt8>) throws(LineError) -> Reading? {
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
@@ -79,11 +89,21 @@ public struct CSVReadingDecoder {
         }
         var fields = FastMembers()
         var start = 0
+        let last = columns.count - 1
         for (index, column) in columns.enumerated() {
+            // As many fields as columns: the last ends the line, the others end at a comma.
+            if column.rawValue >= Column.lat.rawValue && column != .ignored,
+                let (value, end) = JSONScanner.plainNumber(in: line, at: start),
+                index == last ? end == line.count : end < line.count && line[end] == UInt8(ascii: ",")
+            {
+                // The usual number, the whole field, read where it lies (not found and then read).
+                fields.setPosition(column.rawValue - Column.lat.rawValue, value)
+                start = end + 1
+                continue
+            }
             var end = start
             while end < line.count, line[end] != UInt8(ascii: ",") { end += 1 }
-            // As many fields as columns: the last ends the line, the others end at a comma.
-            guard index == columns.count - 1 ? end == line.count : end < line.count else { return nil }
+            guard index == last ? end == line.count : end < line.count else { return nil }
             let field = start..<end
             start = end + 1
             switch column {
@@ -97,7 +117,7 @@ public struct CSVReadingDecoder {
             let bytes = Self.trimmed(UnsafeBufferPointer(rebasing: line[field]))
             guard !bytes.isEmpty else { continue }  // an empty field is absent
             if column == .time {
-                guard let parsed = Self.time(bytes) else { return nil }
+                guard let parsed = times.parser.parse(bytes) ?? Self.time(bytes) else { return nil }
                 fields.time = parsed
                 continue
             }

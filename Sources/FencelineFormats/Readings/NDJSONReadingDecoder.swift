@@ -13,12 +13,6 @@ public struct NDJSONReadingDecoder {
     /// A reference, so `decode` stays non-mutating; a decoder belongs to one thread.
     private let times = TimeParser()
 
-    private final class TimeParser {
-        /// Unchecked: confined to the decoder's thread, and a dynamic exclusivity check per line
-        /// showed in profiles.
-        @exclusivity(unchecked) var parser = RFC3339StreamParser()
-    }
-
     /// What `add` records need from the catalog.
     public struct RequestContext {
         let decoder: CatalogDecoder
