@@ -7,7 +7,7 @@ enum OutputSafety {
     /// Throws (exit 64) when one of `outputs` (flag and path) names the same file as one of
     /// `inputs`; `-` among the inputs is standard input.
     static func refuseOutputsOntoInputs(_ outputs: [(flag: String, path: String?)], inputs: [String]) throws {
-        for case (let flag, let path?) in outputs {
+        for case (let flag, let path?) in outputs where path != "-" {
             guard let output = identity(of: path) else { continue }
             for input in inputs {
                 let read = input == "-" ? identity(ofDescriptor: 0) : identity(of: input)
@@ -28,6 +28,7 @@ enum OutputSafety {
             output.path.flatMap { $0.isEmpty ? nil : (output.flag, $0) }
         }
         func key(_ path: String) -> String {
+            if path == "-" { return "standard output" }
             if let identity = identity(of: path) { return "inode \(identity[0]) \(identity[1])" }
             let url = URL(fileURLWithPath: path).standardizedFileURL
             return "path "
@@ -38,9 +39,10 @@ enum OutputSafety {
         for (flag, path) in named {
             let name = key(path)
             if let earlier = seen[name] {
+                let clash = path == "-" ? "both write standard output" : "name one file"
                 throw CommandFailure(
                     status: ExitStatus.usage,
-                    message: "\(earlier.flag) \(earlier.path) and \(flag) \(path) name one file: give each its own")
+                    message: "\(earlier.flag) \(earlier.path) and \(flag) \(path) \(clash): give each its own")
             }
             seen[name] = (flag, path)
         }

@@ -56,7 +56,8 @@ struct Readings: AsyncParsableCommand {
 
     @Option(
         name: [.short, .long],
-        help: ArgumentHelp("Write the readings to this file instead of standard output.", valueName: "file"))
+        help: ArgumentHelp(
+            "Write the readings to this file instead of standard output (`-`: standard output).", valueName: "file"))
     var output: String?
 
     @Flag(help: "Print no summary line.")
@@ -69,7 +70,7 @@ struct Readings: AsyncParsableCommand {
 
     func run() async throws {
         try OutputSafety.refuseOutputsOntoInputs([("-o", output)], inputs: files.isEmpty ? ["-"] : files)
-        let destination = try output.map(OutputFile.init(path:)) ?? .standardOutput
+        let destination = try output.map(OutputFile.opening) ?? .standardOutput
         defer { destination.close() }
         let report = { (line: String) in OutputFile.report(line) }
         var buffer: [UInt8] = []

@@ -46,7 +46,7 @@ struct Render: AsyncParsableCommand {
 
     @Option(
         name: [.short, .long],
-        help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+        help: ArgumentHelp("Write to this file instead of standard output (`-`: standard output).", valueName: "file"))
     var output: String?
 
     @Flag(help: "Print no summary line.")
@@ -93,7 +93,7 @@ struct Render: AsyncParsableCommand {
         let renderer = TraceRenderer(catalog: catalog, options: options)
         let asHTML = html || output?.lowercased().hasSuffix(".html") == true
         let text = asHTML ? renderer.html(fixes: fixes, events: events) : renderer.svg(fixes: fixes, events: events)
-        let destination = try output.map(OutputFile.init(path:)) ?? .standardOutput
+        let destination = try output.map(OutputFile.opening) ?? .standardOutput
         destination.write(Array(text.utf8))
         destination.close()
         if !quiet {

@@ -69,7 +69,8 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         name: [.short, .long],
-        help: ArgumentHelp("Write events to this file instead of standard output.", valueName: "file"))
+        help: ArgumentHelp(
+            "Write events to this file instead of standard output (`-`: standard output).", valueName: "file"))
     var output: String?
 
     @Option(
@@ -143,7 +144,7 @@ struct Run: AsyncParsableCommand {
         // A checkpoint that cannot be resumed is refused before anything is written.
         let state = try resume.map(CheckpointFile.read)
         if checkpoint != nil { StopSignals.install() }
-        let destination = try output.map(OutputFile.init(path:)) ?? .standardOutput
+        let destination = try output.map(OutputFile.opening) ?? .standardOutput
         defer { destination.close() }
         let summary = try execute(
             write: destination.write, report: { OutputFile.report($0) }, resuming: state,
@@ -227,7 +228,7 @@ struct Run: AsyncParsableCommand {
             try CheckpointFile.write(bytes, to: checkpoint)
         }
         if let stateOut, let engine = pipeline.lastEngine {
-            let file = try OutputFile(path: stateOut)
+            let file = try OutputFile.opening(stateOut)
             file.write(StateEncoder.encode(engine))
             file.close()
         }

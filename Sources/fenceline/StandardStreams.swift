@@ -23,6 +23,11 @@ struct OutputFile {
         ownsDescriptor = true
     }
 
+    /// `path` opened as ``init(path:)`` does, or standard output for `-`, as Unix tools read it.
+    static func opening(_ path: String) throws -> OutputFile {
+        path == "-" ? .standardOutput : try OutputFile(path: path)
+    }
+
     private init(descriptor: Int32, ownsDescriptor: Bool) {
         self.descriptor = descriptor
         self.ownsDescriptor = ownsDescriptor

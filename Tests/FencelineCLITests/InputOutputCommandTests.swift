@@ -31,6 +31,29 @@ import Testing
         #expect(piped.stdout == direct.stdout)
     }
 
+    /// `-o -` is standard output, as Unix tools read it, for run, readings and render (no file
+    /// named `-` appears); `--state-out -` too, but not both of run's outputs at once.
+    @Test func dashAsOutputIsStandardOutput() throws {
+        let directory = try CLI.temporaryDirectory()
+        let triggers = Fixtures.packageRoot.appendingPathComponent("\(scenario)/triggers.json").path
+        let readings = Fixtures.packageRoot.appendingPathComponent("\(scenario)/readings.ndjson").path
+        let plain = try CLI.run(["run", "--triggers", triggers, readings], in: directory)
+        let dashed = try CLI.run(["run", "--triggers", triggers, readings, "-o", "-"], in: directory)
+        #expect(dashed.status == 0 && !plain.stdout.isEmpty && dashed.stdout == plain.stdout)
+        let events = directory.appendingPathComponent("events.ndjson").path
+        let state = try CLI.run(
+            ["run", "--triggers", triggers, readings, "-o", events, "--state-out", "-"], in: directory)
+        #expect(state.status == 0 && state.stdout.hasPrefix("{") && state.stdout.contains(#""pending""#))
+        #expect(try String(contentsOfFile: events, encoding: .utf8) == plain.stdout)
+        let both = try CLI.run(["run", "--triggers", triggers, readings, "-o", "-", "--state-out", "-"], in: directory)
+        #expect(both.status == 64 && both.stderr.contains("both write standard output"), "\(both.stderr)")
+        let normalised = try CLI.run(["readings", readings, "-o", "-"], in: directory)
+        #expect(normalised.status == 0 && normalised.stdout.split(separator: "\n").count == 104)
+        let picture = try CLI.run(["render", "--triggers", triggers, readings, "-o", "-"], in: directory)
+        #expect(picture.status == 0 && picture.stdout.contains("<svg"), "\(picture.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("-").path))
+    }
+
     /// Control records are not readings: counted in the summary, not written.
     @Test func readingsCountsControlRecordsWithoutWritingThem() throws {
         let result = try CLI.run(
