@@ -5,16 +5,20 @@ package import Fenceline
 package struct LineDecoder {
     private enum State {
         case ndjson
-        /// `nil` until the header is read; `failed` when the header was bad (the rows are then
-        /// not reported one by one).
-        case csv(CSVReadingDecoder?, failed: Bool)
+        /// `failed` when the header was bad (the rows are then not reported one by one); the
+        /// rows' decoder is ``rows`` once the header is read.
+        case csv(failed: Bool)
         case nmea(NMEADecoder)
     }
 
     private var state: State
     /// Kept outside `state`, so a line reads it in place rather than copying it out of the enum
-    /// (with its references) as a pattern binding would.
+    /// (with its references) as a pattern binding would; a switch over `state` copies all of it
+    /// (the NMEA decoder's size) first.
     private let ndjson: NDJSONReadingDecoder
+    private let isNDJSON: Bool
+    /// A CSV input's rows' decoder, once its header is read.
+    private var rows: CSVReadingDecoder?
 
     /// A decoder for `format`, which must be line-based (not GPX); `device` names the device of
     /// formats whose lines carry none (NMEA).
@@ -22,9 +26,10 @@ package struct LineDecoder {
         ndjson = NDJSONReadingDecoder(requests: requests)
         switch format {
         case .ndjson, .gpx: state = .ndjson
-        case .csv: state = .csv(nil, failed: false)
+        case .csv: state = .csv(failed: false)
         case .nmea: state = .nmea(NMEADecoder(device: device))
         }
+        isNDJSON = format == .ndjson || format == .gpx
     }
 
     /// For NDJSON and CSV rows, the fields of a plain fix line, the device a range of `line`
@@ -39,22 +44,18 @@ package struct LineDecoder {
     package mutating func canonicalParts(_ line: UnsafeBufferPointer<UInt8>, motion: Bool = true)
         -> NDJSONReadingDecoder.CanonicalParts?
     {
-        switch state {
-        case .ndjson: ndjson.canonicalParts(line, motion: motion)
-        case .csv(let decoder?, _): decoder.canonicalParts(line)
-        default: nil
-        }
+        isNDJSON ? ndjson.canonicalParts(line, motion: motion) : rows?.canonicalParts(line)
     }
 
     /// Whether this decodes CSV, and its rows' decoder once the header is read.
     package var csv: (isCSV: Bool, rows: CSVReadingDecoder?) {
-        guard case .csv(let decoder, _) = state else { return (false, nil) }
-        return (true, decoder)
+        guard case .csv = state else { return (false, nil) }
+        return (true, rows)
     }
 
     /// Whether a CSV input's header is still to come (blank lines may precede it).
     package var awaitsCSVHeader: Bool {
-        guard case .csv(nil, let failed) = state else { return false }
+        guard rows == nil, case .csv(let failed) = state else { return false }
         return !failed
     }
 
@@ -67,14 +68,13 @@ package struct LineDecoder {
         switch state {
         case .ndjson:
             return afterCanonical ? try ndjson.decodeNonCanonical(line) : try ndjson.decode(line)
-        case .csv(let decoder?, _):
-            return try decoder.decode(line)
-        case .csv(nil, let failed):
+        case .csv(let failed):
+            if let rows { return try rows.decode(line) }
             if failed || line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
             do throws(LineError) {
-                state = .csv(try CSVReadingDecoder(header: line), failed: false)
+                rows = try CSVReadingDecoder(header: line)
             } catch {
-                state = .csv(nil, failed: true)
+                state = .csv(failed: true)
                 throw error
             }
             return nil
