@@ -16,6 +16,7 @@ package struct LineDecoder {
     /// (with its references) as a pattern binding would; a switch over `state` copies all of it
     /// (the NMEA decoder's size) first.
     private let ndjson: NDJSONReadingDecoder
+    /// Whether the lines are NDJSON: tested on every line instead of `state`.
     private let isNDJSON: Bool
     /// A CSV input's rows' decoder, once its header is read.
     private var rows: CSVReadingDecoder?
