@@ -495,6 +495,30 @@ private struct FastCursor {
     @inline(__always)
     mutating func plainString() -> Range<Int>? {
         let start = position
+        // Eight bytes at a time while eight remain: the lowest flagged byte of the word is the
+        // first that is a quote, a backslash, a control byte or not ASCII (the flag tests may
+        // flag bytes after a true one, never before), and names, devices and times are short.
+        #if _endian(little)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while position + 8 <= line.count {
+                let word = UnsafeRawPointer(line.baseAddress! + position).loadUnaligned(as: UInt64.self)
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let delete = word ^ (ones &* 0x7F)
+                let flags =
+                    ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (delete &- ones) & ~delete
+                        | (word &- ones &* 0x20) & ~word | word) & highs
+                if flags == 0 {
+                    position += 8
+                    continue
+                }
+                position += flags.trailingZeroBitCount >> 3
+                guard line[position] == UInt8(ascii: "\"") else { return nil }
+                position += 1
+                return start..<(position - 1)
+            }
+        #endif
         while position < line.count {
             let byte = line[position]
             if byte == UInt8(ascii: "\"") {
