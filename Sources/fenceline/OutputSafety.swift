@@ -28,7 +28,6 @@ enum OutputSafety {
             output.path.flatMap { $0.isEmpty ? nil : (output.flag, $0) }
         }
         func key(_ path: String) -> String {
-            if path == "-" { return "standard output" }
             if let identity = identity(of: path) { return "inode \(identity[0]) \(identity[1])" }
             let url = URL(fileURLWithPath: path).standardizedFileURL
             return "path "
@@ -39,10 +38,9 @@ enum OutputSafety {
         for (flag, path) in named {
             let name = key(path)
             if let earlier = seen[name] {
-                let clash = path == "-" ? "both write standard output" : "name one file"
                 throw CommandFailure(
                     status: ExitStatus.usage,
-                    message: "\(earlier.flag) \(earlier.path) and \(flag) \(path) \(clash): give each its own")
+                    message: "\(earlier.flag) \(earlier.path) and \(flag) \(path) name one file: give each its own")
             }
             seen[name] = (flag, path)
         }

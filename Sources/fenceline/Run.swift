@@ -75,7 +75,8 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "At the end, write the pending and delivered notifications to this file as JSON.", valueName: "file"))
+            "At the end, write the pending and delivered notifications to this file as JSON "
+                + "(`-`: standard output, with -o FILE for the events).", valueName: "file"))
     var stateOut: String?
 
     @Option(
@@ -128,6 +129,13 @@ struct Run: AsyncParsableCommand {
         if threads > 1 && clock == .wall { throw ValidationError("--clock wall needs --threads 1") }
         if resume == nil { _ = try input.catalogPath }
         if let stateOut, stateOut.isEmpty { throw ValidationError("--state-out needs a file name") }
+        // The events go to standard output unless -o names a file: the state after them would
+        // read as one more event.
+        if stateOut == "-" && (output == nil || output == "-") {
+            throw ValidationError(
+                "--state-out - writes standard output, where the events go: "
+                    + "give -o FILE for the events, or --state-out FILE")
+        }
         if let checkpoint, checkpoint.isEmpty || checkpoint == "-" {
             throw ValidationError("--checkpoint needs a file name")
         }
