@@ -27,9 +27,8 @@ extension FuzzHarness {
             )
             if let kept, let skipped {
                 require(
-                    kept.device == skipped.device && kept.time == skipped.time && kept.coordinate == skipped.coordinate
-                        && kept.accuracy == skipped.accuracy && skipped.motion.x.isNaN && skipped.motion.y.isNaN
-                        && skipped.motion.z.isNaN, "line \(number): motion skipped reads \(skipped), not \(kept)")
+                    skipped.areMotionSkipped(from: kept), "line \(number): motion skipped reads \(skipped), not \(kept)"
+                )
             }
             // The run builds a canonical line's fix from its parts and sends only the others on.
             let viaLines: Result<Reading?, LineError>
