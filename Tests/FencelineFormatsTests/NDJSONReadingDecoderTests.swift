@@ -371,10 +371,16 @@ import Testing
             if Int.random(in: 0..<3, using: &generator) == 0 {
                 line += #","speed":\#(pick(numbers)),"heading":\#(pick(numbers))"#
                 if Bool.random(using: &generator) { line += #","altitude":\#(pick(numbers))"# }
-                if Bool.random(using: &generator) { line += #","battery":\#(pick(numbers + ["87", "100"]))"# }
                 if Bool.random(using: &generator) {
-                    line += pick([#","source":"gps""#, #","source":"g\"ps""#, #","source":7"#])
+                    line += #","battery":\#(pick(numbers + ["87", "100", "null", #""low""#, "[1]"]))"#
                 }
+                if Bool.random(using: &generator) {
+                    line += pick([
+                        #","source":"gps""#, #","source":"g\"ps""#, #","source":7"#, #","source":null"#,
+                        #","source":"gps\#u{7F}""#, #","source":"""#,
+                    ])
+                }
+                if Int.random(in: 0..<4, using: &generator) == 0 { line += #","battery":5"# }
             }
             line += Int.random(in: 0..<10, using: &generator) == 0 ? "} " : "}"
             let fast = Result { () throws(LineError) in try decode(line) }

@@ -195,19 +195,16 @@ public struct NDJSONReadingDecoder {
                     members.seen |= 1 << Key.accuracy.rawValue
                 }
                 // Trackers' usual extras, in the order they usually come, matched as the fields
-                // above are; anything else is read member by member below.
-                for (literal, key) in [
-                    (#","speed":"# as StaticString, Key.speed), (#","heading":"#, .heading),
-                    (#","altitude":"#, .altitude),
-                ] {
-                    guard cursor.literal(literal) else { break }
-                    if motion {
-                        guard let value = cursor.number() else { return nil }
-                        members.set(key, value)
-                    } else {
-                        guard cursor.skipNumber() else { return nil }
+                // above are (written out: a loop over the names calls bcmp and retains its array
+                // every line); anything else is read member by member below.
+                if cursor.literal(#","speed":"#) {
+                    guard motionMember(.speed, &cursor, &members, motion: motion) else { return nil }
+                    if cursor.literal(#","heading":"#) {
+                        guard motionMember(.heading, &cursor, &members, motion: motion) else { return nil }
+                        if cursor.literal(#","altitude":"#) {
+                            guard motionMember(.altitude, &cursor, &members, motion: motion) else { return nil }
+                        }
                     }
-                    members.seen |= 1 << key.rawValue
                 }
                 if cursor.byte(UInt8(ascii: "}")) {
                     cursor.skipWhitespace()
@@ -223,6 +220,22 @@ public struct NDJSONReadingDecoder {
         cursor.skipWhitespace()
         if cursor.byte(UInt8(ascii: "}")) { return nil }
         return memberParts(&cursor, &members, motion: motion)
+    }
+
+    /// Reads the value of `key` (speed, heading or altitude), whose name the cursor has passed:
+    /// converted with `motion`, only checked without.
+    @inline(__always)
+    private func motionMember(_ key: Key, _ cursor: inout FastCursor, _ members: inout FastMembers, motion: Bool)
+        -> Bool
+    {
+        if motion {
+            guard let value = cursor.number() else { return false }
+            members.set(key, value)
+        } else {
+            guard cursor.skipNumber() else { return false }
+        }
+        members.seen |= 1 << key.rawValue
+        return true
     }
 
     /// Reads members from `cursor` (just after a `{` or a `,`) to the object's end, adding the
