@@ -125,6 +125,17 @@ import Testing
         #expect(failure(line)?.code == .malformed)
     }
 
+    /// The fast path matches a tracker's extras by name: a value missing after one must not
+    /// let it read on from the next member's name.
+    @Test(arguments: [
+        #"{"device":"a","time":"2026-03-02T08:00:00Z","lat":5,"lon":2,"speed":,"heading":2}"#,
+        #"{"device":"a","time":"2026-03-02T08:00:00Z","lat":5,"lon":2,"speed":1,"battery":,"source":"gps"}"#,
+        #"{"device":"a","time":"2026-03-02T08:00:00Z","lat":5,"lon":2,"battery":1,"source":}"#,
+    ])
+    func extrasWithAValueMissingAreRefused(line: String) {
+        #expect(failure(line) != nil)
+    }
+
     @Test func controlRecords() throws {
         let remove = try decode(#"{"time":"2026-03-02T08:00:00Z","op":"removePending","ids":["a","b"]}"#)
         #expect(
@@ -372,7 +383,7 @@ import Testing
                 line += #","speed":\#(pick(numbers)),"heading":\#(pick(numbers))"#
                 if Bool.random(using: &generator) { line += #","altitude":\#(pick(numbers))"# }
                 if Bool.random(using: &generator) {
-                    line += #","battery":\#(pick(numbers + ["87", "100", "null", #""low""#, "[1]"]))"#
+                    line += #","battery":\#(pick(numbers + ["87", "100", "null", #""low""#, "[1]", ""]))"#
                 }
                 if Bool.random(using: &generator) {
                     line += pick([

@@ -206,6 +206,14 @@ public struct NDJSONReadingDecoder {
                         }
                     }
                 }
+                // Then a feed's battery level and fix source, when they are a number and a plain
+                // string: checked, not kept (the engine reads neither); any other value is left to
+                // the member reader below, from the member's start.
+                var mark = cursor.position
+                if cursor.literal(#","battery":"#), cursor.skipNumber() { mark = cursor.position }
+                cursor.position = mark
+                if cursor.literal(#","source":""#), cursor.plainString() != nil { mark = cursor.position }
+                cursor.position = mark
                 if cursor.byte(UInt8(ascii: "}")) {
                     cursor.skipWhitespace()
                     return cursor.isAtEnd ? members.parts() : nil
