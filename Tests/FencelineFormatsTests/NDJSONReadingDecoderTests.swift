@@ -129,11 +129,18 @@ import Testing
     /// let it read on from the next member's name.
     @Test(arguments: [
         #"{"device":"a","time":"2026-03-02T08:00:00Z","lat":5,"lon":2,"speed":,"heading":2}"#,
+        #"{"device":"a","time":"2026-03-02T08:00:00Z","lat":5,"lon":2,"speed":1,"heading":,"battery":5}"#,
+        #"{"device":"a","time":"2026-03-02T08:00:00Z","lat":5,"lon":2,"speed":1,"heading":2,"altitude":,"battery":5}"#,
         #"{"device":"a","time":"2026-03-02T08:00:00Z","lat":5,"lon":2,"speed":1,"battery":,"source":"gps"}"#,
         #"{"device":"a","time":"2026-03-02T08:00:00Z","lat":5,"lon":2,"battery":1,"source":}"#,
     ])
     func extrasWithAValueMissingAreRefused(line: String) {
         #expect(failure(line) != nil)
+        let bytes = Array(line.utf8)
+        bytes.withUnsafeBufferPointer { buffer in
+            #expect(decoder.canonicalParts(buffer, motion: true) == nil)
+            #expect(decoder.canonicalParts(buffer, motion: false) == nil)
+        }
     }
 
     @Test func controlRecords() throws {
