@@ -231,7 +231,7 @@ public struct NDJSONReadingDecoder {
     }
 
     /// Reads the value of `key` (speed, heading or altitude), whose name the cursor has passed:
-    /// converted with `motion`, only checked without.
+    /// converted with `motion`, only checked without (for both readers of these members).
     @inline(__always)
     private func motionMember(_ key: Key, _ cursor: inout FastCursor, _ members: inout FastMembers, motion: Bool)
         -> Bool
@@ -286,8 +286,8 @@ public struct NDJSONReadingDecoder {
             case .lat, .lon, .accuracy, .speed, .heading, .altitude:
                 // `null` is an absent number, as in the full decoder (so a missing lat or lon).
                 if cursor.literal("null") { break }
-                if !motion && key.rawValue > Key.accuracy.rawValue {
-                    guard cursor.skipNumber() else { return nil }
+                if key.rawValue > Key.accuracy.rawValue {
+                    guard motionMember(key, &cursor, &members, motion: motion) else { return nil }
                     break
                 }
                 guard let value = cursor.number() else { return nil }
