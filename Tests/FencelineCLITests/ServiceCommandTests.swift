@@ -312,7 +312,7 @@ import Testing
     @Test func retentionDropsTheOldLogAndTheExportStillReplaysIt() throws {
         let scenario = "Data/scenarios/real-drive-visnjan"
         let server = try Server(
-            triggers: "\(scenario)/triggers.json", arguments: ["--retention", "6", "--checkpoint-every", "10"])
+            triggers: "\(scenario)/triggers.json", arguments: ["--retention", "12", "--checkpoint-every", "10"])
         defer { server.stop() }
         #expect(try server.call("GET", "/v1/export/checkpoint").status == 404, "nothing dropped yet")
         let lines = try String(
@@ -326,10 +326,11 @@ import Testing
                 #expect(answer.status == 200, "\(answer.body)")
             }
         }
-        // The reads below have 6 s after the last batch before a checkpoint taken after it is old
-        // enough to drop everything (with 2 s, a loaded machine was sometimes too slow for them).
+        // The reads below have 12 s after the last batch before a checkpoint taken after it is old
+        // enough to drop everything (with 2 s, and then 6 s, a loaded machine was sometimes too
+        // slow for them: the log was empty when read).
         try post(0..<70)
-        Thread.sleep(forTimeInterval: 6.5)
+        Thread.sleep(forTimeInterval: 12.5)
         try post(70..<lines.count)
         let base = server.directory.appendingPathComponent("base.ckpt")
         let copy = server.directory.appendingPathComponent("base-again.ckpt")
