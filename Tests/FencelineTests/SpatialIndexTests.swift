@@ -9,6 +9,31 @@ import Testing
         GeoBounds(south: lat - size, north: lat + size, west: lon - size, east: lon + size)
     }
 
+    /// The rebuild's hand-written sort against the standard library's, on keys shaped as the
+    /// index makes them (a level, then rows and columns) and on arbitrary ones, with many repeats.
+    @Test func radixOrderSortsLikeAStableSortByKey() {
+        var generator = SplitMix(state: 11)
+        let shapes: [(Int, () -> UInt64)] = [
+            (0, { 0 }), (1, { 7 }), (5_000, { UInt64.random(in: 0...3, using: &generator) }),
+            (
+                20_000,
+                {
+                    UInt64.random(in: 0...20, using: &generator) << 42 | UInt64.random(
+                        in: 0..<(1 << 19), using: &generator) << 21
+                        | UInt64.random(in: 0..<(1 << 20), using: &generator)
+                }
+            ),
+            (20_000, { UInt64.random(in: 0...UInt64.max, using: &generator) }),
+            (20_000, { 1 << 47 | UInt64.random(in: 0...50, using: &generator) << 30 }),
+        ]
+        for (count, make) in shapes {
+            let keys = (0..<count).map { _ in make() }
+            let order = radixOrder(of: keys).map(Int.init)
+            let expected = keys.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }
+            #expect(order == expected, "\(count) keys")
+        }
+    }
+
     @Test func pointQueriesFindExactlyTheBoxesHoldingThePoint() {
         var generator = SplitMix(state: 3)
         let index = SpatialIndex()

@@ -34,15 +34,17 @@ public final class RequestValidator {
         }
         // Filled per event when it has placeholders: a field of any size would be copied into
         // every event (APNs itself takes 4 KiB for a whole payload).
-        let fields = [
-            ("title", content.title), ("subtitle", content.subtitle), ("body", content.body),
-            ("thread", content.thread),
-        ]
-        for case (let name, let text?) in fields where text.utf8.count > NotificationContent.maximumFieldBytes {
+        // Field by field rather than through an array of them, made per request.
+        func checkSize(_ name: String, _ text: String?) {
+            guard let text, text.utf8.count > NotificationContent.maximumFieldBytes else { return }
             add(
                 "content.\(name)",
                 "\(name) is \(text.utf8.count) bytes; at most \(NotificationContent.maximumFieldBytes) are accepted")
         }
+        checkSize("title", content.title)
+        checkSize("subtitle", content.subtitle)
+        checkSize("body", content.body)
+        checkSize("thread", content.thread)
         for problem in NotificationAttachment.problems(in: content.attachments) {
             add("content.\(problem.path)", problem.message)
         }
@@ -115,18 +117,22 @@ public final class RequestValidator {
             }
         }
         let h = region.hysteresis
-        for (name, value) in [("enterCushion", h.enterCushion), ("exitCushion", h.exitCushion)] where !value.isFinite {
-            add("trigger.hysteresis.\(name)", "\(name) must be a finite number of metres")
+        func checkCushion(_ name: String, _ value: Double) {
+            if !value.isFinite { add("trigger.hysteresis.\(name)", "\(name) must be a finite number of metres") }
         }
+        checkCushion("enterCushion", h.enterCushion)
+        checkCushion("exitCushion", h.exitCushion)
         if h.accuracy != .overlap && h.enterCushion + h.exitCushion < 0 {
             add(
                 "trigger.hysteresis",
                 "enterCushion + exitCushion must be ≥ 0, or a fix could meet the enter and exit conditions at once (got \(h.enterCushion) and \(h.exitCushion))"
             )
         }
-        for (name, value) in [("enterDelay", h.enterDelay), ("exitDelay", h.exitDelay)] where value < .zero {
-            add("trigger.hysteresis.\(name)", "\(name) must be ≥ 0 seconds (got \(value.seconds))")
+        func checkDelay(_ name: String, _ value: TimeSpan) {
+            if value < .zero { add("trigger.hysteresis.\(name)", "\(name) must be ≥ 0 seconds (got \(value.seconds))") }
         }
+        checkDelay("enterDelay", h.enterDelay)
+        checkDelay("exitDelay", h.exitDelay)
         if h.minFixes < 1 { add("trigger.hysteresis.minFixes", "minFixes must be ≥ 1 (got \(h.minFixes))") }
         if let maxAccuracy = h.maxAccuracy, !(maxAccuracy >= 0) {
             add("trigger.hysteresis.maxAccuracy", "maxAccuracy must be ≥ 0 metres (got \(maxAccuracy))")

@@ -128,11 +128,19 @@ extension Engine {
 
     /// Makes `request` live at `time`, replacing any request with its id.
     func install(_ request: NotificationRequest, at time: Timestamp) {
-        if let old = slotsByID[request.id] {
-            retire(old)
+        let slot = Int32(requests.count)
+        // The id is claimed for the new slot with one lookup (a million-fence catalog makes a
+        // million of them, each a likely cache miss); a request it replaces is retired after.
+        var replaced: Int32?
+        func claim(_ entry: inout Int32) {
+            if entry >= 0 { replaced = entry }
+            entry = slot
+        }
+        claim(&slotsByID[request.id, default: -1])
+        if let replaced {
+            retire(replaced)
             requestLogger?.debug("replaced request", metadata: ["request": "\(request.id)"])
         }
-        let slot = Int32(requests.count)
         let scope = request.devices.map { Set($0.map { devices.intern($0) }) }
         var region: RegionEntry?
         if case .region(let trigger) = request.trigger {
@@ -148,6 +156,7 @@ extension Engine {
                 lastRegionSettings = entry.settings
                 region = entry
             } catch {
+                slotsByID[request.id] = nil
                 requestLogger?.error(
                     "could not prepare the fence", metadata: ["request": "\(request.id)", "error": "\(error)"])
                 return
@@ -164,6 +173,7 @@ extension Engine {
                 rule: .interval(first: first, every: trigger.interval), repeats: trigger.repeats, kind: .timeInterval)
         case .calendar(let trigger):
             guard let rule = CalendarRule(trigger) else {
+                slotsByID[request.id] = nil
                 requestLogger?.error(
                     "unknown time zone", metadata: ["request": "\(request.id)", "timeZone": "\(trigger.timeZone)"])
                 return
@@ -184,7 +194,6 @@ extension Engine {
         if case .polygon(let shape)? = fence?.shape { polygons.append(shape) }
         flatSlots.append(HotSlot(entry: entry, polygon: polygons.count - 1))
         visited.append(0)
-        slotsByID[request.id] = slot
         if let fence, let settings = region?.settings.values.pointee {
             let bounds = fence.bounds
             index.insert(slot: slot, bounds: bounds.expanded(byMetres: settings.reach), packingLater: bulkInstalling)
@@ -224,7 +233,8 @@ extension Engine {
         guard states[Int(slot)].isAlive else { return }
         states[Int(slot)].isAlive = false
         flatSlots[Int(slot)].isAlive = false
-        slotsByID[entry.request.id] = nil
+        // Unless a request replacing it has claimed the id already (see `install`).
+        if slotsByID[entry.request.id] == slot { slotsByID[entry.request.id] = nil }
         if let region = entry.region {
             // Its records must be read again (and dropped) rather than settled by certificate.
             requestEpoch &+= 1

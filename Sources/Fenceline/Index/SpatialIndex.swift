@@ -369,34 +369,59 @@ final class SpatialIndex {
                     * (Self.column(part.east, size: size) - Self.column(part.west, size: size) + 1)
             }
         }
-        var entries: [(key: Int64, member: Member)] = []
-        entries.reserveCapacity(entryCount)
+        // Keys (level, row and column in 47 bits, in the order of `key`) and members side by
+        // side, sorted by key through their positions; entries come in slot order, so equal keys
+        // keep their slots ascending.
+        var sortKeys: [UInt64] = []
+        var members: [Member] = []
+        sortKeys.reserveCapacity(entryCount)
+        members.reserveCapacity(entryCount)
         for index in slotLevel.indices where slotLevel[index] >= 0 {
             let level = max(Int(slotLevel[index]), floorLevel)
             let size = Self.cellSize(level: level)
             for part in boxes(of: index) {
                 for row in Self.row(part.south, size: size)...Self.row(part.north, size: size) {
                     for column in Self.column(part.west, size: size)...Self.column(part.east, size: size) {
-                        entries.append(
-                            (Self.key(level: level, column: column, row: row), Member(slot: Int32(index), box: part)))
+                        assert(row < 1 << 21 && column < 1 << 21)
+                        sortKeys.append(UInt64(level) << 42 | UInt64(row) << 21 | UInt64(column))
+                        members.append(Member(slot: Int32(index), box: part))
                     }
                 }
             }
             inPacked[index] = true
         }
-        entries.sort { $0.key < $1.key || ($0.key == $1.key && $0.member.slot < $1.member.slot) }
-        slots = entries.map(\.member.slot)
-        edges =
-            entries.map(\.member.south) + entries.map(\.member.north) + entries.map(\.member.west)
-            + entries.map(\.member.east)
+        let order = radixOrder(of: sortKeys)
+        let keys = order.map { position in
+            let packed = sortKeys[Int(position)]
+            return Self.key(
+                level: Int(packed >> 42), column: Int(packed & 0x1F_FFFF), row: Int(packed >> 21 & 0x1F_FFFF))
+        }
+        sortKeys = []
+        // One gather of the members into the slot and edge columns (each member read once).
+        let total = order.count
+        slots = [Int32](repeating: 0, count: total)
+        edges = [Float](repeating: 0, count: 4 * total)
+        slots.withUnsafeMutableBufferPointer { slots in
+            edges.withUnsafeMutableBufferPointer { edges in
+                for (position, source) in order.enumerated() {
+                    let member = members[Int(source)]
+                    slots[position] = member.slot
+                    edges[position] = member.south
+                    edges[total + position] = member.north
+                    edges[2 * total + position] = member.west
+                    edges[3 * total + position] = member.east
+                }
+            }
+        }
+        members = []
         levels = Array(repeating: Level(), count: Self.levelCount)
         packedLevels = 0
-        // Distinct cells per level (the entries are sorted by key, level in the top byte).
+        // Distinct cells per level (the keys are sorted, level in the top byte).
         var distinct = [Int](repeating: 0, count: Self.levelCount)
         var previous = Self.emptyKey
-        for entry in entries where entry.key != previous {
-            distinct[Int(entry.key >> 56)] += 1
-            previous = entry.key
+        for key in keys where key != previous {
+            distinct[Int(key >> 56)] += 1
+            previous = key
         }
         for level in distinct.indices where distinct[level] > 0 {
             var capacity = 16
@@ -407,10 +432,10 @@ final class SpatialIndex {
             packedLevels |= 1 << UInt32(level)
         }
         var start = 0
-        while start < entries.count {
+        while start < keys.count {
             var end = start
-            while end < entries.count && entries[end].key == entries[start].key { end += 1 }
-            let key = entries[start].key
+            while end < keys.count && keys[end] == keys[start] { end += 1 }
+            let key = keys[start]
             let level = Int(key >> 56)
             var position = Self.hash(key, mask: levels[level].mask)
             while levels[level].cells[position].key != Self.emptyKey { position = (position + 1) & levels[level].mask }

@@ -73,7 +73,8 @@ public final class GeometryValidator {
                     GeometryProblem(path: prefix(polygonIndex), message: "a polygon needs an exterior ring"))
             }
             for (ringIndex, ring) in rings.enumerated() {
-                let path = "\(prefix(polygonIndex))[\(ringIndex)]"
+                // Made only for a message: a million fences' rings are read with none.
+                var path: String { "\(prefix(polygonIndex))[\(ringIndex)]" }
                 for (index, point) in ring.enumerated() where !point.isValid {
                     problems.append(coordinateProblem(point, path: "\(path)[\(index)]"))
                 }

@@ -51,12 +51,26 @@ final class PolygonShape {
     /// Prepares polygons whose parts already share one unwrapped longitude range.
     init(unwrapped polygons: [[[Coordinate]]]) {
         self.polygons = polygons
-        bounds = GeoBounds(around: polygons.joined().joined())
+        // Plain loops and arrays sized up front: a catalog of a million small polygons prepares
+        // each, and lazy joins and regrown arrays were most of that.
+        var pointCount = 0
+        var ringCount = 0
+        var bounds = GeoBounds(south: .infinity, north: -.infinity, west: .infinity, east: -.infinity)
+        for polygon in polygons {
+            ringCount += polygon.count
+            for ring in polygon {
+                pointCount += ring.count
+                for coordinate in ring { bounds.include(coordinate) }
+            }
+        }
+        self.bounds = bounds
         frame = LocalFrame(originLatitude: bounds.centerLatitude, originLongitude: bounds.centerLongitude)
         var points: [SIMD2<Double>] = []
-        points.reserveCapacity(polygons.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } })
+        points.reserveCapacity(pointCount)
         var rings: [Range<Int>] = []
+        rings.reserveCapacity(ringCount)
         var parts: [Part] = []
+        parts.reserveCapacity(polygons.count)
         // Per band, its edges; built by counting (two passes) rather than an array per band.
         var bandStarts: [Int32] = []
         var bandEdges: [Int32] = []
@@ -64,6 +78,7 @@ final class PolygonShape {
             let firstRing = rings.count
             var low = SIMD2(Double.infinity, .infinity)
             var high = SIMD2(-Double.infinity, -.infinity)
+            var partBounds = GeoBounds(south: .infinity, north: -.infinity, west: .infinity, east: -.infinity)
             for ring in polygon {
                 let start = points.count
                 for coordinate in ring {
@@ -71,6 +86,7 @@ final class PolygonShape {
                     points.append(point)
                     low = pointwiseMin(low, point)
                     high = pointwiseMax(high, point)
+                    partBounds.include(coordinate)
                 }
                 rings.append(start..<points.count)
             }
@@ -79,6 +95,8 @@ final class PolygonShape {
             let bandCount = max(1, min(edges / 4, 1 << 16))
             let bandHeight = high.y > low.y ? (high.y - low.y) / Double(bandCount) : 1
             func band(_ y: Double) -> Int { min(bandCount - 1, max(0, Int((y - low.y) / bandHeight))) }
+            // `counts[slot]` is where band `slot` starts after the prefix sums, then where it ends
+            // once filled (the start of the next): one array for both passes.
             var counts = [Int32](repeating: 0, count: bandCount + 1)
             for ring in rings[firstRing...] {
                 for index in ring.lowerBound..<(ring.upperBound - 1) {
@@ -89,28 +107,29 @@ final class PolygonShape {
             for slot in 0..<bandCount { counts[slot + 1] += counts[slot] }
             let base = Int32(bandEdges.count)
             bandEdges.append(contentsOf: repeatElement(0, count: Int(counts[bandCount])))
-            var fill = counts
             for ring in rings[firstRing...] {
                 for index in ring.lowerBound..<(ring.upperBound - 1) {
                     let a = points[index].y, b = points[index + 1].y
                     for slot in band(min(a, b))...band(max(a, b)) {
-                        bandEdges[Int(base + fill[slot])] = Int32(index)
-                        fill[slot] += 1
+                        bandEdges[Int(base + counts[slot])] = Int32(index)
+                        counts[slot] += 1
                     }
                 }
             }
-            let partBounds = GeoBounds(around: polygon.joined())
             parts.append(
                 Part(
                     centerLongitude: partBounds.centerLongitude, minX: low.x, minY: low.y, maxX: high.x, maxY: high.y,
                     rings: firstRing..<rings.count, firstBand: bandStarts.count, bandCount: bandCount,
                     bandHeight: bandHeight))
-            for slot in 0..<bandCount { bandStarts.append(base + counts[slot]) }
+            bandStarts.append(base)
+            for slot in 0..<(bandCount - 1) { bandStarts.append(base + counts[slot]) }
         }
         // `bands`: one start offset per band and a final end, then the edge lists, offsets counted
         // from the start of `bands`.
         let headerCount = Int32(bandStarts.count + 1)
-        var bands = bandStarts.map { $0 + headerCount }
+        var bands: [Int32] = []
+        bands.reserveCapacity(bandStarts.count + 1 + bandEdges.count)
+        for start in bandStarts { bands.append(start + headerCount) }
         bands.append(Int32(bandEdges.count) + headerCount)
         bands.append(contentsOf: bandEdges)
         // The block: a header (the frame and the first part), the bands, then the points from the
