@@ -215,6 +215,25 @@ import Testing
         #expect(decoded.warnings.map(\.path) == ["requests[0].trigger.repeat", "requests[1]"])
     }
 
+    @Test func repeatsAmongManyIdsAreFoundWhateverTheirForm() throws {
+        // 3,000 ids (the id set grows past its first size), every tenth given again later, and
+        // "é" given composed then decomposed: one id, as Swift compares strings.
+        var items: [String] = []
+        for index in 0..<3_000 { items.append(#"{"id":"r\#(index)","# + Self.circle + "}") }
+        for index in stride(from: 0, to: 3_000, by: 10) { items.append(#"{"id":"r\#(index)","# + Self.circle + "}") }
+        items.append(#"{"id":"caf\u00e9","# + Self.circle + "}")
+        items.append(#"{"id":"cafe\u0301","# + Self.circle + "}")
+        let decoded = try decode(#"{"requests":["# + items.joined(separator: ",") + "]}")
+        #expect(decoded.catalog.requests.count == 3_001)
+        #expect(decoded.warnings.count == 301)
+        #expect(decoded.warnings.allSatisfy { $0.message.contains("repeats the id") })
+        #expect(decoded.warnings.last?.path == "requests[3301]")
+        #expect(Set(decoded.catalog.requests.map(\.id)).count == 3_001)
+        // A repeated id is where its last request was given.
+        #expect(decoded.catalog.requests[2_699].id == "r2999")
+        #expect(decoded.catalog.requests[2_700].id == "r0")
+    }
+
     @Test func unknownFieldNamesAreComparedWhole() throws {
         // Escaped names of known fields are known; a prefix, an extension or an empty name is not.
         let decoded = try decode(

@@ -87,10 +87,9 @@ public final class CatalogDecoder {
             sink.add(key, "expected an array, found \(list.kindName)")
             return .failure(CatalogError(issues: sink.issues))
         }
-        var seen: Set<String> = []
         // As many as the list's objects (counted when its brackets were matched), so that a
         // million ids go in without the set growing and rehashing them on the way.
-        seen.reserveCapacity(list.deferredContainers ?? 0)
+        var seen = IDSet(capacity: list.deferredContainers ?? 0)
         var elements = JSONTape.DeferredElements(list)
         let tape = JSONTape(bytes: bytes)
         defer { withExtendedLifetime(tape) {} }
@@ -103,7 +102,8 @@ public final class CatalogDecoder {
                 ? decodeFeature(item, path: path, defaults: catalog.defaults, categories: categories, sink: sink)
                 : decodeRequest(item, path: path, defaults: catalog.defaults, categories: categories, sink: sink)
             guard let request else { continue }
-            if !seen.insert(request.id).inserted {
+            // A hash seen before is a repeat only if an earlier request has the id.
+            if !seen.insert(request.id) && catalog.requests.contains(where: { $0.id == request.id }) {
                 sink.requestID = request.id
                 sink.warn(path, "repeats the id \"\(request.id)\"; the later request replaces the earlier one")
                 catalog.requests.removeAll { $0.id == request.id }
