@@ -48,17 +48,24 @@ public struct GeoBounds: Hashable, Sendable {
 
     /// The box as one or two boxes within [-180, 180] (two when it crosses the antimeridian).
     var normalizedParts: [GeoBounds] {
-        if east - west >= 360 { return [GeoBounds(south: south, north: north, west: -180, east: 180)] }
+        let split = normalizedSplit
+        return split.second.map { [split.first, $0] } ?? [split.first]
+    }
+
+    /// ``normalizedParts`` without an array: the part east of -180°, and the part past +180° if
+    /// there is one (the index makes one per fence it inserts, a million for a large catalog).
+    var normalizedSplit: (first: GeoBounds, second: GeoBounds?) {
+        if east - west >= 360 { return (GeoBounds(south: south, north: north, west: -180, east: 180), nil) }
         var west = west
         var east = east
         let shift = 360 * ((west + 180) / 360).rounded(.down)
         west -= shift
         east -= shift
-        if east <= 180 { return [GeoBounds(south: south, north: north, west: west, east: east)] }
-        return [
+        if east <= 180 { return (GeoBounds(south: south, north: north, west: west, east: east), nil) }
+        return (
             GeoBounds(south: south, north: north, west: west, east: 180),
-            GeoBounds(south: south, north: north, west: -180, east: east - 360),
-        ]
+            GeoBounds(south: south, north: north, west: -180, east: east - 360)
+        )
     }
 
     /// The centre latitude, where a fence's local frame is anchored.

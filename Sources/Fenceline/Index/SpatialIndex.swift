@@ -235,20 +235,22 @@ final class SpatialIndex {
             inPacked.append(contentsOf: repeatElement(false, count: grow))
         }
         precondition(slotLevel[index] < 0, "slot \(slot) is already indexed")
-        let parts = bounds.normalizedParts
-        let extent = max(parts.map { $0.east - $0.west }.max() ?? 0, bounds.north - bounds.south)
+        let split = bounds.normalizedSplit
+        let width = max(split.first.east - split.first.west, split.second.map { $0.east - $0.west } ?? 0)
+        let extent = max(width, bounds.north - bounds.south)
         var natural = 0
         while natural < Self.levelCount - 1 && Self.cellSize(level: natural) < extent { natural += 1 }
         slotLevel[index] = Int8(natural)
         let level = max(natural, floorLevel)
-        slotBoxes[index] = parts[0]
-        if parts.count > 1 { wrappedBoxes[slot] = parts[1] }
+        slotBoxes[index] = split.first
+        if let second = split.second { wrappedBoxes[slot] = second }
         inPacked[index] = false
         count += 1
         if packingLater {
             unpacked += 1
             return
         }
+        let parts = split.second.map { [split.first, $0] } ?? [split.first]
         let size = Self.cellSize(level: level)
         var keys: [Int64] = []
         for part in parts {
@@ -372,23 +374,30 @@ final class SpatialIndex {
         // Keys (level, row and column in 47 bits, in the order of `key`) and members side by
         // side, sorted by key through their positions; entries come in slot order, so equal keys
         // keep their slots ascending.
-        var sortKeys: [UInt64] = []
+        // Written in place, `entryCount` of each (an append per entry checked capacity each time).
         var members: [Member] = []
-        sortKeys.reserveCapacity(entryCount)
-        members.reserveCapacity(entryCount)
-        for index in slotLevel.indices where slotLevel[index] >= 0 {
-            let level = max(Int(slotLevel[index]), floorLevel)
-            let size = Self.cellSize(level: level)
-            for part in boxes(of: index) {
-                for row in Self.row(part.south, size: size)...Self.row(part.north, size: size) {
-                    for column in Self.column(part.west, size: size)...Self.column(part.east, size: size) {
-                        assert(row < 1 << 21 && column < 1 << 21)
-                        sortKeys.append(UInt64(level) << 42 | UInt64(row) << 21 | UInt64(column))
-                        members.append(Member(slot: Int32(index), box: part))
+        var sortKeys = [UInt64](unsafeUninitializedCapacity: entryCount) { keys, keyCount in
+            members = [Member](unsafeUninitializedCapacity: entryCount) { stored, memberCount in
+                var position = 0
+                for index in slotLevel.indices where slotLevel[index] >= 0 {
+                    let level = max(Int(slotLevel[index]), floorLevel)
+                    let size = Self.cellSize(level: level)
+                    for part in boxes(of: index) {
+                        for row in Self.row(part.south, size: size)...Self.row(part.north, size: size) {
+                            for column in Self.column(part.west, size: size)...Self.column(part.east, size: size) {
+                                precondition(position < entryCount && row < 1 << 21 && column < 1 << 21)
+                                keys.initializeElement(
+                                    at: position, to: UInt64(level) << 42 | UInt64(row) << 21 | UInt64(column))
+                                stored.initializeElement(at: position, to: Member(slot: Int32(index), box: part))
+                                position += 1
+                            }
+                        }
                     }
+                    inPacked[index] = true
                 }
+                memberCount = position
             }
-            inPacked[index] = true
+            keyCount = members.count
         }
         let order = radixOrder(of: sortKeys)
         let keys = order.map { position in

@@ -55,13 +55,17 @@ final class PolygonShape {
         // each, and lazy joins and regrown arrays were most of that.
         var pointCount = 0
         var ringCount = 0
+        var bandTotal = 0
         var bounds = GeoBounds(south: .infinity, north: -.infinity, west: .infinity, east: -.infinity)
         for polygon in polygons {
             ringCount += polygon.count
+            var edges = 0
             for ring in polygon {
                 pointCount += ring.count
+                edges += max(0, ring.count - 1)
                 for coordinate in ring { bounds.include(coordinate) }
             }
+            bandTotal += Self.bandCount(edges: edges)
         }
         self.bounds = bounds
         frame = LocalFrame(originLatitude: bounds.centerLatitude, originLongitude: bounds.centerLongitude)
@@ -71,9 +75,12 @@ final class PolygonShape {
         rings.reserveCapacity(ringCount)
         var parts: [Part] = []
         parts.reserveCapacity(polygons.count)
-        // Per band, its edges; built by counting (two passes) rather than an array per band.
-        var bandStarts: [Int32] = []
-        var bandEdges: [Int32] = []
+        // `bands`: one start offset per band and a final end, then the edge lists, offsets counted
+        // from the start of `bands`. Built by counting (two passes) rather than an array per band.
+        let headerCount = bandTotal + 1
+        var bands = [Int32](repeating: 0, count: headerCount)
+        bands.reserveCapacity(headerCount + 2 * pointCount)
+        var firstBand = 0
         for polygon in polygons {
             let firstRing = rings.count
             var low = SIMD2(Double.infinity, .infinity)
@@ -90,48 +97,42 @@ final class PolygonShape {
                 }
                 rings.append(start..<points.count)
             }
-            // About four edges per band: the crossing test then reads a handful of edges, not all.
-            let edges = rings[firstRing...].reduce(0) { $0 + max(0, $1.count - 1) }
-            let bandCount = max(1, min(edges / 4, 1 << 16))
+            let bandCount = Self.bandCount(edges: rings[firstRing...].reduce(0) { $0 + max(0, $1.count - 1) })
             let bandHeight = high.y > low.y ? (high.y - low.y) / Double(bandCount) : 1
             func band(_ y: Double) -> Int { min(bandCount - 1, max(0, Int((y - low.y) / bandHeight))) }
-            // `counts[slot]` is where band `slot` starts after the prefix sums, then where it ends
-            // once filled (the start of the next): one array for both passes.
-            var counts = [Int32](repeating: 0, count: bandCount + 1)
-            for ring in rings[firstRing...] {
-                for index in ring.lowerBound..<(ring.upperBound - 1) {
-                    let a = points[index].y, b = points[index + 1].y
-                    for slot in band(min(a, b))...band(max(a, b)) { counts[slot + 1] += 1 }
-                }
-            }
-            for slot in 0..<bandCount { counts[slot + 1] += counts[slot] }
-            let base = Int32(bandEdges.count)
-            bandEdges.append(contentsOf: repeatElement(0, count: Int(counts[bandCount])))
-            for ring in rings[firstRing...] {
-                for index in ring.lowerBound..<(ring.upperBound - 1) {
-                    let a = points[index].y, b = points[index + 1].y
-                    for slot in band(min(a, b))...band(max(a, b)) {
-                        bandEdges[Int(base + counts[slot])] = Int32(index)
-                        counts[slot] += 1
+            let base = bands.count
+            // `counts[slot]` is where band `slot` starts (from `base`) after the prefix sums, then
+            // where it ends once filled (the start of the next): one buffer for both passes.
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: bandCount + 1) { counts in
+                counts.initialize(repeating: 0)
+                for ring in rings[firstRing...] {
+                    for index in ring.lowerBound..<(ring.upperBound - 1) {
+                        let a = points[index].y, b = points[index + 1].y
+                        for slot in band(min(a, b))...band(max(a, b)) { counts[slot + 1] += 1 }
                     }
                 }
+                for slot in 0..<bandCount { counts[slot + 1] += counts[slot] }
+                bands.append(contentsOf: repeatElement(0, count: counts[bandCount]))
+                for ring in rings[firstRing...] {
+                    for index in ring.lowerBound..<(ring.upperBound - 1) {
+                        let a = points[index].y, b = points[index + 1].y
+                        for slot in band(min(a, b))...band(max(a, b)) {
+                            bands[base + counts[slot]] = Int32(index)
+                            counts[slot] += 1
+                        }
+                    }
+                }
+                bands[firstBand] = Int32(base)
+                for slot in 0..<(bandCount - 1) { bands[firstBand + slot + 1] = Int32(base + counts[slot]) }
             }
             parts.append(
                 Part(
                     centerLongitude: partBounds.centerLongitude, minX: low.x, minY: low.y, maxX: high.x, maxY: high.y,
-                    rings: firstRing..<rings.count, firstBand: bandStarts.count, bandCount: bandCount,
+                    rings: firstRing..<rings.count, firstBand: firstBand, bandCount: bandCount,
                     bandHeight: bandHeight))
-            bandStarts.append(base)
-            for slot in 0..<(bandCount - 1) { bandStarts.append(base + counts[slot]) }
+            firstBand += bandCount
         }
-        // `bands`: one start offset per band and a final end, then the edge lists, offsets counted
-        // from the start of `bands`.
-        let headerCount = Int32(bandStarts.count + 1)
-        var bands: [Int32] = []
-        bands.reserveCapacity(bandStarts.count + 1 + bandEdges.count)
-        for start in bandStarts { bands.append(start + headerCount) }
-        bands.append(Int32(bandEdges.count) + headerCount)
-        bands.append(contentsOf: bandEdges)
+        bands[bandTotal] = Int32(bands.count)
         // The block: a header (the frame and the first part), the bands, then the points from the
         // first 16-byte boundary after them.
         let bandsOffset = Block.headerSize
@@ -171,6 +172,9 @@ final class PolygonShape {
         self.parts = UnsafeBufferPointer(start: storedParts, count: parts.count)
         self.rings = UnsafeBufferPointer(start: storedRings, count: rings.count)
     }
+
+    /// About four edges per band: the crossing test then reads a handful of edges, not all.
+    private static func bandCount(edges: Int) -> Int { max(1, min(edges / 4, 1 << 16)) }
 
     /// A simple polygon's measurement data in one block, read through a pointer the engine keeps
     /// in its flat per-request slot: a measurement then makes one dependent load from the slot
