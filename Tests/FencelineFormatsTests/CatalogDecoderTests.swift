@@ -216,8 +216,8 @@ import Testing
     }
 
     @Test func repeatsAmongManyIdsAreFoundWhateverTheirForm() throws {
-        // 3,000 ids (the id set grows past its first size), every tenth given again later, and
-        // "é" given composed then decomposed: one id, as Swift compares strings.
+        // 3,000 ids, every tenth given again later, and "é" given composed then decomposed: one
+        // id, as Swift compares strings. (The id set's growth is IDSetTests'.)
         var items: [String] = []
         for index in 0..<3_000 { items.append(#"{"id":"r\#(index)","# + Self.circle + "}") }
         for index in stride(from: 0, to: 3_000, by: 10) { items.append(#"{"id":"r\#(index)","# + Self.circle + "}") }

@@ -167,6 +167,31 @@ import Testing
         #expect(PolygonShape(unwrapped: [[square(4)], [square(4.01)]]).block == nil)
     }
 
+    /// Each part of a multipolygon has its own bands in the one table: every part's, not only the
+    /// first's, agrees with the full scan.
+    @Test func bandedContainmentOfEveryPartOfAMultiPolygonAgreesWithTheFullScan() {
+        var generator = SplitMix(state: 9)
+        func star(_ latitude: Double, _ longitude: Double, vertices: Int) -> [Coordinate] {
+            var ring: [Coordinate] = (0..<vertices).map { index in
+                let angle = Double(index) / Double(vertices) * 2 * .pi
+                let radius = index.isMultiple(of: 2) ? 0.01 : Double.random(in: 0.002...0.009, using: &generator)
+                return Coordinate(latitude: latitude + radius * sin(angle), longitude: longitude + radius * cos(angle))
+            }
+            ring.append(ring[0])
+            return ring
+        }
+        let shape = PolygonShape(unwrapped: [
+            [star(52.37, 4.89, vertices: 40)], [star(52.40, 4.89, vertices: 12)], [star(52.37, 4.93, vertices: 200)],
+        ])
+        #expect(shape.parts.count == 3 && shape.parts.map(\.bandCount) == [10, 3, 50])
+        for _ in 0..<5_000 {
+            let point = Coordinate(
+                latitude: Double.random(in: 52.355...52.415, using: &generator),
+                longitude: Double.random(in: 4.875...4.945, using: &generator))
+            #expect(shape.signedDistance(to: point) == shape.scannedSignedDistance(to: point), "\(point)")
+        }
+    }
+
     @Test(arguments: [24, 400, 20_000])
     func bandedContainmentAgreesWithTheFullScan(vertices: Int) throws {
         var generator = SplitMix(state: UInt64(vertices))

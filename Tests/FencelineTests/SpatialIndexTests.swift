@@ -34,6 +34,36 @@ import Testing
         }
     }
 
+    /// The packed layout the rebuild makes: runs in the order of their cells' keys, each run's
+    /// slots ascending, and every entry in exactly one run (query results come in this order).
+    @Test func aRebuildPacksRunsByKeyWithSlotsAscending() {
+        var generator = SplitMix(state: 5)
+        let index = SpatialIndex()
+        for slot in 0..<3_000 {
+            // Mostly small boxes, so that they are packed in fine cells; every twentieth is large.
+            let size = (slot % 20 == 0 ? 0.2 : 0.002) * Double.random(in: 0.5...1, using: &generator)
+            index.insert(
+                slot: Int32(slot),
+                bounds: box(
+                    Double.random(in: 50...52, using: &generator), Double.random(in: 4...6, using: &generator), size),
+                packingLater: true)
+        }
+        index.rebuild()
+        let cells = index.levels.flatMap(\.cells).filter { $0.key != SpatialIndex.emptyKey }.sorted {
+            $0.start < $1.start
+        }
+        #expect(cells.count > 100)
+        #expect(cells.reduce(0) { $0 + Int($1.count) } == index.slots.count)
+        var next = 0
+        for (position, cell) in cells.enumerated() {
+            #expect(Int(cell.start) == next)
+            next = Int(cell.start + cell.count)
+            if position > 0 { #expect(cells[position - 1].key < cell.key) }
+            let run = index.slots[Int(cell.start)..<next]
+            #expect(zip(run, run.dropFirst()).allSatisfy { $0 < $1 })
+        }
+    }
+
     @Test func pointQueriesFindExactlyTheBoxesHoldingThePoint() {
         var generator = SplitMix(state: 3)
         let index = SpatialIndex()

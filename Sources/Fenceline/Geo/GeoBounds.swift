@@ -52,8 +52,9 @@ public struct GeoBounds: Hashable, Sendable {
         return split.second.map { [split.first, $0] } ?? [split.first]
     }
 
-    /// ``normalizedParts`` without an array: the part east of -180°, and the part past +180° if
-    /// there is one (the index makes one per fence it inserts, a million for a large catalog).
+    /// ``normalizedParts`` without an array (the index splits every fence it inserts): the part
+    /// up to +180°, and for a box across the antimeridian the part past it, shifted to start at
+    /// -180°.
     var normalizedSplit: (first: GeoBounds, second: GeoBounds?) {
         if east - west >= 360 { return (GeoBounds(south: south, north: north, west: -180, east: 180), nil) }
         var west = west

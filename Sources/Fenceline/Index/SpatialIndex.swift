@@ -372,9 +372,8 @@ final class SpatialIndex {
             }
         }
         // Keys (level, row and column in 47 bits, in the order of `key`) and members side by
-        // side, sorted by key through their positions; entries come in slot order, so equal keys
-        // keep their slots ascending.
-        // Written in place, `entryCount` of each (an append per entry checked capacity each time).
+        // side, written in place at their counted size, then sorted by key through their
+        // positions; entries come in slot order, so equal keys keep their slots ascending.
         var members: [Member] = []
         var sortKeys = [UInt64](unsafeUninitializedCapacity: entryCount) { keys, keyCount in
             members = [Member](unsafeUninitializedCapacity: entryCount) { stored, memberCount in

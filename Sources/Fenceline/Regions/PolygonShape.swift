@@ -52,7 +52,7 @@ final class PolygonShape {
     init(unwrapped polygons: [[[Coordinate]]]) {
         self.polygons = polygons
         // Plain loops and arrays sized up front: a catalog of a million small polygons prepares
-        // each, and lazy joins and regrown arrays were most of that.
+        // each one, so what a polygon allocates is paid a million times.
         var pointCount = 0
         var ringCount = 0
         var bandTotal = 0
@@ -101,6 +101,7 @@ final class PolygonShape {
             let bandHeight = high.y > low.y ? (high.y - low.y) / Double(bandCount) : 1
             func band(_ y: Double) -> Int { min(bandCount - 1, max(0, Int((y - low.y) / bandHeight))) }
             let base = bands.count
+            precondition(firstBand + bandCount <= bandTotal, "the band counts of the two passes differ")
             // `counts[slot]` is where band `slot` starts (from `base`) after the prefix sums, then
             // where it ends once filled (the start of the next): one buffer for both passes.
             withUnsafeTemporaryAllocation(of: Int.self, capacity: bandCount + 1) { counts in

@@ -102,11 +102,12 @@ public final class CatalogDecoder {
                 ? decodeFeature(item, path: path, defaults: catalog.defaults, categories: categories, sink: sink)
                 : decodeRequest(item, path: path, defaults: catalog.defaults, categories: categories, sink: sink)
             guard let request else { continue }
-            // A hash seen before is a repeat only if an earlier request has the id.
-            if !seen.insert(request.id) && catalog.requests.contains(where: { $0.id == request.id }) {
+            // A hash seen before is a repeat only if an earlier request has the id (one at most:
+            // each repeat took the one before it out).
+            if !seen.insert(request.id), let earlier = catalog.requests.firstIndex(where: { $0.id == request.id }) {
                 sink.requestID = request.id
                 sink.warn(path, "repeats the id \"\(request.id)\"; the later request replaces the earlier one")
-                catalog.requests.removeAll { $0.id == request.id }
+                catalog.requests.remove(at: earlier)
             }
             catalog.requests.append(request)
         }

@@ -1,10 +1,11 @@
 /// The request ids a catalog has given so far, for its check for repeated ids: the ids' hashes
 /// (Swift's own, seeded per process) in one open-addressing array.
 ///
-/// Written by hand because a million ids went into a `Set<String>` at two cache misses each (its
-/// occupancy bitmap and its strings) and a string comparison per probe: a twentieth of a
-/// million-fence catalog's load. Here a probe reads one array and compares integers; an id whose
-/// hash is already there is only a *possible* repeat, which the caller confirms.
+/// Written by hand because a `Set<String>` takes two likely cache misses per id (its occupancy
+/// bitmap and its strings) and a string comparison per probe, for each of a large catalog's ids;
+/// here a probe reads one array and compares integers. An id whose hash is already there is only
+/// a *possible* repeat, which the caller confirms. The hashes are seeded per process, so a
+/// catalog cannot be written to collide (unless `SWIFT_DETERMINISTIC_HASHING` is set).
 struct IDSet {
     /// Hashes, 0 for an empty place (a hash of 0 is stored as 1).
     private var hashes: [UInt64]
