@@ -431,7 +431,9 @@ extension Engine {
             let addedSequence = try reader.counter()
             let addedTime = try reader.timestamp()
             try checkRequest(request, path: "requests[\(slot)]", reader: reader)
-            guard slotsByID[request.id] == nil else { throw reader.damaged("request \"\(request.id)\" is live twice") }
+            guard self.slot(ofRequest: request.id) == nil else {
+                throw reader.damaged("request \"\(request.id)\" is live twice")
+            }
             self.applySequence = addedSequence
             install(request, at: addedTime)
             guard requests.count == slot + 1 else { throw reader.damaged("request \"\(request.id)\" cannot be added") }

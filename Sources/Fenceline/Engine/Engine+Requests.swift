@@ -40,7 +40,7 @@ extension Engine {
     /// when it does not, so that restarting with the same file changes nothing.
     package func hasRequest(identicalTo request: NotificationRequest) -> Bool {
         if wasGiven(request) { return true }
-        guard let slot = slotsByID[request.id] else { return false }
+        guard let slot = self.slot(ofRequest: request.id) else { return false }
         return states[Int(slot)].isAlive && requests[Int(slot)].request == request
     }
 
@@ -53,14 +53,14 @@ extension Engine {
     public func removePendingRequests(withIdentifiers ids: [String]) {
         startCatalog.removeAll { ids.contains($0.id) }
         for id in ids {
-            if let slot = slotsByID[id] { retire(slot) }
+            if let slot = self.slot(ofRequest: id) { retire(slot) }
         }
     }
 
     /// Removes every pending request, location ones too.
     public func removeAllPendingRequests() {
         startCatalog.removeAll()
-        for slot in slotsByID.values.sorted() { retire(slot) }
+        for slot in slotsByID.slots.sorted() { retire(slot) }
     }
 
     /// The ids of the pending requests, in the order they were added.
@@ -131,13 +131,7 @@ extension Engine {
         let slot = Int32(requests.count)
         // The id is claimed for the new slot with one lookup (a million-fence catalog makes a
         // million of them, each a likely cache miss); a request it replaces is retired after.
-        var replaced: Int32?
-        func claim(_ entry: inout Int32) {
-            if entry >= 0 { replaced = entry }
-            entry = slot
-        }
-        claim(&slotsByID[request.id, default: -1])
-        if let replaced {
+        if let replaced = slotsByID.claim(request.id, slot: slot, idOf: { requests[Int($0)].request.id }) {
             retire(replaced)
             requestLogger?.debug("replaced request", metadata: ["request": "\(request.id)"])
         }
@@ -156,7 +150,7 @@ extension Engine {
                 lastRegionSettings = entry.settings
                 region = entry
             } catch {
-                slotsByID[request.id] = nil
+                slotsByID.remove(request.id, slot: slot)
                 requestLogger?.error(
                     "could not prepare the fence", metadata: ["request": "\(request.id)", "error": "\(error)"])
                 return
@@ -173,7 +167,7 @@ extension Engine {
                 rule: .interval(first: first, every: trigger.interval), repeats: trigger.repeats, kind: .timeInterval)
         case .calendar(let trigger):
             guard let rule = CalendarRule(trigger) else {
-                slotsByID[request.id] = nil
+                slotsByID.remove(request.id, slot: slot)
                 requestLogger?.error(
                     "unknown time zone", metadata: ["request": "\(request.id)", "timeZone": "\(trigger.timeZone)"])
                 return
@@ -234,7 +228,7 @@ extension Engine {
         states[Int(slot)].isAlive = false
         flatSlots[Int(slot)].isAlive = false
         // Unless a request replacing it has claimed the id already (see `install`).
-        if slotsByID[entry.request.id] == slot { slotsByID[entry.request.id] = nil }
+        slotsByID.remove(entry.request.id, slot: slot)
         if let region = entry.region {
             // Its records must be read again (and dropped) rather than settled by certificate.
             requestEpoch &+= 1

@@ -233,14 +233,16 @@ extension Engine {
     /// Applies a fix of the traced device, recording the traced request's step around it.
     func applyTraced(_ fix: Fix, device: Int32, tracer: RegionTracer) {
         // A beacon, time or calendar request is traced at its own steps: a fix is not one.
-        if let slot = slotsByID[tracer.request], states[Int(slot)].isAlive, requests[Int(slot)].region == nil {
+        if let slot = self.slot(ofRequest: tracer.request), states[Int(slot)].isAlive, requests[Int(slot)].region == nil
+        {
             return apply(fix, device: device)
         }
-        guard let slot = slotsByID[tracer.request], states[Int(slot)].isAlive, let region = requests[Int(slot)].region
+        guard let slot = self.slot(ofRequest: tracer.request), states[Int(slot)].isAlive,
+            let region = requests[Int(slot)].region
         else {
             apply(fix, device: device)
             let reason =
-                slotsByID[tracer.request] == nil
+                self.slot(ofRequest: tracer.request) == nil
                 ? "the request is not in the catalog (yet)" : "not a region request, or removed"
             tracer.record(
                 RegionTraceStep(
@@ -309,7 +311,7 @@ extension Engine {
         var standing:
             (standing: RegionTraceStep.Standing, streak: RegionTraceStep.Streak?, awaitsDwell: Bool, isDone: Bool) =
                 (.unknown, nil, false, false)
-        if let slot = slotsByID[tracer.request], let region = requests[Int(slot)].region,
+        if let slot = self.slot(ofRequest: tracer.request), let region = requests[Int(slot)].region,
             let device = devices.id(of: tracer.device)
         {
             standing = self.standing(slot: slot, device: device, bucket: region.bucket)
@@ -324,7 +326,7 @@ extension Engine {
     /// Whether a region timer belongs to the traced pair.
     func isTraced(_ timer: EngineTimer) -> RegionTracer? {
         guard let tracer, timer.kind == .confirmation || timer.kind == .dwell, isTraced(device: timer.device),
-            slotsByID[tracer.request] == timer.slot
+            self.slot(ofRequest: tracer.request) == timer.slot
         else { return nil }
         return tracer
     }
