@@ -431,7 +431,7 @@ extension Engine {
             let addedSequence = try reader.counter()
             let addedTime = try reader.timestamp()
             try checkRequest(request, path: "requests[\(slot)]", reader: reader)
-            guard self.slot(ofRequest: request.id) == nil else {
+            guard liveSlot(ofRequest: request.id) == nil else {
                 throw reader.damaged("request \"\(request.id)\" is live twice")
             }
             self.applySequence = addedSequence

@@ -153,7 +153,7 @@ extension Engine {
             pending = requests.filter(canStillFire).map(\.request) + startCatalog
         case .withID(let id):
             only = id
-            pending = (self.slot(ofRequest: id).map { [requests[Int($0)]] } ?? []).filter(canStillFire).map(\.request)
+            pending = (liveSlot(ofRequest: id).map { [requests[Int($0)]] } ?? []).filter(canStillFire).map(\.request)
             pending += startCatalog.filter { $0.id == id }
         case .noRequests:
             only = nil
@@ -193,7 +193,7 @@ extension Engine {
     /// ``fireTiming(_:)`` moves past muted ones (SPEC §7); `nil` when none comes within
     /// ``scheduledSearchLimit`` window openings.
     public func nextTriggerDate(forRequest id: String) -> Timestamp? {
-        guard let slot = self.slot(ofRequest: id), var due = states[Int(slot)].nextFire else { return nil }
+        guard let slot = liveSlot(ofRequest: id), var due = states[Int(slot)].nextFire else { return nil }
         let entry = requests[Int(slot)]
         guard let gate = entry.gate, let timing = entry.timing else { return due }
         for _ in 0..<Self.scheduledSearchLimit {

@@ -40,7 +40,7 @@ extension Engine {
     /// when it does not, so that restarting with the same file changes nothing.
     package func hasRequest(identicalTo request: NotificationRequest) -> Bool {
         if wasGiven(request) { return true }
-        guard let slot = self.slot(ofRequest: request.id) else { return false }
+        guard let slot = liveSlot(ofRequest: request.id) else { return false }
         return states[Int(slot)].isAlive && requests[Int(slot)].request == request
     }
 
@@ -53,7 +53,7 @@ extension Engine {
     public func removePendingRequests(withIdentifiers ids: [String]) {
         startCatalog.removeAll { ids.contains($0.id) }
         for id in ids {
-            if let slot = self.slot(ofRequest: id) { retire(slot) }
+            if let slot = liveSlot(ofRequest: id) { retire(slot) }
         }
     }
 

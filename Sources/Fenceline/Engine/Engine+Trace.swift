@@ -233,17 +233,14 @@ extension Engine {
     /// Applies a fix of the traced device, recording the traced request's step around it.
     func applyTraced(_ fix: Fix, device: Int32, tracer: RegionTracer) {
         // A beacon, time or calendar request is traced at its own steps: a fix is not one.
-        if let slot = self.slot(ofRequest: tracer.request), states[Int(slot)].isAlive, requests[Int(slot)].region == nil
-        {
+        let traced = liveSlot(ofRequest: tracer.request)
+        if let slot = traced, states[Int(slot)].isAlive, requests[Int(slot)].region == nil {
             return apply(fix, device: device)
         }
-        guard let slot = self.slot(ofRequest: tracer.request), states[Int(slot)].isAlive,
-            let region = requests[Int(slot)].region
-        else {
+        guard let slot = traced, states[Int(slot)].isAlive, let region = requests[Int(slot)].region else {
             apply(fix, device: device)
             let reason =
-                self.slot(ofRequest: tracer.request) == nil
-                ? "the request is not in the catalog (yet)" : "not a region request, or removed"
+                traced == nil ? "the request is not in the catalog (yet)" : "not a region request, or removed"
             tracer.record(
                 RegionTraceStep(
                     cause: .fix(fix), ignored: reason, before: .unknown, after: .unknown, awaitsDwell: false,
@@ -311,7 +308,7 @@ extension Engine {
         var standing:
             (standing: RegionTraceStep.Standing, streak: RegionTraceStep.Streak?, awaitsDwell: Bool, isDone: Bool) =
                 (.unknown, nil, false, false)
-        if let slot = self.slot(ofRequest: tracer.request), let region = requests[Int(slot)].region,
+        if let slot = liveSlot(ofRequest: tracer.request), let region = requests[Int(slot)].region,
             let device = devices.id(of: tracer.device)
         {
             standing = self.standing(slot: slot, device: device, bucket: region.bucket)
@@ -326,7 +323,7 @@ extension Engine {
     /// Whether a region timer belongs to the traced pair.
     func isTraced(_ timer: EngineTimer) -> RegionTracer? {
         guard let tracer, timer.kind == .confirmation || timer.kind == .dwell, isTraced(device: timer.device),
-            self.slot(ofRequest: tracer.request) == timer.slot
+            liveSlot(ofRequest: tracer.request) == timer.slot
         else { return nil }
         return tracer
     }

@@ -102,7 +102,7 @@ public final class Engine {
     @exclusivity(unchecked) var slotsByID = RequestIDTable()
 
     /// The slot of the live request `id`, if there is one.
-    func slot(ofRequest id: String) -> Int32? {
+    func liveSlot(ofRequest id: String) -> Int32? {
         slotsByID.slot(of: id) { requests[Int($0)].request.id }
     }
     let index: SpatialIndex

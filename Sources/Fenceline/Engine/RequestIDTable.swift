@@ -1,72 +1,78 @@
-/// The live requests' slots by id: an open-addressing table of 8-byte entries, each a 32-bit
-/// fingerprint of the id's hash and the slot, the id itself read from the request entry when a
-/// fingerprint matches.
+/// Ids and the slots they name (a request's slot in the engine, its position in a decoded
+/// catalog): an open-addressing table of 8-byte entries, each a 32-bit fingerprint of the id's
+/// hash and the slot, the id itself read from the caller's list (`idOf`) when a fingerprint
+/// matches.
 ///
 /// Written by hand because a `Dictionary<String, Int32>` keeps its occupancy bitmap, keys and
 /// values in three places, a likely cache miss each per id added, and every request of a catalog
 /// is added through it; here an id costs one probe of one array, and the table is a third of the
-/// dictionary's size. Hashes are Swift's (seeded per process), so ids cannot be chosen to collide.
-struct RequestIDTable {
+/// dictionary's size. Hashes are Swift's (seeded per process), so ids cannot be chosen to collide
+/// (unless `SWIFT_DETERMINISTIC_HASHING` is set).
+package struct RequestIDTable {
     /// `fingerprint << 32 | (slot + 1)`; 0 is an empty place.
     private var entries = [UInt64](repeating: 0, count: 16)
     private var mask = 15
-    private(set) var count = 0
+    package private(set) var count = 0
+
+    package init() {}
 
     private static func fingerprint(_ id: String) -> UInt64 {
         UInt64(bitPattern: Int64(id.hashValue)) >> 32
     }
 
+    private static func entry(fingerprint: UInt64, slot: Int32) -> UInt64 {
+        fingerprint << 32 | UInt64(UInt32(slot) + 1)
+    }
+
+    /// Where an entry (or a fingerprint shifted into place) begins its probe.
     @inline(__always)
     private func home(_ entry: UInt64) -> Int { Int(truncatingIfNeeded: entry >> 32) & mask }
 
     @inline(__always)
     private static func slot(_ entry: UInt64) -> Int32 { Int32(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1 }
 
+    /// Where `id` is, or the empty place that ends its probe.
+    @inline(__always)
+    private func find(_ id: String, fingerprint: UInt64, idOf: (Int32) -> String) -> (position: Int, found: Bool) {
+        var position = home(fingerprint << 32)
+        while entries[position] != 0 {
+            let entry = entries[position]
+            if entry >> 32 == fingerprint && idOf(Self.slot(entry)) == id { return (position, true) }
+            position = (position + 1) & mask
+        }
+        return (position, false)
+    }
+
     /// Room for `capacity` ids without growing.
-    mutating func reserveCapacity(_ capacity: Int) {
+    package mutating func reserveCapacity(_ capacity: Int) {
         var size = entries.count
         while capacity * 4 > size * 3 { size <<= 1 }
         if size > entries.count { resize(to: size) }
     }
 
-    /// The slot of the live request `id`; `idOf` gives the id of a slot the table holds.
+    /// The slot of `id`; `idOf` gives the id of a slot the table holds.
     @inline(__always)
-    func slot(of id: String, idOf: (Int32) -> String) -> Int32? {
-        let fingerprint = Self.fingerprint(id)
-        var position = Int(truncatingIfNeeded: fingerprint) & mask
-        while entries[position] != 0 {
-            let entry = entries[position]
-            if entry >> 32 == fingerprint && idOf(Self.slot(entry)) == id { return Self.slot(entry) }
-            position = (position + 1) & mask
-        }
-        return nil
+    package func slot(of id: String, idOf: (Int32) -> String) -> Int32? {
+        let place = find(id, fingerprint: Self.fingerprint(id), idOf: idOf)
+        return place.found ? Self.slot(entries[place.position]) : nil
     }
 
     /// Maps `id` to `slot` and returns the slot it mapped to before, if any.
     @inline(__always)
-    mutating func claim(_ id: String, slot: Int32, idOf: (Int32) -> String) -> Int32? {
+    package mutating func claim(_ id: String, slot: Int32, idOf: (Int32) -> String) -> Int32? {
         if (count + 1) * 4 > entries.count * 3 { resize(to: entries.count * 2) }
         let fingerprint = Self.fingerprint(id)
-        let entry = fingerprint << 32 | UInt64(UInt32(slot) + 1)
-        var position = Int(truncatingIfNeeded: fingerprint) & mask
-        while entries[position] != 0 {
-            let old = entries[position]
-            if old >> 32 == fingerprint && idOf(Self.slot(old)) == id {
-                entries[position] = entry
-                return Self.slot(old)
-            }
-            position = (position + 1) & mask
-        }
-        entries[position] = entry
-        count += 1
-        return nil
+        let place = find(id, fingerprint: fingerprint, idOf: idOf)
+        let replaced = place.found ? Self.slot(entries[place.position]) : nil
+        if !place.found { count += 1 }
+        entries[place.position] = Self.entry(fingerprint: fingerprint, slot: slot)
+        return replaced
     }
 
     /// Removes `id` if it maps to `slot` (and nothing otherwise).
-    mutating func remove(_ id: String, slot: Int32) {
-        let fingerprint = Self.fingerprint(id)
-        let entry = fingerprint << 32 | UInt64(UInt32(slot) + 1)
-        var hole = Int(truncatingIfNeeded: fingerprint) & mask
+    package mutating func remove(_ id: String, slot: Int32) {
+        let entry = Self.entry(fingerprint: Self.fingerprint(id), slot: slot)
+        var hole = home(entry)
         while entries[hole] != entry {
             guard entries[hole] != 0 else { return }
             hole = (hole + 1) & mask
@@ -86,8 +92,8 @@ struct RequestIDTable {
         count -= 1
     }
 
-    /// Every live slot, in no particular order.
-    var slots: [Int32] {
+    /// Every slot the table holds, in no particular order.
+    package var slots: [Int32] {
         entries.compactMap { $0 == 0 ? nil : Self.slot($0) }
     }
 

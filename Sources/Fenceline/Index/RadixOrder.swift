@@ -6,7 +6,7 @@
 /// the standard library's comparison sort of the 32-byte entries themselves.
 func radixOrder(of keys: [UInt64]) -> [Int32] {
     let count = keys.count
-    guard count > 1 else { return (0..<Int32(count)).map { $0 } }
+    guard count > 1 else { return Array(0..<Int32(count)) }
     let digitBits = 11
     let buckets = 1 << digitBits
     var order = [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in

@@ -202,10 +202,17 @@ final class SpatialIndex {
 
     static func cellSize(level: Int) -> Double { baseCellDegrees * Double(1 << level) }
 
+    /// Level, row and column in 47 bits, ordered by them in that order: rows and columns are
+    /// under 2^21 (a level-0 cell is 360° / 2^20 wide), and the rebuild sorts the keys by radix,
+    /// a pass per 11 bits.
     @inline(__always)
     static func key(level: Int, column: Int, row: Int) -> Int64 {
-        Int64(level) << 56 | Int64(row) << 28 | Int64(column)
+        assert(row < 1 << 21 && column < 1 << 21)
+        return Int64(level) << 42 | Int64(row) << 21 | Int64(column)
     }
+
+    @inline(__always)
+    static func level(of key: Int64) -> Int { Int(key >> 42) }
 
     @inline(__always)
     static func column(_ longitude: Double, size: Double) -> Int {
@@ -236,24 +243,22 @@ final class SpatialIndex {
         }
         precondition(slotLevel[index] < 0, "slot \(slot) is already indexed")
         let split = bounds.normalizedSplit
-        let width = max(split.first.east - split.first.west, split.second.map { $0.east - $0.west } ?? 0)
-        let extent = max(width, bounds.north - bounds.south)
+        slotBoxes[index] = split.first
+        if let second = split.second { wrappedBoxes[slot] = second }
+        let extent = boxes(of: index).reduce(bounds.north - bounds.south) { max($0, $1.east - $1.west) }
         var natural = 0
         while natural < Self.levelCount - 1 && Self.cellSize(level: natural) < extent { natural += 1 }
         slotLevel[index] = Int8(natural)
         let level = max(natural, floorLevel)
-        slotBoxes[index] = split.first
-        if let second = split.second { wrappedBoxes[slot] = second }
         inPacked[index] = false
         count += 1
         if packingLater {
             unpacked += 1
             return
         }
-        let parts = split.second.map { [split.first, $0] } ?? [split.first]
         let size = Self.cellSize(level: level)
         var keys: [Int64] = []
-        for part in parts {
+        for part in boxes(of: index) {
             for row in Self.row(part.south, size: size)...Self.row(part.north, size: size) {
                 for column in Self.column(part.west, size: size)...Self.column(part.east, size: size) {
                     let key = Self.key(level: level, column: column, row: row)
@@ -371,9 +376,9 @@ final class SpatialIndex {
                     * (Self.column(part.east, size: size) - Self.column(part.west, size: size) + 1)
             }
         }
-        // Keys (level, row and column in 47 bits, in the order of `key`) and members side by
-        // side, written in place at their counted size, then sorted by key through their
-        // positions; entries come in slot order, so equal keys keep their slots ascending.
+        // Keys and members side by side, written in place at their counted size, then sorted by
+        // key through their positions; entries come in slot order, so equal keys keep their slots
+        // ascending.
         var members: [Member] = []
         var sortKeys = [UInt64](unsafeUninitializedCapacity: entryCount) { keys, keyCount in
             members = [Member](unsafeUninitializedCapacity: entryCount) { stored, memberCount in
@@ -384,9 +389,10 @@ final class SpatialIndex {
                     for part in boxes(of: index) {
                         for row in Self.row(part.south, size: size)...Self.row(part.north, size: size) {
                             for column in Self.column(part.west, size: size)...Self.column(part.east, size: size) {
-                                precondition(position < entryCount && row < 1 << 21 && column < 1 << 21)
+                                precondition(position < entryCount)
                                 keys.initializeElement(
-                                    at: position, to: UInt64(level) << 42 | UInt64(row) << 21 | UInt64(column))
+                                    at: position,
+                                    to: UInt64(bitPattern: Self.key(level: level, column: column, row: row)))
                                 stored.initializeElement(at: position, to: Member(slot: Int32(index), box: part))
                                 position += 1
                             }
@@ -399,11 +405,7 @@ final class SpatialIndex {
             keyCount = members.count
         }
         let order = radixOrder(of: sortKeys)
-        let keys = order.map { position in
-            let packed = sortKeys[Int(position)]
-            return Self.key(
-                level: Int(packed >> 42), column: Int(packed & 0x1F_FFFF), row: Int(packed >> 21 & 0x1F_FFFF))
-        }
+        let keys = order.map { Int64(bitPattern: sortKeys[Int($0)]) }
         sortKeys = []
         // One gather of the members into the slot and edge columns (each member read once).
         let total = order.count
@@ -424,11 +426,11 @@ final class SpatialIndex {
         members = []
         levels = Array(repeating: Level(), count: Self.levelCount)
         packedLevels = 0
-        // Distinct cells per level (the keys are sorted, level in the top byte).
+        // Distinct cells per level (the keys are sorted, level in the top bits).
         var distinct = [Int](repeating: 0, count: Self.levelCount)
         var previous = Self.emptyKey
         for key in keys where key != previous {
-            distinct[Int(key >> 56)] += 1
+            distinct[Self.level(of: key)] += 1
             previous = key
         }
         for level in distinct.indices where distinct[level] > 0 {
@@ -444,7 +446,7 @@ final class SpatialIndex {
             var end = start
             while end < keys.count && keys[end] == keys[start] { end += 1 }
             let key = keys[start]
-            let level = Int(key >> 56)
+            let level = Self.level(of: key)
             var position = Self.hash(key, mask: levels[level].mask)
             while levels[level].cells[position].key != Self.emptyKey { position = (position + 1) & levels[level].mask }
             levels[level].cells[position] = Cell(key: key, start: UInt32(start), count: UInt32(end - start))

@@ -59,13 +59,11 @@ final class PolygonShape {
         var bounds = GeoBounds(south: .infinity, north: -.infinity, west: .infinity, east: -.infinity)
         for polygon in polygons {
             ringCount += polygon.count
-            var edges = 0
             for ring in polygon {
                 pointCount += ring.count
-                edges += max(0, ring.count - 1)
                 for coordinate in ring { bounds.include(coordinate) }
             }
-            bandTotal += Self.bandCount(edges: edges)
+            bandTotal += Self.bandCount(of: polygon)
         }
         self.bounds = bounds
         frame = LocalFrame(originLatitude: bounds.centerLatitude, originLongitude: bounds.centerLongitude)
@@ -97,11 +95,10 @@ final class PolygonShape {
                 }
                 rings.append(start..<points.count)
             }
-            let bandCount = Self.bandCount(edges: rings[firstRing...].reduce(0) { $0 + max(0, $1.count - 1) })
+            let bandCount = Self.bandCount(of: polygon)
             let bandHeight = high.y > low.y ? (high.y - low.y) / Double(bandCount) : 1
             func band(_ y: Double) -> Int { min(bandCount - 1, max(0, Int((y - low.y) / bandHeight))) }
             let base = bands.count
-            precondition(firstBand + bandCount <= bandTotal, "the band counts of the two passes differ")
             // `counts[slot]` is where band `slot` starts (from `base`) after the prefix sums, then
             // where it ends once filled (the start of the next): one buffer for both passes.
             withUnsafeTemporaryAllocation(of: Int.self, capacity: bandCount + 1) { counts in
@@ -175,7 +172,10 @@ final class PolygonShape {
     }
 
     /// About four edges per band: the crossing test then reads a handful of edges, not all.
-    private static func bandCount(edges: Int) -> Int { max(1, min(edges / 4, 1 << 16)) }
+    private static func bandCount(of polygon: [[Coordinate]]) -> Int {
+        let edges = polygon.reduce(0) { $0 + max(0, $1.count - 1) }
+        return max(1, min(edges / 4, 1 << 16))
+    }
 
     /// A simple polygon's measurement data in one block, read through a pointer the engine keeps
     /// in its flat per-request slot: a measurement then makes one dependent load from the slot

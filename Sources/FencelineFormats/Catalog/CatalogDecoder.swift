@@ -87,9 +87,13 @@ public final class CatalogDecoder {
             sink.add(key, "expected an array, found \(list.kindName)")
             return .failure(CatalogError(issues: sink.issues))
         }
-        // As many as the list's objects (counted when its brackets were matched), so that a
-        // million ids go in without the set growing and rehashing them on the way.
-        var seen = IDSet(capacity: list.deferredContainers ?? 0)
+        // Each id's position in `catalog.requests`. Sized for the list's objects (counted when its
+        // brackets were matched), so that a million ids go in without the table growing.
+        var positions = RequestIDTable()
+        positions.reserveCapacity(list.deferredContainers ?? 0)
+        // Positions of requests a later one with their id replaced: left in place while decoding
+        // (so every position stays valid) and taken out once at the end.
+        var replaced: [Int] = []
         var elements = JSONTape.DeferredElements(list)
         let tape = JSONTape(bytes: bytes)
         defer { withExtendedLifetime(tape) {} }
@@ -102,14 +106,17 @@ public final class CatalogDecoder {
                 ? decodeFeature(item, path: path, defaults: catalog.defaults, categories: categories, sink: sink)
                 : decodeRequest(item, path: path, defaults: catalog.defaults, categories: categories, sink: sink)
             guard let request else { continue }
-            // A hash seen before is a repeat only if an earlier request has the id (one at most:
-            // each repeat took the one before it out).
-            if !seen.insert(request.id), let earlier = catalog.requests.firstIndex(where: { $0.id == request.id }) {
+            let position = Int32(catalog.requests.count)
+            if let earlier = positions.claim(request.id, slot: position, idOf: { catalog.requests[Int($0)].id }) {
                 sink.requestID = request.id
                 sink.warn(path, "repeats the id \"\(request.id)\"; the later request replaces the earlier one")
-                catalog.requests.remove(at: earlier)
+                replaced.append(Int(earlier))
             }
             catalog.requests.append(request)
+        }
+        if !replaced.isEmpty {
+            let gone = Set(replaced)
+            catalog.requests = catalog.requests.indices.filter { !gone.contains($0) }.map { catalog.requests[$0] }
         }
         if !sink.issues.isEmpty { return .failure(CatalogError(issues: sink.issues)) }
         catalog.markValidated()  // every request passed the engine's own validator above
