@@ -206,18 +206,24 @@ import Testing
 
     @Test func unknownFieldsAreWarningsAndRepeatedIdsReplace() throws {
         let decoded = try decode(
-            #"{"requests":[{"id":"a","trigger":{"type":"timeInterval","seconds":5,"repeat":true}},{"id":"a","trigger":{"type":"timeInterval","seconds":9}}]}"#
+            #"{"requests":[{"id":"a","trigger":{"type":"timeInterval","seconds":5,"repeat":true}},{"id":"a","trigger":{"type":"timeInterval","seconds":9},"extra":1},{"id":"b","trigger":{"type":"timeInterval","seconds":9},"other":2}]}"#
         )
-        #expect(decoded.catalog.requests.count == 1)
+        #expect(decoded.catalog.requests.map(\.id) == ["a", "b"])
         #expect(
             decoded.catalog.requests.first?.trigger
                 == .timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: 9))))
-        #expect(decoded.warnings.map(\.path) == ["requests[0].trigger.repeat", "requests[1]"])
+        // In input order, a repeat's warning after its request's own and before the next request's
+        // (ids are claimed a request late, to prefetch their places).
+        #expect(
+            decoded.warnings.map(\.path) == [
+                "requests[0].trigger.repeat", "requests[1].extra", "requests[1]", "requests[2].other",
+            ])
+        #expect(decoded.warnings[2].requestID == "a" && decoded.warnings[3].requestID == "b")
     }
 
     @Test func repeatsAmongManyIdsAreFoundWhateverTheirForm() throws {
         // 3,000 ids, every tenth given again later, and "é" given composed then decomposed: one
-        // id, as Swift compares strings. (The id set's growth is IDSetTests'.)
+        // id, as Swift compares strings. (The id table's growth is RequestIDTableTests'.)
         var items: [String] = []
         for index in 0..<3_000 { items.append(#"{"id":"r\#(index)","# + Self.circle + "}") }
         for index in stride(from: 0, to: 3_000, by: 10) { items.append(#"{"id":"r\#(index)","# + Self.circle + "}") }

@@ -63,6 +63,69 @@ import Testing
         }
     }
 
+    /// The bracket matching that skips a deferred list (eight bytes at a time) agrees with a full
+    /// parse of the same list on random lists: brackets, quotes and backslashes inside strings at
+    /// every alignment, non-ASCII text, nesting; and a list cut short or closed wrongly is an error
+    /// either way.
+    @Test func skippingADeferredListAgreesWithParsingIt() throws {
+        var random = SplitMix(state: 28)
+        let pieces = [#"\""#, #"\\"#, "[", "]", "{", "}", ",", "é", "ab", " ", "1", #"\u005d"#]
+        func string() -> String {
+            let count = Int.random(in: 0...12, using: &random)
+            return "\"" + (0..<count).map { _ in pieces.randomElement(using: &random)! }.joined() + "\""
+        }
+        func value(depth: Int) -> String {
+            switch Int.random(in: 0..<(depth > 3 ? 3 : 5), using: &random) {
+            case 0: return string()
+            case 1: return String(Double.random(in: -180...180, using: &random))
+            case 2: return ["true", "null", "false"].randomElement(using: &random)!
+            case 3:
+                let count = Int.random(in: 0...4, using: &random)
+                return "[" + (0..<count).map { _ in value(depth: depth + 1) }.joined(separator: ", ") + "]"
+            default:
+                let count = Int.random(in: 0...4, using: &random)
+                return "{"
+                    + (0..<count).map { "\"k\($0)" + string().dropFirst() + ": " + value(depth: depth + 1) }
+                    .joined(separator: ",") + "}"
+            }
+        }
+        for _ in 0..<2_000 {
+            // Cut short or closed wrongly now and then: both parses must refuse it.
+            let broken = Int.random(in: 0..<8, using: &random)
+            let count = Int.random(in: 0...6, using: &random)
+            let list =
+                "[" + (0..<count).map { _ in value(depth: 1) }.joined(separator: ",") + (broken == 0 ? "}" : "]")
+            let padding = String(repeating: " ", count: Int.random(in: 0...8, using: &random))
+            var text = #"{"requests":"# + padding + list + #", "after": [1, "]"]}"#
+            if broken == 1 { text = String(text.prefix(Int.random(in: 12..<(text.count - 1), using: &random))) }
+            var bytes = Array(text.utf8)
+            try bytes.withUnsafeMutableBufferPointer { buffer throws(JSONSyntaxError) in
+                let input = UnsafeBufferPointer(buffer)
+                let full: JSONTape
+                do throws(JSONSyntaxError) {
+                    full = try JSONTape.parse(input)
+                } catch {
+                    #expect(throws: JSONSyntaxError.self, "\(text)") {
+                        try JSONTape.parse(input, deferringListsNamed: ["requests"])
+                    }
+                    return
+                }
+                let deferred = try JSONTape.parse(input, deferringListsNamed: ["requests"])
+                defer { withExtendedLifetime((full, deferred)) {} }
+                let elements = full.root[member: "requests"]!.elements!
+                let containers = elements.filter { $0.kind == .array || $0.kind == .object }.count
+                #expect(deferred.root[member: "requests"]?.deferredContainers == containers, "\(text)")
+                #expect(deferred.root[member: "after"]?.elements?.underestimatedCount == 2, "\(text)")
+                let reused = JSONTape(bytes: input)
+                defer { withExtendedLifetime(reused) {} }
+                var read = JSONTape.DeferredElements(deferred.root[member: "requests"]!)
+                var kinds: [JSONTape.Kind] = []
+                while let element = try read.next(on: reused) { kinds.append(element.kind) }
+                #expect(kinds == elements.map(\.kind), "\(text)")
+            }
+        }
+    }
+
     @Test(arguments: [
         (#"{"requests": [{"a": 1]}], "b": 2}"#, "expected ',' or '}' in object"),
         (#"{"requests": [[1, 2}, 3]}"#, "expected ',' or ']' in array"),

@@ -35,4 +35,21 @@ import Testing
         built.actions = [NotificationAction(id: "open", title: "Open")]
         #expect(built != beacon && built.beacon == beacon.beacon)
     }
+
+    /// Content is empty only with no field set: each field alone makes it not (an empty request's
+    /// content is kept as no box at all, so a field missed here would be dropped).
+    @Test func contentIsEmptyOnlyWithNoFieldSet() {
+        #expect(NotificationContent().isEmpty)
+        let oneField: [NotificationContent] = [
+            NotificationContent(title: ""), NotificationContent(subtitle: "s"), NotificationContent(body: "b"),
+            NotificationContent(badge: 0), NotificationContent(sound: "default"), NotificationContent(category: "c"),
+            NotificationContent(thread: "t"), NotificationContent(userInfo: JSONObject()),
+            NotificationContent(mutableContent: true),
+            NotificationContent(attachments: [NotificationAttachment(id: "a", url: "https://example.com/a.png")]),
+        ]
+        for content in oneField {
+            #expect(!content.isEmpty, "\(content)")
+            #expect(content != NotificationContent())
+        }
+    }
 }

@@ -46,8 +46,12 @@ public struct NotificationContent: Hashable, Sendable {
     /// The most UTF-8 bytes a title, subtitle, body or thread may hold.
     public static let maximumFieldBytes = 65536
 
-    /// Whether no field is set.
-    public var isEmpty: Bool { self == NotificationContent() }
+    /// Whether no field is set. Field by field: comparing with a new empty content makes and
+    /// destroys one, and every request of a catalog is asked.
+    public var isEmpty: Bool {
+        title == nil && subtitle == nil && body == nil && badge == nil && sound == nil && category == nil
+            && thread == nil && userInfo == nil && !mutableContent && attachments.isEmpty
+    }
 
     /// The content with its placeholders filled in.
     public func rendered(

@@ -102,7 +102,7 @@ extension Engine {
             startCatalog = []
             bulkInstalling = true
             slotsByID.reserveCapacity(catalog.count)
-            for request in catalog { install(request, at: time) }
+            installAll(catalog, at: time)
             bulkInstalling = false
             index.rebuild()
             crossIndex.rebuild()

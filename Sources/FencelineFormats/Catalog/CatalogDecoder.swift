@@ -97,6 +97,27 @@ public final class CatalogDecoder {
         var elements = JSONTape.DeferredElements(list)
         let tape = JSONTape(bytes: bytes)
         defer { withExtendedLifetime(tape) {} }
+        // Each request is claimed in `positions` one request after it is decoded, its id's place
+        // prefetched meanwhile: the table is megabytes and each id's place random, so claiming at
+        // once waited on a cache miss per request.
+        var unclaimed: (request: NotificationRequest, fingerprint: UInt64, path: String, warnings: Int)?
+        func claim() {
+            guard let (request, fingerprint, path, warnings) = unclaimed else { return }
+            unclaimed = nil
+            let position = Int32(catalog.requests.count)
+            if let earlier = positions.claim(
+                request.id, fingerprint: fingerprint, slot: position, idOf: { catalog.requests[Int($0)].id })
+            {
+                // Among the warnings as if claimed at once: before those of the requests after it.
+                sink.warnings.insert(
+                    CatalogIssue(
+                        requestID: request.id, path: path,
+                        message: "repeats the id \"\(request.id)\"; the later request replaces the earlier one"),
+                    at: warnings)
+                replaced.append(Int(earlier))
+            }
+            catalog.requests.append(request)
+        }
         var index = 0
         while let item = try elements.next(on: tape) {
             defer { index += 1 }
@@ -106,14 +127,12 @@ public final class CatalogDecoder {
                 ? decodeFeature(item, path: path, defaults: catalog.defaults, categories: categories, sink: sink)
                 : decodeRequest(item, path: path, defaults: catalog.defaults, categories: categories, sink: sink)
             guard let request else { continue }
-            let position = Int32(catalog.requests.count)
-            if let earlier = positions.claim(request.id, slot: position, idOf: { catalog.requests[Int($0)].id }) {
-                sink.requestID = request.id
-                sink.warn(path, "repeats the id \"\(request.id)\"; the later request replaces the earlier one")
-                replaced.append(Int(earlier))
-            }
-            catalog.requests.append(request)
+            let fingerprint = RequestIDTable.fingerprint(request.id)
+            positions.prefetch(fingerprint: fingerprint)
+            claim()
+            unclaimed = (request, fingerprint, path, sink.warnings.count)
         }
+        claim()
         if !replaced.isEmpty {
             let gone = Set(replaced)
             catalog.requests = catalog.requests.indices.filter { !gone.contains($0) }.map { catalog.requests[$0] }

@@ -258,12 +258,6 @@ final class JSONTape {
             && memcmp(bytes.baseAddress! + a.start, bytes.baseAddress! + b.start, length) == 0
     }
 
-    /// 1 for the bytes ``skipList(_:)`` stops at: quotes and brackets.
-    private static let isStructural: [UInt8] = (0...255).map { byte in
-        [UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}")]
-            .contains(UInt8(byte)) ? 1 : 0
-    }
-
     /// Skips an array by matching brackets (strings respected) without checking what is between;
     /// its elements are checked when read. A mismatch is reported by a strict parse of the list,
     /// so the message is the one a full parse gives.
@@ -274,21 +268,16 @@ final class JSONTape {
         var closers: [UInt8] = []
         var containers = 0
         var position = start
-        let table = Self.isStructural
-        // Most bytes of a list of fences are digits, commas and spaces: a table lookup steps over
-        // them without the branches of a switch.
         scan: while true {
-            table.withUnsafeBufferPointer { table in
-                while position < bytes.count && table[Int(bytes[position])] == 0 { position += 1 }
-            }
+            position = Self.firstStructuralByte(in: bytes, from: position)
             guard position < bytes.count else { break }
             switch bytes[position] {
             case UInt8(ascii: "\""):
                 position += 1
-                while position < bytes.count {
-                    let byte = bytes[position]
-                    if byte == UInt8(ascii: "\"") { break }
-                    position += byte == UInt8(ascii: "\\") ? 2 : 1
+                while true {
+                    position = Self.firstQuoteOrBackslash(in: bytes, from: position)
+                    guard position < bytes.count, bytes[position] == UInt8(ascii: "\\") else { break }
+                    position += 2
                 }
             case UInt8(ascii: "["): closers.append(UInt8(ascii: "]"))
             case UInt8(ascii: "{"): closers.append(UInt8(ascii: "}"))
@@ -307,6 +296,60 @@ final class JSONTape {
         var again = JSONScanner(bytes: bytes, position: start)
         try strict.parseValue(&again, depth: 1)
         throw scanner.error("unbalanced brackets in the list", at: start)
+    }
+
+    /// The position of the first quote or bracket at or after `position` (`bytes.count` if none).
+    ///
+    /// Most bytes of a list of fences are digits, commas and spaces: eight are tested at once
+    /// (a zero byte of `word ^ pattern` is a match; the lowest flagged byte is exact, as a borrow
+    /// only flags bytes above a true match), and `| 0x20` makes `[` and `]` read as `{` and `}`.
+    @inline(__always)
+    static func firstStructuralByte(in bytes: UnsafeBufferPointer<UInt8>, from position: Int) -> Int {
+        var position = position
+        #if _endian(little)
+            while position + 8 <= bytes.count {
+                let word = UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self)
+                let folded = word | 0x2020_2020_2020_2020
+                let flags =
+                    zeroBytes(word ^ 0x2222_2222_2222_2222) | zeroBytes(folded ^ 0x7B7B_7B7B_7B7B_7B7B)
+                    | zeroBytes(folded ^ 0x7D7D_7D7D_7D7D_7D7D)
+                if flags != 0 { return position + flags.trailingZeroBitCount >> 3 }
+                position += 8
+            }
+        #endif
+        while position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"):
+                return position
+            default: position += 1
+            }
+        }
+        return position
+    }
+
+    /// The position of the first `"` or `\` at or after `position` (`bytes.count` if none), eight
+    /// bytes at a time as ``firstStructuralByte(in:from:)``.
+    @inline(__always)
+    static func firstQuoteOrBackslash(in bytes: UnsafeBufferPointer<UInt8>, from position: Int) -> Int {
+        var position = position
+        #if _endian(little)
+            while position + 8 <= bytes.count {
+                let word = UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self)
+                let flags = zeroBytes(word ^ 0x2222_2222_2222_2222) | zeroBytes(word ^ 0x5C5C_5C5C_5C5C_5C5C)
+                if flags != 0 { return position + flags.trailingZeroBitCount >> 3 }
+                position += 8
+            }
+        #endif
+        while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
+            position += 1
+        }
+        return position
+    }
+
+    /// The high bit of each zero byte of `word` set (and maybe of bytes above the lowest zero).
+    @inline(__always)
+    private static func zeroBytes(_ word: UInt64) -> UInt64 {
+        (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
     }
 
     /// A string node; escapes and non-ASCII text are checked now (so errors carry their offset)
