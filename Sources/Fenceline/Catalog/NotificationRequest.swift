@@ -49,11 +49,25 @@ public struct NotificationRequest: Hashable, Sendable {
         devices: [String]? = nil, schedule: Schedule? = nil, filters: PositionFilters = PositionFilters(),
         expires: Timestamp? = nil
     ) {
+        self.init(
+            id: id, contentIfAny: content, trigger: trigger, devices: devices, schedule: schedule, filters: filters,
+            expires: expires)
+    }
+
+    /// Creates a request whose content is `nil` when a catalog gave none: a decoder of a million
+    /// requests then makes and destroys no empty content per request.
+    package init(
+        id: String, contentIfAny content: NotificationContent?, trigger: Trigger, devices: [String]?,
+        schedule: Schedule?, filters: PositionFilters, expires: Timestamp?
+    ) {
         storage = Storage(
             Fields(
-                id: id, contentBox: ContentBox.make(content), trigger: trigger, devices: devices, schedule: schedule,
-                fleetRules: FleetRules.make(filters: filters, expires: expires)))
+                id: id, contentBox: content.flatMap(ContentBox.make), trigger: trigger, devices: devices,
+                schedule: schedule, fleetRules: FleetRules.make(filters: filters, expires: expires)))
     }
+
+    /// Whether any field of the content is set (``content`` without making an empty one).
+    package var hasContent: Bool { storage.fields.contentBox != nil }
 
     /// Asks for the cache lines of the request's box without waiting for them, for a bulk load
     /// reading requests scattered through memory.

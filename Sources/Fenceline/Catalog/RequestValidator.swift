@@ -23,30 +23,34 @@ public final class RequestValidator {
         var problems: [(path: String, message: String)] = []
         func add(_ path: String, _ message: String) { problems.append((path, message)) }
         if request.id.isEmpty { add("id", "id must be a non-empty string") }
-        // Read once: each read makes the value (a catalog of a million fences validates each).
-        let content = request.content
-        if let category = content.category, !categories.contains(category) {
-            let known = categories.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-            add(
-                "content.category",
-                "unknown category \"\(category)\""
-                    + (known.isEmpty ? "; the catalog defines none" : "; known: \(known)"))
-        }
-        // Filled per event when it has placeholders: a field of any size would be copied into
-        // every event (APNs itself takes 4 KiB for a whole payload).
-        // Field by field rather than through an array of them, made per request.
-        func checkSize(_ name: String, _ text: String?) {
-            guard let text, text.utf8.count > NotificationContent.maximumFieldBytes else { return }
-            add(
-                "content.\(name)",
-                "\(name) is \(text.utf8.count) bytes; at most \(NotificationContent.maximumFieldBytes) are accepted")
-        }
-        checkSize("title", content.title)
-        checkSize("subtitle", content.subtitle)
-        checkSize("body", content.body)
-        checkSize("thread", content.thread)
-        for problem in NotificationAttachment.problems(in: content.attachments) {
-            add("content.\(problem.path)", problem.message)
+        // Read once, and only when set: each read makes the value (a catalog of a million fences
+        // validates each, most without content).
+        if request.hasContent {
+            let content = request.content
+            if let category = content.category, !categories.contains(category) {
+                let known = categories.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+                add(
+                    "content.category",
+                    "unknown category \"\(category)\""
+                        + (known.isEmpty ? "; the catalog defines none" : "; known: \(known)"))
+            }
+            // Filled per event when it has placeholders: a field of any size would be copied into
+            // every event (APNs itself takes 4 KiB for a whole payload).
+            // Field by field rather than through an array of them, made per request.
+            func checkSize(_ name: String, _ text: String?) {
+                guard let text, text.utf8.count > NotificationContent.maximumFieldBytes else { return }
+                add(
+                    "content.\(name)",
+                    "\(name) is \(text.utf8.count) bytes; at most \(NotificationContent.maximumFieldBytes) are accepted"
+                )
+            }
+            checkSize("title", content.title)
+            checkSize("subtitle", content.subtitle)
+            checkSize("body", content.body)
+            checkSize("thread", content.thread)
+            for problem in NotificationAttachment.problems(in: content.attachments) {
+                add("content.\(problem.path)", problem.message)
+            }
         }
         if let devices = request.devices, devices.contains(where: \.isEmpty) {
             add("devices", "device ids must be non-empty strings")

@@ -164,9 +164,7 @@ public final class CatalogDecoder {
         fields.warnUnknown(known: Self.requestFields)
         // A member's path is made only when it is there: most requests of a large catalog have
         // no content, schedule or filters, and a path is a string built per request.
-        let content =
-            fields["content"].map { decodeContent($0, path: fields.at("content"), sink: sink) }
-            ?? NotificationContent()
+        let content = fields["content"].map { decodeContent($0, path: fields.at("content"), sink: sink) }
         let devices = fields.strings("devices")
         let schedule = fields["schedule"].flatMap { decodeSchedule($0, path: fields.at("schedule"), sink: sink) }
         let trigger = decodeTrigger(
@@ -178,7 +176,7 @@ public final class CatalogDecoder {
         let expires = fields.timestamp("expires")
         guard let id, let trigger else { return nil }
         let request = NotificationRequest(
-            id: id, content: content, trigger: trigger, devices: devices, schedule: schedule, filters: filters,
+            id: id, contentIfAny: content, trigger: trigger, devices: devices, schedule: schedule, filters: filters,
             expires: expires)
         // Validated even when some member could not be read, so that the problems of its other
         // members are reported with that one (SPEC §2: all at once).

@@ -455,8 +455,11 @@ struct JSONRef {
     @inline(__always)
     private func rawName(_ name: JSONTape.Node, is key: UnsafeBufferPointer<UInt8>) -> Bool {
         let length = name.end - name.start - 2
-        return length == key.count
-            && (length == 0 || memcmp(key.baseAddress!, tape.bytes.baseAddress! + name.start + 1, length) == 0)
+        guard length == key.count else { return false }
+        // Byte by byte: names are a few bytes, shorter than a call to memcmp takes to set up.
+        let text = tape.bytes.baseAddress! + name.start + 1
+        for offset in 0..<length where text[offset] != key[offset] { return false }
+        return true
     }
 
     var number: Double? { kind == .number ? node.number : nil }
@@ -504,7 +507,8 @@ struct JSONRef {
         return Members(tape: tape, first: index + 1, count: Int(node.count))
     }
 
-    /// The value of the last member named `key` of an object.
+    /// The value of the member named `key` of an object (a parse refuses an object that names a
+    /// member twice, so there is at most one).
     ///
     /// One pass over the object's nodes in place, names compared on raw bytes: decoders ask for
     /// each known member by name, and the sequence-based walk retained the tape's storage per step.
@@ -514,17 +518,16 @@ struct JSONRef {
             tape.nodes.withUnsafeBufferPointer { nodes in
                 let object = nodes[index]
                 guard object.kind == .object else { return nil }
-                var found: Int?
                 var position = index + 1
                 for _ in 0..<object.count {
                     let name = nodes[position]
                     let matches =
                         name.needsDecoding
                         ? JSONRef(tape: tape, index: position).text.utf8.elementsEqual(key) : rawName(name, is: key)
-                    if matches { found = position + 1 }
+                    if matches { return JSONRef(tape: tape, index: position + 1) }
                     position = JSONRef.after(nodes[position + 1], at: position + 1)
                 }
-                return found.map { JSONRef(tape: tape, index: $0) }
+                return nil
             }
         }
     }
@@ -545,6 +548,8 @@ struct JSONRef {
                     let text = JSONRef(tape: tape, index: position).text
                     if !known.contains(text) { unknown.append(text) }
                 } else if !known.contains(where: { key in
+                    // Lengths first: most known names are not this one's length.
+                    guard key.utf8.count == name.end - name.start - 2 else { return false }
                     var key = key
                     return key.withUTF8 { rawName(name, is: $0) }
                 }) {
