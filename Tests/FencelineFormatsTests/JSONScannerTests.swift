@@ -24,8 +24,40 @@ import Testing
         #expect(number.value == -2000)
     }
 
-    /// Decoders look members up by name on the tape: the last of a repeated name wins, escaped
-    /// names match their text, nested containers are stepped over, other kinds have no members.
+    /// Names are told apart by length and first eight bytes, then by the rest: names that share
+    /// their first eight bytes, or all but the last, are different members, and a repeat of a long
+    /// name is refused as one of a short name is.
+    @Test func tapeMembersSharingAPrefixAreDifferentMembers() throws {
+        let text =
+            #"{"notifyOnEntry": 1, "notifyOnExit": 2, "notifyOn": 3, "notifyOnEntrx": 4, "n\u006ftifyOnExit2": 5}"#
+        var bytes = Array(text.utf8)
+        try bytes.withUnsafeMutableBufferPointer { buffer throws(JSONSyntaxError) in
+            let tape = try JSONTape.parse(UnsafeBufferPointer(buffer))
+            defer { withExtendedLifetime(tape) {} }
+            let root = tape.root
+            #expect(root[member: "notifyOnEntry"]?.number == 1)
+            #expect(root[member: "notifyOnExit"]?.number == 2)
+            #expect(root[member: "notifyOn"]?.number == 3)
+            #expect(root[member: "notifyOnEntrx"]?.number == 4)
+            #expect(root[member: "notifyOnExit2"]?.number == 5)
+            #expect(root[member: "notifyO"] == nil && root[member: "notifyOnEntryy"] == nil)
+            #expect(
+                root.memberNames(notIn: ["notifyOnEntry", "notifyOn", "notifyOnExit2"]) == [
+                    "notifyOnExit", "notifyOnEntrx",
+                ])
+        }
+        for repeated in [
+            #"{"notifyOnEntry": 1, "notifyOnEntry": 2}"#, #"{"notifyOnEntry": 1, "notifyOn\u0045ntry": 2}"#,
+        ] {
+            var bytes = Array(repeated.utf8)
+            bytes.withUnsafeMutableBufferPointer { buffer in
+                #expect(throws: JSONSyntaxError.self, "\(repeated)") { try JSONTape.parse(UnsafeBufferPointer(buffer)) }
+            }
+        }
+    }
+
+    /// Decoders look members up by name on the tape: escaped names match their text, nested
+    /// containers are stepped over, other kinds have no members.
     @Test func tapeMembersAreFoundByName() throws {
         let text = #"{"a": [1, {"b": 2}], "": 3, "c": {"a": 4}, "b": 5, "é": 6, "bb": 7}"#
         var bytes = Array(text.utf8)

@@ -31,7 +31,19 @@ final class JSONTape {
         /// Containers: the index of the node after the subtree. Strings and numbers: the byte
         /// offset just past the value.
         var end: Int
-        var number = 0.0
+        /// A number's value; a string without escapes: its first eight bytes (``prefix(of:)``),
+        /// which tell most member names apart in one comparison.
+        var bits: UInt64 = 0
+
+        var number: Double { Double(bitPattern: bits) }
+
+        /// The first eight bytes of `text` in one word (zero past its end), little-endian.
+        @inline(__always)
+        static func prefix(of text: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            var word: UInt64 = 0
+            for offset in 0..<min(8, text.count) { word |= UInt64(text[offset]) << (8 * offset) }
+            return word
+        }
     }
 
     /// The tape's nodes on storage it owns: a read through an array property would retain the
@@ -212,7 +224,7 @@ final class JSONTape {
             nodes.append(Node(kind: .null, start: start, end: scanner.position))
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let value = try scanner.parseNumber()
-            nodes.append(Node(kind: .number, start: start, end: scanner.position, number: value))
+            nodes.append(Node(kind: .number, start: start, end: scanner.position, bits: value.bitPattern))
         default:
             throw scanner.error("expected a value, found \(scanner.describeNext())")
         }
@@ -254,8 +266,8 @@ final class JSONTape {
             return JSONRef(tape: self, index: first).text == JSONRef(tape: self, index: second).text
         }
         let length = a.end - a.start
-        return length == b.end - b.start
-            && memcmp(bytes.baseAddress! + a.start, bytes.baseAddress! + b.start, length) == 0
+        return length == b.end - b.start && a.bits == b.bits
+            && (length <= 10 || memcmp(bytes.baseAddress! + a.start, bytes.baseAddress! + b.start, length) == 0)
     }
 
     /// Skips an array by matching brackets (strings respected) without checking what is between;
@@ -362,7 +374,8 @@ final class JSONTape {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 scanner.position = position + 1
-                nodes.append(Node(kind: .string, start: start, end: scanner.position))
+                let text = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<position])
+                nodes.append(Node(kind: .string, start: start, end: scanner.position, bits: Node.prefix(of: text)))
                 return
             }
             if byte == UInt8(ascii: "\\") || byte >= 0x80 || byte < 0x20 { break }
@@ -454,11 +467,22 @@ struct JSONRef {
     /// compared on raw bytes.
     @inline(__always)
     private func rawName(_ name: JSONTape.Node, is key: UnsafeBufferPointer<UInt8>) -> Bool {
+        rawName(name, is: key, prefix: JSONTape.Node.prefix(of: key))
+    }
+
+    /// ``rawName(_:is:)`` with `key`'s ``JSONTape/Node/prefix(of:)`` already made: the lengths
+    /// and prefixes settle names of up to eight bytes; longer ones compare the rest.
+    @inline(__always)
+    private func rawName(_ name: JSONTape.Node, is key: UnsafeBufferPointer<UInt8>, prefix: UInt64) -> Bool {
         let length = name.end - name.start - 2
-        guard length == key.count else { return false }
+        guard length == key.count, name.bits == prefix else { return false }
         // Byte by byte: names are a few bytes, shorter than a call to memcmp takes to set up.
         let text = tape.bytes.baseAddress! + name.start + 1
-        for offset in 0..<length where text[offset] != key[offset] { return false }
+        var offset = 8
+        while offset < length {
+            if text[offset] != key[offset] { return false }
+            offset += 1
+        }
         return true
     }
 
@@ -518,12 +542,14 @@ struct JSONRef {
             tape.nodes.withUnsafeBufferPointer { nodes in
                 let object = nodes[index]
                 guard object.kind == .object else { return nil }
+                let prefix = JSONTape.Node.prefix(of: key)
                 var position = index + 1
                 for _ in 0..<object.count {
                     let name = nodes[position]
                     let matches =
                         name.needsDecoding
-                        ? JSONRef(tape: tape, index: position).text.utf8.elementsEqual(key) : rawName(name, is: key)
+                        ? JSONRef(tape: tape, index: position).text.utf8.elementsEqual(key)
+                        : rawName(name, is: key, prefix: prefix)
                     if matches { return JSONRef(tape: tape, index: position + 1) }
                     position = JSONRef.after(nodes[position + 1], at: position + 1)
                 }
