@@ -133,6 +133,13 @@ extension Engine {
     /// prefetched `2 * ahead` requests early; `ahead` requests early its id (in the box by then)
     /// is hashed and its place prefetched.
     func installAll(_ catalog: [NotificationRequest], at time: Timestamp) {
+        // The per-slot arrays take their final size at once rather than doubling (and copying)
+        // their way up to it.
+        let total = requests.count + catalog.count
+        requests.reserveCapacity(total)
+        states.reserveCapacity(total)
+        flatSlots.reserveCapacity(total)
+        visited.reserveCapacity(total)
         let ahead = 8
         for request in catalog.prefix(2 * ahead) { request.prefetch() }
         var fingerprints = catalog.prefix(ahead).map { RequestIDTable.fingerprint($0.id) }

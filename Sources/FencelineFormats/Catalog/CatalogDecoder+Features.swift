@@ -51,7 +51,8 @@ extension CatalogDecoder {
         let read = Array(sink.issues[before...])  // a copy: the sink grows below
         for problem in validator.problems(in: request, categories: categories) {
             sink.add(
-                "\(path).\(Self.featurePath(problem.path))", problem.message, unlessAMemberOf: path, wasUnread: read)
+                IssueSink.join(path, Self.featurePath(problem.path)), problem.message, unlessAMemberOf: path,
+                wasUnread: read)
         }
         return sink.issues.count == before ? request : nil
     }

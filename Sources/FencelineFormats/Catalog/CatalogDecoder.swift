@@ -100,9 +100,9 @@ public final class CatalogDecoder {
         // Each request is claimed in `positions` one request after it is decoded, its id's place
         // prefetched meanwhile: the table is megabytes and each id's place random, so claiming at
         // once waited on a cache miss per request.
-        var unclaimed: (request: NotificationRequest, fingerprint: UInt64, path: String, warnings: Int)?
+        var unclaimed: (request: NotificationRequest, fingerprint: UInt64, index: Int, warnings: Int)?
         func claim() {
-            guard let (request, fingerprint, path, warnings) = unclaimed else { return }
+            guard let (request, fingerprint, index, warnings) = unclaimed else { return }
             unclaimed = nil
             let position = Int32(catalog.requests.count)
             if let earlier = positions.claim(
@@ -111,7 +111,7 @@ public final class CatalogDecoder {
                 // Among the warnings as if claimed at once: before those of the requests after it.
                 sink.warnings.insert(
                     CatalogIssue(
-                        requestID: request.id, path: path,
+                        requestID: request.id, path: "\(key)[\(index)]",
                         message: "repeats the id \"\(request.id)\"; the later request replaces the earlier one"),
                     at: warnings)
                 replaced.append(Int(earlier))
@@ -121,16 +121,18 @@ public final class CatalogDecoder {
         var index = 0
         while let item = try elements.next(on: tape) {
             defer { index += 1 }
-            let path = "\(key)[\(index)]"
+            // Paths below are relative to the element's, which the sink puts first in a message.
+            sink.element = (key, index)
             let request =
                 isFeatureCollection
-                ? decodeFeature(item, path: path, defaults: catalog.defaults, categories: categories, sink: sink)
-                : decodeRequest(item, path: path, defaults: catalog.defaults, categories: categories, sink: sink)
+                ? decodeFeature(item, path: "", defaults: catalog.defaults, categories: categories, sink: sink)
+                : decodeRequest(item, path: "", defaults: catalog.defaults, categories: categories, sink: sink)
+            sink.element = nil
             guard let request else { continue }
             let fingerprint = RequestIDTable.fingerprint(request.id)
             positions.prefetch(fingerprint: fingerprint)
             claim()
-            unclaimed = (request, fingerprint, path, sink.warnings.count)
+            unclaimed = (request, fingerprint, index, sink.warnings.count)
         }
         claim()
         if !replaced.isEmpty {
@@ -182,7 +184,7 @@ public final class CatalogDecoder {
         // members are reported with that one (SPEC §2: all at once).
         let read = Array(sink.issues[before...])  // a copy: the sink grows below
         for problem in validator.problems(in: request, categories: categories) {
-            sink.add("\(path).\(problem.path)", problem.message, unlessAMemberOf: path, wasUnread: read)
+            sink.add(IssueSink.join(path, problem.path), problem.message, unlessAMemberOf: path, wasUnread: read)
         }
         return sink.issues.count == before ? request : nil
     }

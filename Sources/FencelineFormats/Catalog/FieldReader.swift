@@ -5,13 +5,24 @@ final class IssueSink {
     var issues: [CatalogIssue] = []
     var warnings: [CatalogIssue] = []
     var requestID: String?
+    /// The list and index of the element being read, when paths given to the sink are relative to
+    /// it (`trigger.radius` for `requests[7].trigger.radius`): a catalog's decoder reads a million
+    /// elements, and a path made per element (and per member read below it) was a string built
+    /// and freed each time, where most are never shown.
+    var element: (list: String, index: Int)?
+
+    /// `path` from the catalog's top: after the element's own path when paths are relative to one.
+    func absolute(_ path: String) -> String {
+        guard let (list, index) = element else { return path }
+        return path.isEmpty ? "\(list)[\(index)]" : "\(list)[\(index)].\(path)"
+    }
 
     func add(_ path: String, _ message: String) {
-        issues.append(CatalogIssue(requestID: requestID, path: path, message: message))
+        issues.append(CatalogIssue(requestID: requestID, path: absolute(path), message: message))
     }
 
     func warn(_ path: String, _ message: String) {
-        warnings.append(CatalogIssue(requestID: requestID, path: path, message: message))
+        warnings.append(CatalogIssue(requestID: requestID, path: absolute(path), message: message))
     }
 
     /// Adds a validator's problem about the request at `request` unless one of `read` (the
@@ -21,16 +32,20 @@ final class IssueSink {
     /// that was never given.
     /// A Feature's member is the one under `properties`.
     func add(_ path: String, _ message: String, unlessAMemberOf request: String, wasUnread read: [CatalogIssue]) {
+        let request = absolute(request)
         func member(_ path: Substring) -> Substring {
             guard path.hasPrefix(request) else { return path }
             var rest = path.dropFirst(request.count).drop { $0 == "." }
             if rest.hasPrefix("properties.") { rest = rest.dropFirst("properties.".count) }
             return rest.prefix { $0 != "." && $0 != "[" }
         }
-        let own = member(path[...])
+        let own = member(absolute(path)[...])
         if read.contains(where: { member($0.path[...]) == own }) { return }
         add(path, message)
     }
+
+    /// `path`, then `member` below it.
+    static func join(_ path: String, _ member: String) -> String { path.isEmpty ? member : "\(path).\(member)" }
 }
 
 /// Typed access to one JSON object's members, reporting wrong types at their paths.
@@ -61,7 +76,7 @@ struct FieldReader {
         self.sink = sink
     }
 
-    func at(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    func at(_ key: String) -> String { IssueSink.join(path, key) }
 
     /// The value of the member named `key`, if present.
     subscript(key: String) -> JSONRef? { object?[member: key] }
