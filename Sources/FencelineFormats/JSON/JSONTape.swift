@@ -432,7 +432,21 @@ extension JSONTape {
 /// hot path): whoever parses keeps the tape, and refs never outlive the decoding call.
 struct JSONRef {
     unowned(unsafe) let tape: JSONTape
-    let index: Int
+    private(set) var index: Int
+
+    init(tape: JSONTape, index: Int) {
+        self.tape = tape
+        self.index = index
+    }
+
+    /// Another value on the same tape. A copy with a new index: making a ref from `tape` goes
+    /// through a strong reference (a retain and a release), per member found and element read.
+    @inline(__always)
+    func sibling(at index: Int) -> JSONRef {
+        var ref = self
+        ref.index = index
+        return ref
+    }
 
     var node: JSONTape.Node { tape.nodes[index] }
     var kind: JSONTape.Kind { node.kind }
@@ -521,14 +535,14 @@ struct JSONRef {
     var elements: Elements? {
         let node = node
         guard node.kind == .array else { return nil }
-        return Elements(tape: tape, first: index + 1, count: Int(node.count))
+        return Elements(array: self, first: index + 1, count: Int(node.count))
     }
 
     /// An object's members in order, `nil` for other kinds.
     var members: Members? {
         let node = node
         guard node.kind == .object else { return nil }
-        return Members(tape: tape, first: index + 1, count: Int(node.count))
+        return Members(object: self, first: index + 1, count: Int(node.count))
     }
 
     /// The value of the member named `key` of an object (a parse refuses an object that names a
@@ -548,9 +562,9 @@ struct JSONRef {
                     let name = nodes[position]
                     let matches =
                         name.needsDecoding
-                        ? JSONRef(tape: tape, index: position).text.utf8.elementsEqual(key)
+                        ? sibling(at: position).text.utf8.elementsEqual(key)
                         : rawName(name, is: key, prefix: prefix)
-                    if matches { return JSONRef(tape: tape, index: position + 1) }
+                    if matches { return sibling(at: position + 1) }
                     position = JSONRef.after(nodes[position + 1], at: position + 1)
                 }
                 return nil
@@ -571,7 +585,7 @@ struct JSONRef {
             for _ in 0..<object.count {
                 let name = nodes[position]
                 if name.needsDecoding {
-                    let text = JSONRef(tape: tape, index: position).text
+                    let text = sibling(at: position).text
                     if !known.contains(text) { unknown.append(text) }
                 } else if !known.contains(where: { key in
                     // Lengths first: most known names are not this one's length.
@@ -579,7 +593,7 @@ struct JSONRef {
                     var key = key
                     return key.withUTF8 { rawName(name, is: $0) }
                 }) {
-                    unknown.append(JSONRef(tape: tape, index: position).text)
+                    unknown.append(sibling(at: position).text)
                 }
                 position = JSONRef.after(nodes[position + 1], at: position + 1)
             }
@@ -606,49 +620,49 @@ struct JSONRef {
     }
 
     struct Elements: Sequence {
-        unowned(unsafe) let tape: JSONTape
+        /// The array (an iterator's refs are copies of it with their own index).
+        let array: JSONRef
         let first: Int
         let count: Int
 
         struct Iterator: IteratorProtocol {
-            unowned(unsafe) let tape: JSONTape
-            var index: Int
+            var element: JSONRef
             var remaining: Int
 
             mutating func next() -> JSONRef? {
                 guard remaining > 0 else { return nil }
                 remaining -= 1
-                let element = JSONRef(tape: tape, index: index)
-                index = element.next
-                return element
+                let current = element
+                element = current.sibling(at: current.next)
+                return current
             }
         }
 
-        func makeIterator() -> Iterator { Iterator(tape: tape, index: first, remaining: count) }
+        func makeIterator() -> Iterator { Iterator(element: array.sibling(at: first), remaining: count) }
         var underestimatedCount: Int { count }
     }
 
     struct Members: Sequence {
-        unowned(unsafe) let tape: JSONTape
+        /// The object (an iterator's refs are copies of it with their own index).
+        let object: JSONRef
         let first: Int
         let count: Int
 
         struct Iterator: IteratorProtocol {
-            unowned(unsafe) let tape: JSONTape
-            var index: Int
+            var name: JSONRef
             var remaining: Int
 
             mutating func next() -> (name: JSONRef, value: JSONRef)? {
                 guard remaining > 0 else { return nil }
                 remaining -= 1
-                let name = JSONRef(tape: tape, index: index)
-                let value = JSONRef(tape: tape, index: index + 1)
-                index = value.next
-                return (name, value)
+                let current = name
+                let value = current.sibling(at: current.index + 1)
+                name = current.sibling(at: value.next)
+                return (current, value)
             }
         }
 
-        func makeIterator() -> Iterator { Iterator(tape: tape, index: first, remaining: count) }
+        func makeIterator() -> Iterator { Iterator(name: object.sibling(at: first), remaining: count) }
         var underestimatedCount: Int { count }
 
         /// The member names in order.
