@@ -170,8 +170,11 @@ extension Engine {
             requestLogger?.debug("replaced request", metadata: ["request": "\(request.id)"])
         }
         let scope = request.devices.map { Set($0.map { devices.intern($0) }) }
+        // Read once: each read of the request's trigger copies it (retaining what it holds), a
+        // million times over for a million fences.
+        let trigger = request.trigger
         var region: RegionEntry?
-        if case .region(let trigger) = request.trigger {
+        if case .region(let trigger) = trigger {
             // Only a region request can void a safe disc or a certificate (a new fence to enter).
             requestEpoch &+= 1
             let hysteresis = trigger.hysteresis
@@ -192,7 +195,7 @@ extension Engine {
         }
         var beacon: BeaconEntry?
         var timing: TimingEntry?
-        switch request.trigger {
+        switch trigger {
         case .beacon(let trigger):
             beacon = BeaconEntry(trigger: trigger)
         case .timeInterval(let trigger):
@@ -240,7 +243,7 @@ extension Engine {
             }
         }
         if let beacon { beaconSlots[beacon.key, default: []].append(slot) }
-        if case .proximity(let trigger) = request.trigger {
+        if case .proximity(let trigger) = trigger {
             proximity.append(
                 ProximityBinding(slot: slot, state: ProximityState(trigger: trigger, filters: request.filters)))
         }
