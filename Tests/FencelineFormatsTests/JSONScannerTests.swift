@@ -56,6 +56,41 @@ import Testing
         }
     }
 
+    /// An object keeps a bit per member name to answer lookups of absent names at once: on
+    /// random objects, every member is found by its name (escaped or not), and names it lacks
+    /// (many sharing a bit with one it has) are not.
+    @Test func lookupsOfRandomNamesFindExactlyTheMembers() throws {
+        var random = SplitMix(state: 64)
+        let letters = Array("abcdefghijklmnopqrstuvwxyzé_0")
+        func name() -> String {
+            String((0..<Int.random(in: 0...14, using: &random)).map { _ in letters.randomElement(using: &random)! })
+        }
+        for _ in 0..<500 {
+            var names: [String] = []
+            while names.count < Int.random(in: 1...12, using: &random) {
+                let candidate = name()
+                if !names.contains(candidate) { names.append(candidate) }
+            }
+            // Now and then a name written with an escape, which the lookup must still find.
+            let members = names.enumerated().map { index, name in
+                let written = index == 0 && Bool.random(using: &random) ? name.replacing("a", with: "\\u0061") : name
+                return "\"\(written)\": \(index)"
+            }
+            var bytes = Array(("{" + members.joined(separator: ", ") + "}").utf8)
+            try bytes.withUnsafeMutableBufferPointer { buffer throws(JSONSyntaxError) in
+                let tape = try JSONTape.parse(UnsafeBufferPointer(buffer))
+                defer { withExtendedLifetime(tape) {} }
+                for (index, name) in names.enumerated() {
+                    #expect(tape.root[member: name]?.number == Double(index), "\(name) in \(names)")
+                }
+                for _ in 0..<20 {
+                    let absent = name()
+                    if !names.contains(absent) { #expect(tape.root[member: absent] == nil, "\(absent) in \(names)") }
+                }
+            }
+        }
+    }
+
     /// Decoders look members up by name on the tape: escaped names match their text, nested
     /// containers are stepped over, other kinds have no members.
     @Test func tapeMembersAreFoundByName() throws {

@@ -32,8 +32,16 @@ final class JSONTape {
         /// offset just past the value.
         var end: Int
         /// A number's value; a string without escapes: its first eight bytes (``prefix(of:)``),
-        /// which tell most member names apart in one comparison.
+        /// which tell most member names apart in one comparison; an object: one bit set for each
+        /// member name (``nameBit(prefix:length:)``), all when a name has escapes.
         var bits: UInt64 = 0
+
+        /// A name's bit in its object's `bits`: a lookup whose bit is clear there is answered
+        /// without reading the members, and decoders mostly ask for members that are absent.
+        @inline(__always)
+        static func nameBit(prefix: UInt64, length: Int) -> UInt64 {
+            1 << (((prefix ^ UInt64(truncatingIfNeeded: length)) &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        }
 
         var number: Double { Double(bitPattern: bits) }
 
@@ -148,6 +156,7 @@ final class JSONTape {
             let index = nodes.count
             nodes.append(Node(kind: .object, start: start, end: 0))
             var count: UInt32 = 0
+            var names: UInt64 = 0
             scanner.skipWhitespace()
             if scanner.peek() == UInt8(ascii: "}") {
                 scanner.position += 1
@@ -159,6 +168,10 @@ final class JSONTape {
                     }
                     let keyIndex = nodes.count
                     try parseString(&scanner)
+                    let name = nodes[keyIndex]
+                    names |=
+                        name.needsDecoding
+                        ? ~0 : Node.nameBit(prefix: name.bits, length: name.end - name.start - 2)
                     let key = JSONRef(tape: self, index: keyIndex)
                     try scanner.expect(UInt8(ascii: ":"), "':' after member name \"\(key.text)\"")
                     scanner.skipWhitespace()
@@ -182,6 +195,7 @@ final class JSONTape {
             }
             nodes[index].count = count
             nodes[index].end = nodes.count
+            nodes[index].bits = names
             if count > 1, let name = duplicateName(inObjectAt: index) {
                 throw scanner.error("member \"\(name)\" appears twice in one object; give each member once")
             }
@@ -557,6 +571,7 @@ struct JSONRef {
                 let object = nodes[index]
                 guard object.kind == .object else { return nil }
                 let prefix = JSONTape.Node.prefix(of: key)
+                guard object.bits & JSONTape.Node.nameBit(prefix: prefix, length: key.count) != 0 else { return nil }
                 var position = index + 1
                 for _ in 0..<object.count {
                     let name = nodes[position]
