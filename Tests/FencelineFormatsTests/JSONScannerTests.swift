@@ -56,9 +56,10 @@ import Testing
         }
     }
 
-    /// An object keeps a bit per member name to answer lookups of absent names at once: on
-    /// random objects, every member is found by its name (escaped or not), and names it lacks
-    /// (many sharing a bit with one it has) are not.
+    /// An object keeps a bit per member name to answer lookups of absent names at once, and a
+    /// list of known names their bits: on random objects, every member is found by its name
+    /// (escaped or not), names it lacks (many sharing a bit with one it has) are not, and the
+    /// members not among a known list are exactly those.
     @Test func lookupsOfRandomNamesFindExactlyTheMembers() throws {
         var random = SplitMix(state: 64)
         let letters = Array("abcdefghijklmnopqrstuvwxyzé_0")
@@ -87,6 +88,11 @@ import Testing
                     let absent = name()
                     if !names.contains(absent) { #expect(tape.root[member: absent] == nil, "\(absent) in \(names)") }
                 }
+                // And the members not among a known list are exactly those, in order.
+                let known = names.filter { _ in Bool.random(using: &random) } + (0..<8).map { _ in name() }
+                #expect(
+                    tape.root.memberNames(notIn: KnownNames(known)) == names.filter { !known.contains($0) },
+                    "\(names) known \(known)")
             }
         }
     }

@@ -3,21 +3,21 @@ import Fenceline
 extension CatalogDecoder {
     // The members each object may have, built once: a literal per decoded request showed in
     // profiles of loading large catalogs.
-    static let requestFields: [String] = ["id", "content", "trigger", "devices", "schedule", "filters", "expires"]
-    static let filterFields: [String] = ["maxSpeed", "minDistance", "maxFuture"]
-    static let regionFields: [String] = [
+    static let requestFields: KnownNames = ["id", "content", "trigger", "devices", "schedule", "filters", "expires"]
+    static let filterFields: KnownNames = ["maxSpeed", "minDistance", "maxFuture"]
+    static let regionFields: KnownNames = [
         "type", "center", "radius", "geometry", "corridor", "notifyOnEntry", "notifyOnExit", "notifyOnDwell", "dwell",
         "notifyOnCross", "crossing", "initial", "repeats", "hysteresis",
     ]
-    static let featureFields: [String] = ["type", "id", "geometry", "properties", "bbox"]
+    static let featureFields: KnownNames = ["type", "id", "geometry", "properties", "bbox"]
     static let featurePropertyFields = regionFields + ["id", "content", "devices", "schedule", "filters", "expires"]
-    static let centerFields: [String] = ["lat", "lon"]
-    static let geometryFields: [String] = ["type", "coordinates", "bbox", "crs"]
-    static let contentFields: [String] = [
+    static let centerFields: KnownNames = ["lat", "lon"]
+    static let geometryFields: KnownNames = ["type", "coordinates", "bbox", "crs"]
+    static let contentFields: KnownNames = [
         "title", "subtitle", "body", "badge", "sound", "category", "thread", "userInfo", "mutableContent",
         "attachments",
     ]
-    static let hysteresisFields: [String] = [
+    static let hysteresisFields: KnownNames = [
         "preset", "enterCushion", "exitCushion", "enterDelay", "exitDelay", "minFixes", "accuracy", "maxAccuracy",
         "enterOverlap", "exitOverlap",
     ]

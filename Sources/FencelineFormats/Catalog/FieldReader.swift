@@ -84,7 +84,7 @@ struct FieldReader {
     func has(_ key: String) -> Bool { self[key] != nil }
 
     /// Warns about members this object does not know (a likely typo).
-    func warnUnknown(known: [String]) {
+    func warnUnknown(known: KnownNames) {
         guard let object else { return }
         for key in object.memberNames(notIn: known) { sink.warn(at(key), "unknown field \"\(key)\" is ignored") }
     }

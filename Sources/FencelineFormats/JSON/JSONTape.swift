@@ -590,8 +590,9 @@ struct JSONRef {
     /// The names of an object's members that are not among `known`, in order (usually none).
     ///
     /// Names are compared on raw bytes (a name with escapes is decoded first): making a `String`
-    /// of every member name and hashing it showed in profiles of loading large catalogs.
-    func memberNames(notIn known: [String]) -> [String] {
+    /// of every member name and hashing it showed in profiles of loading large catalogs. A name
+    /// whose filter bit `known` lacks is unknown without comparing it to any.
+    func memberNames(notIn known: KnownNames) -> [String] {
         tape.nodes.withUnsafeBufferPointer { nodes in
             let object = nodes[index]
             guard object.kind == .object else { return [] }
@@ -601,14 +602,18 @@ struct JSONRef {
                 let name = nodes[position]
                 if name.needsDecoding {
                     let text = sibling(at: position).text
-                    if !known.contains(text) { unknown.append(text) }
-                } else if !known.contains(where: { key in
-                    // Lengths first: most known names are not this one's length.
-                    guard key.utf8.count == name.end - name.start - 2 else { return false }
-                    var key = key
-                    return key.withUTF8 { rawName(name, is: $0) }
-                }) {
-                    unknown.append(sibling(at: position).text)
+                    if !known.names.contains(text) { unknown.append(text) }
+                } else {
+                    let length = name.end - name.start - 2
+                    let isKnown =
+                        known.filter & JSONTape.Node.nameBit(prefix: name.bits, length: length) != 0
+                        && known.keys.indices.contains { place in
+                            let key = known.keys[place]
+                            guard key.length == length, key.prefix == name.bits else { return false }
+                            var text = known.names[place]
+                            return length <= 8 || text.withUTF8 { rawName(name, is: $0, prefix: key.prefix) }
+                        }
+                    if !isKnown { unknown.append(sibling(at: position).text) }
                 }
                 position = JSONRef.after(nodes[position + 1], at: position + 1)
             }
@@ -683,4 +688,30 @@ struct JSONRef {
         /// The member names in order.
         var names: [String] { map { $0.name.text } }
     }
+}
+
+/// The member names an object may have (a decoder's list for one kind of object), each with its
+/// length, first eight bytes and filter bit worked out once: a catalog's decoder checks every
+/// object of a kind against the same list.
+struct KnownNames: ExpressibleByArrayLiteral {
+    let names: [String]
+    fileprivate let keys: [(prefix: UInt64, length: Int)]
+    /// The names' bits (``JSONTape/Node/nameBit(prefix:length:)``).
+    fileprivate let filter: UInt64
+
+    init(_ names: [String]) {
+        self.names = names
+        keys = names.map { name in
+            var name = name
+            return name.withUTF8 { (JSONTape.Node.prefix(of: $0), $0.count) }
+        }
+        filter = keys.reduce(0) { $0 | JSONTape.Node.nameBit(prefix: $1.prefix, length: $1.length) }
+    }
+
+    init(arrayLiteral names: String...) {
+        self.init(names)
+    }
+
+    /// These names and `more`.
+    static func + (known: KnownNames, more: [String]) -> KnownNames { KnownNames(known.names + more) }
 }
