@@ -204,6 +204,27 @@ import Testing
         #expect(found.first?.requestID == "p")
     }
 
+    /// A member that is not the object it must be is reported at its own path, in either layout
+    /// (paths below a request are made only for messages).
+    @Test func objectsOfTheWrongKindAreReportedAtTheirPaths() {
+        let requests = issues(
+            #"{"requests":[{"id":"a","trigger":{"type":"region","center":5,"radius":9}},{"id":"b","trigger":{"type":"region","geometry":"square"}},{"id":"c","trigger":7}]}"#
+        )
+        #expect(
+            requests.map { "\($0.path): \($0.message)" } == [
+                "requests[0].trigger.center: expected an object, found a number",
+                "requests[1].trigger.geometry: expected an object, found a string",
+                "requests[2].trigger: expected an object, found a number",
+            ])
+        let features = issues(
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"id":"a"},"geometry":[1]},{"type":"Feature","properties":{"id":"b"}}]}"#
+        )
+        #expect(
+            features.map { "\($0.path): \($0.message)" } == [
+                "features[0].geometry: expected an object, found an array", "features[1].geometry: missing object",
+            ])
+    }
+
     @Test func unknownFieldsAreWarningsAndRepeatedIdsReplace() throws {
         let decoded = try decode(
             #"{"requests":[{"id":"a","trigger":{"type":"timeInterval","seconds":5,"repeat":true}},{"id":"a","trigger":{"type":"timeInterval","seconds":9},"extra":1},{"id":"b","trigger":{"type":"timeInterval","seconds":9},"other":2}]}"#

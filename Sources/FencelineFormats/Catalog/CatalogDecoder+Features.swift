@@ -36,7 +36,7 @@ extension CatalogDecoder {
         let devices = properties.strings("devices")
         let schedule = decodeSchedule(properties["schedule"], path: properties.at("schedule"), sink: sink)
         let geometry = decodeGeoJSONGeometry(
-            feature["geometry"], path: feature.at("geometry"), radius: properties.number("radius"),
+            feature["geometry"], member: "geometry", of: feature, radius: properties.number("radius"),
             corridor: { properties.number("corridor") }, radiusPath: properties.at("radius"), sink: sink)
         guard let geometry else { return nil }
         let trigger = decodeRegionOptions(properties, geometry: geometry, defaults: defaults.hysteresis, sink: sink)

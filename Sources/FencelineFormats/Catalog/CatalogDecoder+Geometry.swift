@@ -17,7 +17,7 @@ extension CatalogDecoder {
             sink.warn(fields.at("corridor"), "\"corridor\" applies to a LineString geometry only and is ignored here")
         }
         if hasCircle {
-            guard let center = FieldReader(fields["center"], path: fields.at("center"), sink: sink) else {
+            guard let center = FieldReader(fields["center"], member: "center", of: fields) else {
                 return nil
             }
             center.warnUnknown(known: Self.centerFields)
@@ -31,17 +31,17 @@ extension CatalogDecoder {
             return nil
         }
         return decodeGeoJSONGeometry(
-            fields["geometry"], path: fields.at("geometry"), radius: fields.number("radius"),
+            fields["geometry"], member: "geometry", of: fields, radius: fields.number("radius"),
             corridor: { fields.number("corridor") }, radiusPath: fields.at("radius"), sink: sink)
     }
 
     /// A GeoJSON geometry as a fence: Polygon, MultiPolygon, LineString (with `corridor`, default
     /// 25 m) or Point (with a radius).
     func decodeGeoJSONGeometry(
-        _ value: JSONRef?, path: String, radius: Double?, corridor: () -> Double?,
+        _ value: JSONRef?, member key: String, of parent: FieldReader, radius: Double?, corridor: () -> Double?,
         radiusPath: @autoclosure () -> String, sink: IssueSink
     ) -> RegionGeometry? {
-        guard let geometry = FieldReader(value, path: path, sink: sink) else { return nil }
+        guard let geometry = FieldReader(value, member: key, of: parent) else { return nil }
         geometry.warnUnknown(known: Self.geometryFields)
         guard let type = geometry.string("type", required: true) else { return nil }
         let coordinates = geometry["coordinates"]

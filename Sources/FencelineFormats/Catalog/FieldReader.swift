@@ -52,27 +52,46 @@ final class IssueSink {
 struct FieldReader {
     /// The object, or `nil` for an absent one read as empty.
     let object: JSONRef?
-    let path: String
     let sink: IssueSink
+    /// The path of the object that holds this one, and this one's member name there (`nil` when
+    /// `parentPath` is this object's own path): kept apart until a message needs the whole, as
+    /// most objects read produce none.
+    private let parentPath: String
+    private let key: String?
+
+    /// The object's path.
+    var path: String { key.map { IssueSink.join(parentPath, $0) } ?? parentPath }
 
     init?(_ value: JSONRef?, path: String, sink: IssueSink, required: Bool = true) {
+        self.init(value, parentPath: path, key: nil, sink: sink, required: required)
+    }
+
+    /// The object that is the member `key` of `parent` (`value`, that member's value).
+    init?(_ value: JSONRef?, member key: String, of parent: FieldReader, required: Bool = true) {
+        self.init(value, parentPath: parent.path, key: key, sink: parent.sink, required: required)
+    }
+
+    private init?(_ value: JSONRef?, parentPath: String, key: String?, sink: IssueSink, required: Bool) {
+        self.parentPath = parentPath
+        self.key = key
+        self.sink = sink
+        func path() -> String { key.map { IssueSink.join(parentPath, $0) } ?? parentPath }
         guard let value else {
-            if required { sink.add(path, "missing object") }
+            if required { sink.add(path(), "missing object") }
             return nil
         }
         guard value.kind == .object else {
-            sink.add(path, "expected an object, found \(value.kindName)")
+            sink.add(path(), "expected an object, found \(value.kindName)")
             return nil
         }
         self.object = value
-        self.path = path
-        self.sink = sink
     }
 
     /// An absent object read as `{}`.
     init(emptyAt path: String, sink: IssueSink) {
         self.object = nil
-        self.path = path
+        self.parentPath = path
+        self.key = nil
         self.sink = sink
     }
 
