@@ -76,8 +76,10 @@ final class PolygonShape {
         // `bands`: one start offset per band and a final end, then the edge lists, offsets counted
         // from the start of `bands`. Built by counting (two passes) rather than an array per band.
         let headerCount = bandTotal + 1
-        var bands = [Int32](repeating: 0, count: headerCount)
+        // Reserved before the header is written: reserving after would allocate it twice.
+        var bands: [Int32] = []
         bands.reserveCapacity(headerCount + 2 * pointCount)
+        bands.append(contentsOf: repeatElement(0, count: headerCount))
         var firstBand = 0
         for polygon in polygons {
             let firstRing = rings.count
