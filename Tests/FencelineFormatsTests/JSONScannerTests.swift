@@ -62,11 +62,14 @@ import Testing
     /// members not among a known list are exactly those.
     @Test func lookupsOfRandomNamesFindExactlyTheMembers() throws {
         var random = SplitMix(state: 64)
-        let letters = Array("abcdefghijklmnopqrstuvwxyzé_0")
+        // Half the objects have only plain names: a name that needs decoding (here "é") sets
+        // every bit of its object's filter, which would hide a wrong bit.
+        var letters = Array("abcdefghijklmnopqrstuvwxyz_0")
         func name() -> String {
             String((0..<Int.random(in: 0...14, using: &random)).map { _ in letters.randomElement(using: &random)! })
         }
-        for _ in 0..<500 {
+        for round in 0..<500 {
+            if round == 250 { letters.append("é") }
             var names: [String] = []
             while names.count < Int.random(in: 1...12, using: &random) {
                 let candidate = name()

@@ -126,7 +126,6 @@ extension Engine {
         return (waiting ?? Array(categories.values)).sorted { $0.id < $1.id }
     }
 
-    /// Makes `request` live at `time`, replacing any request with its id.
     /// Installs a start catalog's requests in order, as ``install(_:at:fingerprint:)`` does each,
     /// with what each will read prefetched ahead of it: a million requests' boxes lie scattered
     /// through memory and their ids' places in `slotsByID` at random, a cache miss each. A box is
@@ -156,6 +155,7 @@ extension Engine {
         }
     }
 
+    /// Makes `request` live at `time`, replacing any request with its id.
     /// - Parameter fingerprint: the id's ``RequestIDTable/fingerprint(_:)``, when a bulk load
     ///   computed it to prefetch the id's place.
     func install(_ request: NotificationRequest, at time: Timestamp, fingerprint: UInt64? = nil) {

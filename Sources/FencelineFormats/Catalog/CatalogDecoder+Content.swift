@@ -44,7 +44,7 @@ extension CatalogDecoder {
     /// so that a request built in code is held to the same rules.
     private func decodeAttachment(_ value: JSONRef, path: String, sink: IssueSink) -> NotificationAttachment? {
         guard let fields = FieldReader(value, path: path, sink: sink) else { return nil }
-        fields.warnUnknown(known: ["id", "url", "type", "options"])
+        fields.warnUnknown(known: Self.attachmentFields)
         let id = fields.string("id", required: true)
         let url = fields.string("url", required: true)
         var attachment = NotificationAttachment(id: id ?? "", url: url ?? "", type: fields.string("type"))
@@ -53,14 +53,14 @@ extension CatalogDecoder {
         if let options = FieldReader(
             present(fields["options"]), path: fields.at("options"), sink: sink, required: false)
         {
-            options.warnUnknown(known: ["thumbnailHidden", "thumbnailClippingRect", "thumbnailTime"])
+            options.warnUnknown(known: Self.attachmentOptionFields)
             attachment.thumbnailHidden = options.bool("thumbnailHidden")
             attachment.thumbnailTime = options.number("thumbnailTime")
             if let rect = FieldReader(
                 present(options["thumbnailClippingRect"]), path: options.at("thumbnailClippingRect"), sink: sink,
                 required: false)
             {
-                rect.warnUnknown(known: ["x", "y", "width", "height"])
+                rect.warnUnknown(known: Self.clippingRectFields)
                 let values = ["x", "y", "width", "height"].map { rect.number($0, required: true) }
                 if case (let x?, let y?, let width?, let height?) = (values[0], values[1], values[2], values[3]) {
                     attachment.thumbnailClippingRect = .init(x: x, y: y, width: width, height: height)
@@ -79,7 +79,7 @@ extension CatalogDecoder {
         var categories: [NotificationCategory] = []
         for (index, item) in items.enumerated() {
             guard let fields = FieldReader(item, path: "categories[\(index)]", sink: sink) else { continue }
-            fields.warnUnknown(known: ["id", "actions", "options"])
+            fields.warnUnknown(known: Self.categoryFields)
             guard let id = fields.string("id", required: true) else { continue }
             if id.isEmpty { sink.add(fields.at("id"), "id must be a non-empty string") }
             var category = NotificationCategory(id: id, options: fields.strings("options") ?? [])
@@ -101,7 +101,7 @@ extension CatalogDecoder {
                     guard
                         let actionFields = FieldReader(action, path: "\(fields.at("actions"))[\(position)]", sink: sink)
                     else { continue }
-                    actionFields.warnUnknown(known: ["id", "title", "options", "textInput"])
+                    actionFields.warnUnknown(known: Self.actionMemberFields)
                     let actionID = actionFields.string("id", required: true)
                     if actionID?.isEmpty == true {
                         sink.add(actionFields.at("id"), "id must be a non-empty string")
@@ -120,7 +120,7 @@ extension CatalogDecoder {
                         actionFields["textInput"], path: actionFields.at("textInput"), sink: sink,
                         required: false)
                     {
-                        input.warnUnknown(known: ["button", "placeholder"])
+                        input.warnUnknown(known: Self.textInputFields)
                         textInput = NotificationAction.TextInput(
                             button: input.string("button") ?? "Send", placeholder: input.string("placeholder") ?? "")
                     }
@@ -140,7 +140,7 @@ extension CatalogDecoder {
 
     func decodeSchedule(_ value: JSONRef?, path: String, sink: IssueSink) -> Schedule? {
         guard let fields = FieldReader(value, path: path, sink: sink, required: false) else { return nil }
-        fields.warnUnknown(known: ["timeZone", "windows"])
+        fields.warnUnknown(known: Self.scheduleFields)
         var schedule = Schedule(timeZone: fields.string("timeZone") ?? "UTC", windows: [])
         guard let items = fields["windows"]?.elements else {
             sink.add(fields.at("windows"), "a schedule needs \"windows\", an array of {\"days\", \"start\", \"end\"}")
@@ -156,7 +156,7 @@ extension CatalogDecoder {
             guard let window = FieldReader(item, path: "\(fields.at("windows"))[\(index)]", sink: sink) else {
                 continue
             }
-            window.warnUnknown(known: ["days", "start", "end"])
+            window.warnUnknown(known: Self.windowFields)
             var days: Set<Int> = []
             for (position, name) in (window.strings("days") ?? dayNames).enumerated() {
                 if let day = dayNames.firstIndex(of: String(name.lowercased().prefix(3))), name.count >= 3 {

@@ -1,8 +1,7 @@
 import Fenceline
 
 extension CatalogDecoder {
-    // The members each object may have, built once: a literal per decoded request showed in
-    // profiles of loading large catalogs.
+    // The members each kind of object may have, built once rather than per object read.
     static let requestFields: KnownNames = ["id", "content", "trigger", "devices", "schedule", "filters", "expires"]
     static let filterFields: KnownNames = ["maxSpeed", "minDistance", "maxFuture"]
     static let regionFields: KnownNames = [
@@ -17,6 +16,29 @@ extension CatalogDecoder {
         "title", "subtitle", "body", "badge", "sound", "category", "thread", "userInfo", "mutableContent",
         "attachments",
     ]
+    static let intervalFields: KnownNames = ["type", "seconds", "repeats", "start"]
+    static let calendarFields: KnownNames = ["type", "dateComponents", "timeZone", "repeats"]
+    static let dateComponentFields: KnownNames = [
+        "year", "month", "day", "hour", "minute", "second", "weekday", "weekdayOrdinal",
+    ]
+    static let proximityFields: KnownNames = [
+        "type", "near", "far", "among", "to", "maxAge", "enterDelay", "exitDelay", "notifyOnEntry", "notifyOnExit",
+        "repeats",
+    ]
+    static let beaconFields: KnownNames = [
+        "type", "uuid", "major", "minor", "proximity", "window", "filter", "txPower", "distanceModel", "enterDelay",
+        "exitDelay", "exitTimeout", "notifyOnEntry", "notifyOnExit", "repeats",
+    ]
+    static let beaconFilterFields: KnownNames = ["type", "c"]
+    static let distanceModelFields: KnownNames = ["c1", "c2", "c3"]
+    static let attachmentFields: KnownNames = ["id", "url", "type", "options"]
+    static let attachmentOptionFields: KnownNames = ["thumbnailHidden", "thumbnailClippingRect", "thumbnailTime"]
+    static let clippingRectFields: KnownNames = ["x", "y", "width", "height"]
+    static let categoryFields: KnownNames = ["id", "actions", "options"]
+    static let actionMemberFields: KnownNames = ["id", "title", "options", "textInput"]
+    static let textInputFields: KnownNames = ["button", "placeholder"]
+    static let scheduleFields: KnownNames = ["timeZone", "windows"]
+    static let windowFields: KnownNames = ["days", "start", "end"]
     static let hysteresisFields: KnownNames = [
         "preset", "enterCushion", "exitCushion", "enterDelay", "exitDelay", "minFixes", "accuracy", "maxAccuracy",
         "enterOverlap", "exitOverlap",
@@ -35,7 +57,7 @@ extension CatalogDecoder {
         case "proximity":
             return decodeProximity(fields, sink: sink).map(Trigger.proximity)
         case "timeInterval":
-            fields.warnUnknown(known: ["type", "seconds", "repeats", "start"])
+            fields.warnUnknown(known: Self.intervalFields)
             guard let seconds = fields.number("seconds", required: true) else { return nil }
             guard let interval = TimeSpan(checkedSeconds: seconds) else {
                 sink.add(
@@ -47,16 +69,14 @@ extension CatalogDecoder {
                 TimeIntervalTrigger(
                     interval: interval, repeats: fields.bool("repeats") ?? false, start: fields.timestamp("start")))
         case "calendar":
-            fields.warnUnknown(known: ["type", "dateComponents", "timeZone", "repeats"])
+            fields.warnUnknown(known: Self.calendarFields)
             guard
                 let components = FieldReader(
                     fields["dateComponents"], path: fields.at("dateComponents"), sink: sink)
             else {
                 return nil
             }
-            components.warnUnknown(known: [
-                "year", "month", "day", "hour", "minute", "second", "weekday", "weekdayOrdinal",
-            ])
+            components.warnUnknown(known: Self.dateComponentFields)
             let dateComponents = CalendarComponents(
                 year: components.integer("year"), month: components.integer("month"), day: components.integer("day"),
                 hour: components.integer("hour"), minute: components.integer("minute"),
@@ -142,10 +162,7 @@ extension CatalogDecoder {
 
     /// A proximity trigger (SPEC §12); ranges and patterns are the validator's to check.
     private func decodeProximity(_ fields: FieldReader, sink: IssueSink) -> ProximityTrigger? {
-        fields.warnUnknown(known: [
-            "type", "near", "far", "among", "to", "maxAge", "enterDelay", "exitDelay", "notifyOnEntry", "notifyOnExit",
-            "repeats",
-        ])
+        fields.warnUnknown(known: Self.proximityFields)
         let near = fields.number("near", required: true)
         if fields["among"] == nil { sink.add(fields.at("among"), "missing field \"among\"") }
         guard let near, let among = fields.strings("among") else { return nil }
@@ -158,10 +175,7 @@ extension CatalogDecoder {
     }
 
     private func decodeBeacon(_ fields: FieldReader, sink: IssueSink) -> BeaconTrigger? {
-        fields.warnUnknown(known: [
-            "type", "uuid", "major", "minor", "proximity", "window", "filter", "txPower", "distanceModel", "enterDelay",
-            "exitDelay", "exitTimeout", "notifyOnEntry", "notifyOnExit", "repeats",
-        ])
+        fields.warnUnknown(known: Self.beaconFields)
         guard let uuid = fields.string("uuid", required: true) else { return nil }
         var trigger = BeaconTrigger(
             uuid: uuid.uppercased(), major: fields.integer("major"), minor: fields.integer("minor"))
@@ -175,7 +189,7 @@ extension CatalogDecoder {
             trigger.filter = .arma(coefficient: 0.1)
         case (.object?, _):
             if let filter = FieldReader(filterValue, path: fields.at("filter"), sink: sink) {
-                filter.warnUnknown(known: ["type", "c"])
+                filter.warnUnknown(known: Self.beaconFilterFields)
                 if filter.string("type") == "arma" {
                     trigger.filter = .arma(coefficient: filter.number("c") ?? 0.1)
                 } else {
@@ -192,7 +206,7 @@ extension CatalogDecoder {
         if let model = FieldReader(
             fields["distanceModel"], path: fields.at("distanceModel"), sink: sink, required: false)
         {
-            model.warnUnknown(known: ["c1", "c2", "c3"])
+            model.warnUnknown(known: Self.distanceModelFields)
             if let c1 = model.number("c1", required: true), let c2 = model.number("c2", required: true),
                 let c3 = model.number("c3", required: true)
             {

@@ -6,9 +6,8 @@ final class IssueSink {
     var warnings: [CatalogIssue] = []
     var requestID: String?
     /// The list and index of the element being read, when paths given to the sink are relative to
-    /// it (`trigger.radius` for `requests[7].trigger.radius`): a catalog's decoder reads a million
-    /// elements, and a path made per element (and per member read below it) was a string built
-    /// and freed each time, where most are never shown.
+    /// it (`trigger.radius` for `requests[7].trigger.radius`): the element's path is made only for
+    /// a message, as a catalog's decoder reads a million elements and most show none.
     var element: (list: String, index: Int)?
 
     /// `path` from the catalog's top: after the element's own path when paths are relative to one.

@@ -31,9 +31,10 @@ final class JSONTape {
         /// Containers: the index of the node after the subtree. Strings and numbers: the byte
         /// offset just past the value.
         var end: Int
-        /// A number's value; a string without escapes: its first eight bytes (``prefix(of:)``),
-        /// which tell most member names apart in one comparison; an object: one bit set for each
-        /// member name (``nameBit(prefix:length:)``), all when a name has escapes.
+        /// A number's value; a string that needs no decoding: its first eight bytes
+        /// (``prefix(of:)``), which tell most member names apart in one comparison; an object: one
+        /// bit set for each member name (``nameBit(prefix:length:)``), all when a name needs
+        /// decoding (escapes or bytes that are not plain ASCII).
         var bits: UInt64 = 0
 
         /// A name's bit in its object's `bits`: a lookup whose bit is clear there is answered
@@ -280,6 +281,7 @@ final class JSONTape {
             return JSONRef(tape: self, index: first).text == JSONRef(tape: self, index: second).text
         }
         let length = a.end - a.start
+        // `length` counts the quotes: up to ten bytes, the prefixes hold the whole names.
         return length == b.end - b.start && a.bits == b.bits
             && (length <= 10 || memcmp(bytes.baseAddress! + a.start, bytes.baseAddress! + b.start, length) == 0)
     }
@@ -491,15 +493,9 @@ struct JSONRef {
         node.kind == .array || node.kind == .object ? node.end : position + 1
     }
 
-    /// Whether a member name without escapes (`name`, a string node of this tape) is `key`,
-    /// compared on raw bytes.
-    @inline(__always)
-    private func rawName(_ name: JSONTape.Node, is key: UnsafeBufferPointer<UInt8>) -> Bool {
-        rawName(name, is: key, prefix: JSONTape.Node.prefix(of: key))
-    }
-
-    /// ``rawName(_:is:)`` with `key`'s ``JSONTape/Node/prefix(of:)`` already made: the lengths
-    /// and prefixes settle names of up to eight bytes; longer ones compare the rest.
+    /// Whether a member name that needs no decoding (`name`, a string node of this tape) is
+    /// `key`, whose ``JSONTape/Node/prefix(of:)`` is `prefix`: the lengths and prefixes settle
+    /// names of up to eight bytes; longer ones compare the rest.
     @inline(__always)
     private func rawName(_ name: JSONTape.Node, is key: UnsafeBufferPointer<UInt8>, prefix: UInt64) -> Bool {
         let length = name.end - name.start - 2
@@ -589,9 +585,9 @@ struct JSONRef {
 
     /// The names of an object's members that are not among `known`, in order (usually none).
     ///
-    /// Names are compared on raw bytes (a name with escapes is decoded first): making a `String`
-    /// of every member name and hashing it showed in profiles of loading large catalogs. A name
-    /// whose filter bit `known` lacks is unknown without comparing it to any.
+    /// Names are compared on raw bytes (a name that needs decoding is decoded first) rather than
+    /// as strings made and hashed per member; a name whose filter bit `known` lacks is unknown
+    /// without comparing it to any.
     func memberNames(notIn known: KnownNames) -> [String] {
         tape.nodes.withUnsafeBufferPointer { nodes in
             let object = nodes[index]
