@@ -273,18 +273,35 @@ struct ServiceBench {
     /// Posts the batches of `file` with wrk, one after another on one connection; the seconds from
     /// the first request to the last answer, as the script times them.
     private func postWithWrk(_ file: String, to port: Int) throws -> Double {
+        let result = try runWrk(
+            script: "bench-batches.lua", connections: 1, bodies: file, port: port,
+            until: { output -> (batches: Int, failed: Int, seconds: Double)? in
+                guard let match = output.firstMatch(of: /batches (\d+) failed (\d+) seconds ([0-9.]+)/),
+                    let batches = Int(match.1), let failed = Int(match.2), let seconds = Double(match.3)
+                else { return nil }
+                return (batches, failed, seconds)
+            })
+        guard result.failed == 0 else { throw BenchFailure("\(result.failed) of \(result.batches) batches failed") }
+        return result.seconds
+    }
+
+    /// Runs wrk with `script` (beside this tool's folder) over `connections` connections, a thread
+    /// each, until `until` finds what it waits for in wrk's output (the scripts time the run
+    /// themselves, so how soon the output is read does not matter).
+    private func runWrk<Result>(
+        script: String, connections: Int, bodies: String, port: Int, until: (String) -> Result?
+    ) throws -> Result {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("bench-batches.lua").path
+            .appendingPathComponent(script).path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
-            "wrk", "-t1", "-c1", "-d3600s", "--timeout", "120s", "-s", script, "http://127.0.0.1:\(port)/",
+            "wrk", "-t\(connections)", "-c\(connections)", "-d3600s", "--timeout", "120s", "-s", script,
+            "http://127.0.0.1:\(port)/",
         ]
-        process.environment = ProcessInfo.processInfo.environment.merging(["BODIES": file, "TOKEN": Self.token]) {
+        process.environment = ProcessInfo.processInfo.environment.merging(["BODIES": bodies, "TOKEN": Self.token]) {
             $1
         }
-        // Its output goes to a file that is read until the script's line appears (the script
-        // times the run itself, so how soon it is read does not matter).
         let outputPath = "\(directory)/service-wrk.out"
         FileManager.default.createFile(atPath: outputPath, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
@@ -293,29 +310,26 @@ struct ServiceBench {
         process.standardError = output
         try process.run()
         var seen = ""
-        var result: (batches: Int, failed: Int, seconds: Double)?
+        var result: Result?
         let deadline = ContinuousClock.now + .seconds(600)
         while result == nil && process.isRunning && ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.05)
             seen = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-            if let match = seen.firstMatch(of: /batches (\d+) failed (\d+) seconds ([0-9.]+)/),
-                let batches = Int(match.1), let failed = Int(match.2), let seconds = Double(match.3)
-            {
-                result = (batches, failed, seconds)
-            }
+            result = until(seen)
         }
         // wrk would wait out its -d duration, and it inherits the blocked signals of the thread
         // that started it (a dispatch worker blocks SIGINT and SIGTERM): SIGKILL ends it now, its
         // own summary unneeded.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        guard let result else { throw BenchFailure("wrk did not report the batches posted: \(seen)") }
-        guard result.failed == 0 else { throw BenchFailure("\(result.failed) of \(result.batches) batches failed") }
-        return result.seconds
+        guard let result else { throw BenchFailure("wrk did not report what \(script) prints: \(seen.suffix(500))") }
+        return result
     }
 
     /// 32 connections, each posting one device's readings one at a time; requests per second and
-    /// latency percentiles (ms).
+    /// latency percentiles (ms). Posted by wrk (`Tools/bench-singles.lua`, a thread per
+    /// connection), as the batches are: async-http-client in this process took about half of one
+    /// of the machine's two cores to send them, so the figure was partly the client's.
     private func singleRun(_ lines: [Substring], client: HTTPClient) async throws -> (
         rate: Double, p50: Double, p99: Double
     ) {
@@ -330,33 +344,44 @@ struct ServiceBench {
             perDevice[line[start..<end], default: []].append(line)
         }
         let streams = perDevice.keys.sorted().prefix(32).map { Array(perDevice[$0]!.prefix(150)) }
-        let port = server.port
+        let prefix = "\(directory)/service-singles-"
+        for (number, stream) in streams.enumerated() {
+            var bytes: [UInt8] = []
+            for line in stream {
+                bytes += "\(line.utf8.count)\n".utf8
+                bytes += line.utf8
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: prefix + String(number)))
+        }
         // One reading first installs the catalog (timed from after it, as the ingest run is), and
         // the service then encodes its requests for checkpoints on another thread: let it finish.
-        let first = try await post(client, port: port, path: "/v1/readings", body: String(lines[0]))
+        let first = try await post(client, port: server.port, path: "/v1/readings", body: String(lines[0]))
         guard first == 200 else { throw BenchFailure("the first reading was answered \(first)") }
         try await Task.sleep(for: .seconds(2))
-        let start = ContinuousClock.now
-        let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
-            for stream in streams {
-                group.addTask {
-                    var own: [Double] = []
-                    for line in stream {
-                        let sent = ContinuousClock.now
-                        let status = try await post(client, port: port, path: "/v1/readings", body: String(line))
-                        guard status == 200 else { throw BenchFailure("a single reading was answered \(status)") }
-                        own.append((ContinuousClock.now - sent) / .milliseconds(1))
-                    }
-                    return own
-                }
-            }
-            var all: [Double] = []
-            for try await own in group { all += own }
-            return all.sorted()
+        let threads = try runWrk(
+            script: "bench-singles.lua", connections: streams.count, bodies: prefix, port: server.port,
+            until: { output in
+                let reports = output.split(separator: "\n").filter { $0.hasPrefix("singles ") }
+                return reports.count == streams.count ? reports : nil
+            })
+        var latencies: [Double] = []
+        var (earliest, latest) = (Double.infinity, -Double.infinity)
+        for report in threads {
+            let words = report.split(separator: " ")
+            guard words.count > 9, words[2] == "failed", let failed = Int(words[3]), let start = Double(words[5]),
+                let end = Double(words[7])
+            else { throw BenchFailure("wrk printed an unexpected line: \(report.prefix(200))") }
+            guard failed == 0 else { throw BenchFailure("\(failed) single readings were not answered 200") }
+            earliest = min(earliest, start)
+            latest = max(latest, end)
+            latencies += words.dropFirst(9).compactMap { Double($0) }
         }
-        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        latencies.sort()
+        guard latencies.count == streams.reduce(0, { $0 + $1.count }) else {
+            throw BenchFailure("wrk reported \(latencies.count) latencies")
+        }
         func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
-        return (Double(latencies.count) / seconds, percentile(0.5), percentile(0.99))
+        return (Double(latencies.count) / (latest - earliest), percentile(0.5), percentile(0.99))
     }
 
     /// A million devices ingested in batches of 10,000, SIGKILL, restart: seconds to ready.
