@@ -87,10 +87,11 @@ public final class CatalogDecoder {
             sink.add(key, "expected an array, found \(list.kindName)")
             return .failure(CatalogError(issues: sink.issues))
         }
-        // Each id's position in `catalog.requests`. Sized for the list's objects (counted when its
-        // brackets were matched), so that a million ids go in without the table growing.
+        // Each id's position in `catalog.requests`. Both sized for the list's objects (counted when
+        // its brackets were matched), so that a million requests go in without either growing.
         var positions = RequestIDTable()
         positions.reserveCapacity(list.deferredContainers ?? 0)
+        catalog.requests.reserveCapacity(list.deferredContainers ?? 0)
         // Positions of requests a later one with their id replaced: left in place while decoding
         // (so every position stays valid) and taken out once at the end.
         var replaced: [Int] = []
