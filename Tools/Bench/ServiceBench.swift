@@ -6,7 +6,7 @@ import NIOCore
 import NIOHTTP1
 
 /// The service figures of issue 27, measured against the real `fenceline serve` on loopback. The
-/// batches are posted by wrk (Debian's, with `Tools/bench-batches.lua` sending them in the file's
+/// batches are posted by wrk (Debian's, with `Tools/bench-posts.lua` sending them in the file's
 /// order, which ingest needs: a batch read out of order is mostly stale readings), a client light
 /// enough that the figure is the service's on a machine of two cores; the single POSTs, the SSE
 /// subscribers and the restart use async-http-client.
@@ -234,7 +234,9 @@ struct ServiceBench {
         // single-POST run waits for it too).
         try await postBatches(Array(lines.prefix(1_000)), of: 1_000, to: server, client: client)
         try await Task.sleep(for: .seconds(2))
-        let seconds = try postWithWrk(batches, to: server.port)
+        let report = try postWithWrk(bodies: batches, connections: 1, to: server.port)[0]
+        guard report.failed == 0 else { throw BenchFailure("\(report.failed) of \(report.posted) batches failed") }
+        let seconds = report.end - report.start
         if subscribers > 0 {
             // Every subscriber must have had the stream: the server's shutdown ends each one,
             // and curl then says how much it read.
@@ -256,33 +258,54 @@ struct ServiceBench {
         return Double(lines.count - 1_000) / seconds
     }
 
-    /// `lines` in batches of 1,000 as `Tools/bench-batches.lua` reads them (each body's length on
-    /// a line, then the body), in a file of the bench's directory.
+    /// `lines` in batches of 1,000 as `Tools/bench-posts.lua` reads them (each body's length on
+    /// a line, then the body), in a file of the bench's directory; the prefix of its name that
+    /// the script is given.
     private func batchFile(_ lines: ArraySlice<Substring>) throws -> String {
-        let path = "\(directory)/service-batches.bin"
-        var bytes: [UInt8] = []
-        for start in stride(from: lines.startIndex, to: lines.endIndex, by: 1_000) {
-            let body = lines[start..<min(start + 1_000, lines.endIndex)].joined(separator: "\n").utf8
-            bytes += "\(body.count)\n".utf8
-            bytes += body
-        }
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
+        let prefix = "\(directory)/service-batches-"
+        try writeBodies(
+            stride(from: lines.startIndex, to: lines.endIndex, by: 1_000).map { start in
+                lines[start..<min(start + 1_000, lines.endIndex)].joined(separator: "\n")
+            }, to: prefix + "0")
+        return prefix
     }
 
-    /// Posts the batches of `file` with wrk, one after another on one connection; the seconds from
-    /// the first request to the last answer, as the script times them.
-    private func postWithWrk(_ file: String, to port: Int) throws -> Double {
-        let result = try runWrk(
-            script: "bench-batches.lua", connections: 1, bodies: file, port: port,
-            until: { output -> (batches: Int, failed: Int, seconds: Double)? in
-                guard let match = output.firstMatch(of: /batches (\d+) failed (\d+) seconds ([0-9.]+)/),
-                    let batches = Int(match.1), let failed = Int(match.2), let seconds = Double(match.3)
-                else { return nil }
-                return (batches, failed, seconds)
+    /// `bodies` as `Tools/bench-posts.lua` reads them: each one's length in bytes on a line, then it.
+    private func writeBodies(_ bodies: [some StringProtocol], to path: String) throws {
+        var bytes: [UInt8] = []
+        for body in bodies {
+            bytes += "\(body.utf8.count)\n".utf8
+            bytes += body.utf8
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// What one wrk thread of `Tools/bench-posts.lua` reports.
+    private struct PostedReport {
+        var posted, failed: Int
+        var start, end: Double
+        var latencies: [Double]
+    }
+
+    /// Posts the bodies of the files `bodies` + 0, 1, … (one per connection, each on its own)
+    /// with wrk and `Tools/bench-posts.lua`, and returns each thread's report.
+    private func postWithWrk(bodies: String, connections: Int, to port: Int) throws -> [PostedReport] {
+        try runWrk(
+            script: "bench-posts.lua", connections: connections, bodies: bodies, port: port,
+            until: { output -> [PostedReport]? in
+                let lines = output.split(separator: "\n").filter { $0.hasPrefix("posted ") }
+                guard lines.count == connections else { return nil }
+                return lines.map { line in
+                    let words = line.split(separator: " ")
+                    guard words.count >= 9, words[2] == "failed", words[4] == "start", words[6] == "end",
+                        let posted = Int(words[1]), let failed = Int(words[3]), let start = Double(words[5]),
+                        let end = Double(words[7])
+                    else { return PostedReport(posted: 0, failed: -1, start: 0, end: 0, latencies: []) }
+                    return PostedReport(
+                        posted: posted, failed: failed, start: start, end: end,
+                        latencies: words.dropFirst(9).compactMap { Double($0) })
+                }
             })
-        guard result.failed == 0 else { throw BenchFailure("\(result.failed) of \(result.batches) batches failed") }
-        return result.seconds
     }
 
     /// Runs wrk with `script` (beside this tool's folder) over `connections` connections, a thread
@@ -327,7 +350,7 @@ struct ServiceBench {
     }
 
     /// 32 connections, each posting one device's readings one at a time; requests per second and
-    /// latency percentiles (ms). Posted by wrk (`Tools/bench-singles.lua`, a thread per
+    /// latency percentiles (ms). Posted by wrk (`Tools/bench-posts.lua`, a thread per
     /// connection), as the batches are: async-http-client in this process took about half of one
     /// of the machine's two cores to send them, so the figure was partly the client's.
     private func singleRun(_ lines: [Substring], client: HTTPClient) async throws -> (
@@ -345,43 +368,23 @@ struct ServiceBench {
         }
         let streams = perDevice.keys.sorted().prefix(32).map { Array(perDevice[$0]!.prefix(150)) }
         let prefix = "\(directory)/service-singles-"
-        for (number, stream) in streams.enumerated() {
-            var bytes: [UInt8] = []
-            for line in stream {
-                bytes += "\(line.utf8.count)\n".utf8
-                bytes += line.utf8
-            }
-            try Data(bytes).write(to: URL(fileURLWithPath: prefix + String(number)))
-        }
+        for (number, stream) in streams.enumerated() { try writeBodies(stream, to: prefix + String(number)) }
         // One reading first installs the catalog (timed from after it, as the ingest run is), and
         // the service then encodes its requests for checkpoints on another thread: let it finish.
         let first = try await post(client, port: server.port, path: "/v1/readings", body: String(lines[0]))
         guard first == 200 else { throw BenchFailure("the first reading was answered \(first)") }
         try await Task.sleep(for: .seconds(2))
-        let threads = try runWrk(
-            script: "bench-singles.lua", connections: streams.count, bodies: prefix, port: server.port,
-            until: { output in
-                let reports = output.split(separator: "\n").filter { $0.hasPrefix("singles ") }
-                return reports.count == streams.count ? reports : nil
-            })
-        var latencies: [Double] = []
-        var (earliest, latest) = (Double.infinity, -Double.infinity)
-        for report in threads {
-            let words = report.split(separator: " ")
-            guard words.count > 9, words[2] == "failed", let failed = Int(words[3]), let start = Double(words[5]),
-                let end = Double(words[7])
-            else { throw BenchFailure("wrk printed an unexpected line: \(report.prefix(200))") }
-            guard failed == 0 else { throw BenchFailure("\(failed) single readings were not answered 200") }
-            earliest = min(earliest, start)
-            latest = max(latest, end)
-            latencies += words.dropFirst(9).compactMap { Double($0) }
+        let reports = try postWithWrk(bodies: prefix, connections: streams.count, to: server.port)
+        guard reports.allSatisfy({ $0.failed == 0 }) else {
+            throw BenchFailure("single readings were not all answered 200 (or wrk printed a line not understood)")
         }
-        latencies.sort()
+        let latencies = reports.flatMap(\.latencies).sorted()
         guard latencies.count == streams.reduce(0, { $0 + $1.count }) else {
             throw BenchFailure("wrk reported \(latencies.count) latencies")
         }
+        let seconds = reports.map(\.end).max()! - reports.map(\.start).min()!
         func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
-        return (Double(latencies.count) / (latest - earliest), percentile(0.5), percentile(0.99))
+        return (Double(latencies.count) / seconds, percentile(0.5), percentile(0.99))
     }
 
     /// A million devices ingested in batches of 10,000, SIGKILL, restart: seconds to ready.

@@ -327,50 +327,47 @@ final class JSONTape {
     }
 
     /// The position of the first quote or bracket at or after `position` (`bytes.count` if none).
-    ///
-    /// Most bytes of a list of fences are digits, commas and spaces: eight are tested at once
-    /// (a zero byte of `word ^ pattern` is a match; the lowest flagged byte is exact, as a borrow
-    /// only flags bytes above a true match), and `| 0x20` makes `[` and `]` read as `{` and `}`.
+    /// `| 0x20` makes `[` and `]` read as `{` and `}`.
     @inline(__always)
     static func firstStructuralByte(in bytes: UnsafeBufferPointer<UInt8>, from position: Int) -> Int {
-        var position = position
-        #if _endian(little)
-            while position + 8 <= bytes.count {
-                let word = UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self)
-                let folded = word | 0x2020_2020_2020_2020
-                let flags =
-                    zeroBytes(word ^ 0x2222_2222_2222_2222) | zeroBytes(folded ^ 0x7B7B_7B7B_7B7B_7B7B)
-                    | zeroBytes(folded ^ 0x7D7D_7D7D_7D7D_7D7D)
-                if flags != 0 { return position + flags.trailingZeroBitCount >> 3 }
-                position += 8
-            }
-        #endif
-        while position < bytes.count {
-            switch bytes[position] {
-            case UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"):
-                return position
-            default: position += 1
-            }
+        firstMatch(in: bytes, from: position) { word in
+            let folded = word | 0x2020_2020_2020_2020
+            return zeroBytes(word ^ 0x2222_2222_2222_2222) | zeroBytes(folded ^ 0x7B7B_7B7B_7B7B_7B7B)
+                | zeroBytes(folded ^ 0x7D7D_7D7D_7D7D_7D7D)
+        } matches: { byte in
+            byte == UInt8(ascii: "\"") || byte | 0x20 == UInt8(ascii: "{") || byte | 0x20 == UInt8(ascii: "}")
         }
-        return position
     }
 
-    /// The position of the first `"` or `\` at or after `position` (`bytes.count` if none), eight
-    /// bytes at a time as ``firstStructuralByte(in:from:)``.
+    /// The position of the first `"` or `\` at or after `position` (`bytes.count` if none).
     @inline(__always)
     static func firstQuoteOrBackslash(in bytes: UnsafeBufferPointer<UInt8>, from position: Int) -> Int {
+        firstMatch(in: bytes, from: position) { word in
+            zeroBytes(word ^ 0x2222_2222_2222_2222) | zeroBytes(word ^ 0x5C5C_5C5C_5C5C_5C5C)
+        } matches: { byte in
+            byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+        }
+    }
+
+    /// The position of the first byte at or after `position` that `matches` (`bytes.count` if
+    /// none), eight bytes at a time while eight remain: most bytes of a list of fences are digits,
+    /// commas and spaces. `flags` marks a word's matching bytes by their high bits (a zero byte of
+    /// `word ^ pattern` is a match; the lowest flagged byte is exact, as a borrow only flags bytes
+    /// above a true match).
+    @inline(__always)
+    private static func firstMatch(
+        in bytes: UnsafeBufferPointer<UInt8>, from position: Int, flags: (UInt64) -> UInt64,
+        matches: (UInt8) -> Bool
+    ) -> Int {
         var position = position
         #if _endian(little)
             while position + 8 <= bytes.count {
-                let word = UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self)
-                let flags = zeroBytes(word ^ 0x2222_2222_2222_2222) | zeroBytes(word ^ 0x5C5C_5C5C_5C5C_5C5C)
-                if flags != 0 { return position + flags.trailingZeroBitCount >> 3 }
+                let found = flags(UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self))
+                if found != 0 { return position + found.trailingZeroBitCount >> 3 }
                 position += 8
             }
         #endif
-        while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
-            position += 1
-        }
+        while position < bytes.count, !matches(bytes[position]) { position += 1 }
         return position
     }
 

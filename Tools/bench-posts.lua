@@ -1,10 +1,12 @@
 -- wrk script for `Tools/bench --service-only`: each thread (run it as `wrk -tN -cN`, one
--- connection a thread) posts one device's readings to /v1/readings one at a time, in order, from
--- the file BODIES .. thread number (each body's length on a line, then the body), since ingest
--- needs a device's readings in event time. When its last reading is answered a thread prints
---   singles N failed F start S end E latencies L1 L2 ...
--- (CLOCK_MONOTONIC seconds; latencies in ms, each from a request's sending to its answer) and
--- stops; the caller stops wrk once every thread has printed.
+-- connection a thread) posts the bodies of the file BODIES .. its number (each body's length on a
+-- line, then the body) to /v1/readings one at a time, in the file's order, since ingest needs a
+-- device's readings in event time: an ingest run's batches on one thread, or a device's single
+-- readings on each. When its last body is answered a thread prints
+--   posted N failed F start S end E latencies L1 L2 ...
+-- (CLOCK_MONOTONIC seconds from its first request to its last answer; latencies in ms, each from
+-- a request's sending to its answer) and stops; the caller stops wrk once every thread has
+-- printed (it would otherwise wait out its -d duration).
 local ffi = require("ffi")
 ffi.cdef [[
   typedef struct { long tv_sec; long tv_nsec; } fenceline_timespec;
@@ -47,8 +49,8 @@ end
 function request()
   sent = now()
   if started == nil then started = sent end
-  -- The first reading not answered (after a reconnect wrk asks again); past the last, until the
-  -- thread stops, an empty body, which applies nothing.
+  -- The first body not answered (after a reconnect wrk asks again for the one it lost); past the
+  -- last, until the thread stops, an empty body, which applies nothing.
   return wrk.format("POST", "/v1/readings", headers, bodies[answered + 1] or "")
 end
 
@@ -59,7 +61,7 @@ function response(status, headers, body)
   latencies[#latencies + 1] = string.format("%.3f", (finished - sent) * 1000)
   if status ~= 200 then failed = failed + 1 end
   if answered == #bodies then
-    io.write(string.format("singles %d failed %d start %.6f end %.6f latencies %s\n", answered, failed, started,
+    io.write(string.format("posted %d failed %d start %.6f end %.6f latencies %s\n", answered, failed, started,
       finished, table.concat(latencies, " ")))
     io.flush()
     wrk.thread:stop()
