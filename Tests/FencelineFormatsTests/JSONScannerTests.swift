@@ -24,6 +24,41 @@ import Testing
         #expect(number.value == -2000)
     }
 
+    /// A string is plain up to its first quote, backslash, control byte or byte that is not
+    /// ASCII: with each of those at every offset, the tape's text is the string's, and a raw
+    /// control byte or a missing closing quote is an error wherever it falls.
+    @Test func stringsWithSpecialBytesAtEveryOffsetReadAsTheirText() throws {
+        let specials: [(written: String, text: String)] = [
+            (#"\""#, "\""), (#"\\"#, "\\"), (#"\n"#, "\n"), (#"\u0001"#, "\u{1}"), ("é", "é"), ("\u{7F}", "\u{7F}"),
+            ("", ""),
+        ]
+        for offset in 0..<20 {
+            for special in specials {
+                let head = String(repeating: "a", count: offset)
+                let text = #"{"k": ""# + head + special.written + "bc" + #"", "after": 1}"#
+                var bytes = Array(text.utf8)
+                try bytes.withUnsafeMutableBufferPointer { buffer throws(JSONSyntaxError) in
+                    let tape = try JSONTape.parse(UnsafeBufferPointer(buffer))
+                    defer { withExtendedLifetime(tape) {} }
+                    #expect(tape.root[member: "k"]?.string == head + special.text + "bc", "\(text)")
+                    #expect(tape.root[member: "after"]?.number == 1, "\(text)")
+                }
+            }
+            // A raw control byte or an unterminated string is an error wherever it falls.
+            for broken in [
+                #"{"k": ""# + String(repeating: "a", count: offset) + "\u{1}\"}",
+                #"{"k": ""# + String(repeating: "a", count: offset),
+            ] {
+                var bytes = Array(broken.utf8)
+                bytes.withUnsafeMutableBufferPointer { buffer in
+                    #expect(throws: JSONSyntaxError.self, "\(broken)") {
+                        try JSONTape.parse(UnsafeBufferPointer(buffer))
+                    }
+                }
+            }
+        }
+    }
+
     /// Names are told apart by length and first eight bytes, then by the rest: names that share
     /// their first eight bytes, or all but the last, are different members, and a repeat of a long
     /// name is refused as one of a short name is.
