@@ -208,13 +208,14 @@ import Testing
     /// (paths below a request are made only for messages).
     @Test func objectsOfTheWrongKindAreReportedAtTheirPaths() {
         let requests = issues(
-            #"{"requests":[{"id":"a","trigger":{"type":"region","center":5,"radius":9}},{"id":"b","trigger":{"type":"region","geometry":"square"}},{"id":"c","trigger":7}]}"#
+            #"{"requests":[{"id":"a","trigger":{"type":"region","center":5,"radius":9}},{"id":"b","trigger":{"type":"region","geometry":"square"}},{"id":"c","trigger":7},"d"]}"#
         )
         #expect(
             requests.map { "\($0.path): \($0.message)" } == [
                 "requests[0].trigger.center: expected an object, found a number",
                 "requests[1].trigger.geometry: expected an object, found a string",
                 "requests[2].trigger: expected an object, found a number",
+                "requests[3]: expected an object, found a string",
             ])
         let features = issues(
             #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"id":"a"},"geometry":[1]},{"type":"Feature","properties":{"id":"b"}}]}"#

@@ -290,22 +290,22 @@ struct ServiceBench {
     /// Posts the bodies of the files `bodies` + 0, 1, … (one per connection, each on its own)
     /// with wrk and `Tools/bench-posts.lua`, and returns each thread's report.
     private func postWithWrk(bodies: String, connections: Int, to port: Int) throws -> [PostedReport] {
-        try runWrk(
+        let lines = try runWrk(
             script: "bench-posts.lua", connections: connections, bodies: bodies, port: port,
-            until: { output -> [PostedReport]? in
+            until: { output -> [Substring]? in
                 let lines = output.split(separator: "\n").filter { $0.hasPrefix("posted ") }
-                guard lines.count == connections else { return nil }
-                return lines.map { line in
-                    let words = line.split(separator: " ")
-                    guard words.count >= 9, words[2] == "failed", words[4] == "start", words[6] == "end",
-                        let posted = Int(words[1]), let failed = Int(words[3]), let start = Double(words[5]),
-                        let end = Double(words[7])
-                    else { return PostedReport(posted: 0, failed: -1, start: 0, end: 0, latencies: []) }
-                    return PostedReport(
-                        posted: posted, failed: failed, start: start, end: end,
-                        latencies: words.dropFirst(9).compactMap { Double($0) })
-                }
+                return lines.count == connections ? lines : nil
             })
+        return try lines.map { line in
+            let words = line.split(separator: " ")
+            guard words.count >= 9, words[2] == "failed", words[4] == "start", words[6] == "end",
+                let posted = Int(words[1]), let failed = Int(words[3]), let start = Double(words[5]),
+                let end = Double(words[7])
+            else { throw BenchFailure("wrk printed a line the bench does not read: \(line.prefix(200))") }
+            return PostedReport(
+                posted: posted, failed: failed, start: start, end: end,
+                latencies: words.dropFirst(9).compactMap { Double($0) })
+        }
     }
 
     /// Runs wrk with `script` (beside this tool's folder) over `connections` connections, a thread
@@ -376,7 +376,7 @@ struct ServiceBench {
         try await Task.sleep(for: .seconds(2))
         let reports = try postWithWrk(bodies: prefix, connections: streams.count, to: server.port)
         guard reports.allSatisfy({ $0.failed == 0 }) else {
-            throw BenchFailure("single readings were not all answered 200 (or wrk printed a line not understood)")
+            throw BenchFailure("single readings were not all answered 200")
         }
         let latencies = reports.flatMap(\.latencies).sorted()
         guard latencies.count == streams.reduce(0, { $0 + $1.count }) else {

@@ -101,7 +101,6 @@ extension Engine {
             let catalog = startCatalog
             startCatalog = []
             bulkInstalling = true
-            slotsByID.reserveCapacity(catalog.count)
             installAll(catalog, at: time)
             bulkInstalling = false
             index.rebuild()

@@ -126,14 +126,20 @@ extension Engine {
         return (waiting ?? Array(categories.values)).sorted { $0.id < $1.id }
     }
 
+    /// The slot of the live request `id`, if there is one.
+    func liveSlot(ofRequest id: String) -> Int32? {
+        slotsByID.slot(of: id) { requests[Int($0)].request.id }
+    }
+
     /// Installs a start catalog's requests in order, as ``install(_:at:fingerprint:)`` does each,
     /// with what each will read prefetched ahead of it: a million requests' boxes lie scattered
     /// through memory and their ids' places in `slotsByID` at random, a cache miss each. A box is
     /// prefetched `2 * ahead` requests early; `ahead` requests early its id (in the box by then)
     /// is hashed and its place prefetched.
     func installAll(_ catalog: [NotificationRequest], at time: Timestamp) {
-        // The per-slot arrays take their final size at once rather than doubling (and copying)
-        // their way up to it.
+        // The id table and the per-slot arrays take their final size at once rather than
+        // doubling (and copying) their way up to it.
+        slotsByID.reserveCapacity(slotsByID.count + catalog.count)
         let total = requests.count + catalog.count
         requests.reserveCapacity(total)
         states.reserveCapacity(total)

@@ -100,11 +100,6 @@ public final class Engine {
     /// The polygon fences' flat data, indexed by `HotSlot.polygon`.
     @exclusivity(unchecked) var polygons: [PolygonShape] = []
     @exclusivity(unchecked) var slotsByID = RequestIDTable()
-
-    /// The slot of the live request `id`, if there is one.
-    func liveSlot(ofRequest id: String) -> Int32? {
-        slotsByID.slot(of: id) { requests[Int($0)].request.id }
-    }
     let index: SpatialIndex
     let crossIndex: SpatialIndex
     @exclusivity(unchecked) var stateSlots: [Int32] = []

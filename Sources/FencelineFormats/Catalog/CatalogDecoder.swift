@@ -112,7 +112,7 @@ public final class CatalogDecoder {
                 // Among the warnings as if claimed at once: before those of the requests after it.
                 sink.warnings.insert(
                     CatalogIssue(
-                        requestID: request.id, path: "\(key)[\(index)]",
+                        requestID: request.id, path: IssueSink.path(ofElement: index, in: key),
                         message: "repeats the id \"\(request.id)\"; the later request replaces the earlier one"),
                     at: warnings)
                 replaced.append(Int(earlier))

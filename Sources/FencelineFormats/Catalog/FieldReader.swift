@@ -13,8 +13,13 @@ final class IssueSink {
     /// `path` from the catalog's top: after the element's own path when paths are relative to one.
     func absolute(_ path: String) -> String {
         guard let (list, index) = element else { return path }
-        return path.isEmpty ? "\(list)[\(index)]" : "\(list)[\(index)].\(path)"
+        // Not `join` for the element itself: a member named "" is a path's last step too.
+        let element = Self.path(ofElement: index, in: list)
+        return path.isEmpty ? element : Self.join(element, path)
     }
+
+    /// The path of element `index` of the list `list` (`requests[7]`).
+    static func path(ofElement index: Int, in list: String) -> String { "\(list)[\(index)]" }
 
     func add(_ path: String, _ message: String) {
         issues.append(CatalogIssue(requestID: requestID, path: absolute(path), message: message))
@@ -71,19 +76,18 @@ struct FieldReader {
     }
 
     private init?(_ value: JSONRef?, parentPath: String, key: String?, sink: IssueSink, required: Bool) {
+        self.object = value
         self.parentPath = parentPath
         self.key = key
         self.sink = sink
-        func path() -> String { key.map { IssueSink.join(parentPath, $0) } ?? parentPath }
         guard let value else {
-            if required { sink.add(path(), "missing object") }
+            if required { sink.add(path, "missing object") }
             return nil
         }
         guard value.kind == .object else {
-            sink.add(path(), "expected an object, found \(value.kindName)")
+            sink.add(path, "expected an object, found \(value.kindName)")
             return nil
         }
-        self.object = value
     }
 
     /// An absent object read as `{}`.
