@@ -38,8 +38,9 @@ enum ServiceCheckpointFile {
     /// with checksum `table`.
     static func state(of parts: CheckpointParts, inTable: [Bool], table: UInt64) -> [UInt8] {
         var payload = Bytes()
+        let (slotStates, stateEnds) = parts.states.encoded()
         let inline = parts.slots.reduce(0) { $0 + (inTable[$1] ? 0 : parts.encodings[$1].count) }
-        payload.reserve(parts.head.count + parts.slotStates.count + parts.tail.count + inline + parts.slots.count * 24)
+        payload.reserve(parts.head.count + slotStates.count + parts.tail.count + inline + parts.slots.count * 24)
         payload.write(table)
         payload.write(bytes: parts.head)
         payload.write(UInt64(parts.slots.count))
@@ -52,8 +53,8 @@ enum ServiceCheckpointFile {
                 payload.write(UInt64(1))
                 payload.write(bytes: parts.encodings[slot])
             }
-            payload.write(bytes: parts.slotStates[start..<parts.stateEnds[index]])
-            start = parts.stateEnds[index]
+            payload.write(bytes: slotStates[start..<stateEnds[index]])
+            start = stateEnds[index]
         }
         payload.write(bytes: parts.tail)
         return sealed(payload.bytes, magic: stateMagic)
@@ -99,8 +100,8 @@ enum ServiceCheckpointFile {
         let tail = try reader.byteString()
         guard reader.isAtEnd else { throw Damaged(description: "the checkpoint state has bytes after its end") }
         return CheckpointParts(
-            head: head, encodings: encodings, slots: Array(0..<count), slotStates: slotStates, stateEnds: stateEnds,
-            tail: tail
+            head: head, encodings: encodings, slots: Array(0..<count),
+            states: CheckpointSlotStates(bytes: slotStates, ends: stateEnds), tail: tail
         ).assembled()
     }
 

@@ -144,4 +144,34 @@ import Testing
         #expect(compared > 30)
         #expect(kept.checkpointCache.requests.contains { !$0.isEmpty })
     }
+
+    /// Parts taken between two readings are put together later, on another thread, while the
+    /// engine goes on: they must still be that moment's checkpoint, byte for byte, when the
+    /// requests' states have changed since (a non-repeating region done for a device, a one-shot
+    /// timer fired, a repeating one set again, a request removed, one added).
+    @Test func partsPutTogetherLaterAreTheCheckpointOfTheirMoment() throws {
+        let requests =
+            Self.requests + [
+                Fixtures.circle("once", radius: 150) { $0.repeats = false },
+                NotificationRequest(
+                    id: "alarm",
+                    trigger: .timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: 30), repeats: false))),
+            ]
+        let engine = try Engine(catalog: Catalog(requests: requests))
+        var taken: [(parts: CheckpointParts, state: [UInt8])] = []
+        for (index, reading) in Self.readings().enumerated() {
+            _ = engine.process(reading)
+            switch index {
+            case 90: engine.removePendingRequests(withIdentifiers: ["slow"])
+            case 150: try engine.add(Fixtures.circle("late", radius: 90) { $0.repeats = false })
+            default: break
+            }
+            if index % 10 == 0 { taken.append((engine.checkpointParts(), engine.checkpoint())) }
+        }
+        let finished = engine.checkpoint()
+        for (number, moment) in taken.enumerated() {
+            #expect(moment.parts.assembled() == moment.state, "parts taken at reading \(number * 10)")
+        }
+        #expect(taken.first!.state != finished, "the states moved on")
+    }
 }

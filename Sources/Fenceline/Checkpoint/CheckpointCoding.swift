@@ -54,26 +54,24 @@ package struct CheckpointParts: Sendable {
     package var head: [UInt8]
     /// The request encodings by slot (empty for a slot not live), shared with the engine.
     package var encodings: [[UInt8]]
-    /// The live slots, in order, and each one's state: `slotStates` up to `stateEnds[i]`.
+    /// The live slots, in order.
     package var slots: [Int]
-    package var slotStates: [UInt8]
-    package var stateEnds: [Int]
+    /// Each live slot's state, in the order of `slots`.
+    package var states: CheckpointSlotStates
     /// Everything after the requests.
     package var tail: [UInt8]
 
-    package init(
-        head: [UInt8], encodings: [[UInt8]], slots: [Int], slotStates: [UInt8], stateEnds: [Int], tail: [UInt8]
-    ) {
+    package init(head: [UInt8], encodings: [[UInt8]], slots: [Int], states: CheckpointSlotStates, tail: [UInt8]) {
         self.head = head
         self.encodings = encodings
         self.slots = slots
-        self.slotStates = slotStates
-        self.stateEnds = stateEnds
+        self.states = states
         self.tail = tail
     }
 
     /// The checkpoint file, as ``Engine/checkpoint()`` would have written it then.
     package func assembled() -> [UInt8] {
+        let (slotStates, stateEnds) = states.encoded()
         var writer = CheckpointWriter()
         writer.reserve(head.count + slots.reduce(0) { $0 + encodings[$1].count } + slotStates.count + tail.count)
         writer.append(encoded: head)
@@ -85,6 +83,49 @@ package struct CheckpointParts: Sendable {
         }
         writer.append(encoded: tail)
         return Engine.sealed(&writer)
+    }
+}
+
+/// The live requests' states of a checkpoint in parts: bytes read back from a file, or the
+/// engine's own arrays as they were when the parts were taken, encoded only where the parts are
+/// put together. A service takes its checkpoints between batches, and encoding a state per
+/// request there held ingest up for a quarter of a second with a million fences; taking the
+/// arrays costs nothing until the engine next changes them (a copy then, as arrays do).
+package struct CheckpointSlotStates: @unchecked Sendable {
+    // Unchecked: the entries are immutable once made and the arrays are this value's own copies.
+    private enum Source {
+        case encoded(bytes: [UInt8], ends: [Int])
+        case engine(entries: [RequestEntry], states: [RequestState], slots: [Int])
+    }
+
+    private let source: Source
+
+    /// States already encoded: state `i` is `bytes` from the end of state `i - 1` up to `ends[i]`.
+    package init(bytes: [UInt8], ends: [Int]) {
+        source = .encoded(bytes: bytes, ends: ends)
+    }
+
+    /// The states of `slots` as `entries` and `states` hold them.
+    init(entries: [RequestEntry], states: [RequestState], slots: [Int]) {
+        source = .engine(entries: entries, states: states, slots: slots)
+    }
+
+    /// The states one after another, and where each one ends.
+    package func encoded() -> (bytes: [UInt8], ends: [Int]) {
+        switch source {
+        case .encoded(let bytes, let ends):
+            return (bytes, ends)
+        case .engine(let entries, let states, let slots):
+            var writer = CheckpointWriter()
+            writer.reserve(slots.count * 40)
+            var ends: [Int] = []
+            ends.reserveCapacity(slots.count)
+            for slot in slots {
+                Engine.writeCheckpointState(of: entries[slot], states[slot], into: &writer)
+                ends.append(writer.bytes.count)
+            }
+            return (writer.bytes, ends)
+        }
     }
 }
 

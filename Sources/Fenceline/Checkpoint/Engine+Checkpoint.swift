@@ -62,7 +62,7 @@ extension Engine {
             } else {
                 writer.write(requests[slot].request)
             }
-            writeCheckpointState(ofSlot: slot, into: &writer)
+            Self.writeCheckpointState(of: requests[slot], states[slot], into: &writer)
         }
         writeCheckpointTail(live, into: &writer)
         return Self.sealed(&writer)
@@ -70,7 +70,8 @@ extension Engine {
 
     /// ``checkpoint()`` in parts that ``CheckpointParts/assembled()`` puts together on another
     /// thread, byte for byte the same: only what changes between checkpoints is written here, the
-    /// requests' kept encodings (tens of megabytes with a large catalog) are shared, not copied.
+    /// requests' kept encodings (tens of megabytes with a large catalog) are shared, not copied,
+    /// and their states are encoded where the parts are put together.
     package func checkpointParts() -> CheckpointParts {
         checkpointCache.checkpoints += 1
         encodeMissingRequests()
@@ -78,20 +79,12 @@ extension Engine {
         head.reserve(Self.headerSize + 4_096)
         let live = writeCheckpointHead(into: &head)
         head.writeCount(live.slots.count)
-        var slotStates = CheckpointWriter()
-        slotStates.reserve(live.slots.count * 40)
-        var stateEnds: [Int] = []
-        stateEnds.reserveCapacity(live.slots.count)
-        for slot in live.slots {
-            writeCheckpointState(ofSlot: slot, into: &slotStates)
-            stateEnds.append(slotStates.bytes.count)
-        }
         var tail = CheckpointWriter()
         tail.reserve(64 + devices.count * 96)
         writeCheckpointTail(live, into: &tail)
         return CheckpointParts(
-            head: head.bytes, encodings: checkpointCache.requests, slots: live.slots, slotStates: slotStates.bytes,
-            stateEnds: stateEnds, tail: tail.bytes)
+            head: head.bytes, encodings: checkpointCache.requests, slots: live.slots,
+            states: CheckpointSlotStates(entries: requests, states: states, slots: live.slots), tail: tail.bytes)
     }
 
     /// Encodes the live requests whose encodings are not kept yet, and keeps them.
@@ -182,9 +175,8 @@ extension Engine {
     }
 
     /// A live request's state, which follows its encoding.
-    private func writeCheckpointState(ofSlot slot: Int, into writer: inout CheckpointWriter) {
-        let entry = requests[slot]
-        let state = states[slot]
+    static func writeCheckpointState(of entry: RequestEntry, _ state: RequestState, into writer: inout CheckpointWriter)
+    {
         writer.write(entry.addedSequence)
         writer.write(entry.addedTime)
         writer.write(state.isFinished)
