@@ -40,9 +40,12 @@ enum ServiceCheckpointFile {
         var payload = Bytes()
         let (slotStates, stateEnds) = parts.states.encoded()
         let inline = parts.slots.reduce(0) { $0 + (inTable[$1] ? 0 : parts.encodings[$1].count) }
-        payload.reserve(parts.head.count + slotStates.count + parts.tail.count + inline + parts.slots.count * 24)
+        let headCount = parts.head.reduce(0) { $0 + $1.count }
+        payload.reserve(headCount + slotStates.count + parts.tail.count + inline + parts.slots.count * 24)
         payload.write(table)
-        payload.write(bytes: parts.head)
+        // The head's pieces as one byte string.
+        payload.write(UInt64(headCount))
+        for piece in parts.head { payload.bytes += piece }
         payload.write(UInt64(parts.slots.count))
         var start = 0
         for (index, slot) in parts.slots.enumerated() {
@@ -100,7 +103,7 @@ enum ServiceCheckpointFile {
         let tail = try reader.byteString()
         guard reader.isAtEnd else { throw Damaged(description: "the checkpoint state has bytes after its end") }
         return CheckpointParts(
-            head: head, encodings: encodings, slots: Array(0..<count),
+            head: [head], encodings: encodings, slots: Array(0..<count),
             states: CheckpointSlotStates(bytes: slotStates, ends: stateEnds), tail: tail
         ).assembled()
     }

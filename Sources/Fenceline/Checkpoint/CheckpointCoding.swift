@@ -50,8 +50,9 @@ struct CheckpointCache {
 
 /// A checkpoint in parts (``Engine/checkpointParts()``), put together away from the engine.
 package struct CheckpointParts: Sendable {
-    /// Everything before the requests (the header a placeholder, filled in by ``assembled()``).
-    package var head: [UInt8]
+    /// Everything before the requests (the header a placeholder, filled in by ``assembled()``),
+    /// in pieces one after another: parts the engine keeps encoded are shared, not copied.
+    package var head: [[UInt8]]
     /// The request encodings by slot (empty for a slot not live), shared with the engine.
     package var encodings: [[UInt8]]
     /// The live slots, in order.
@@ -61,7 +62,7 @@ package struct CheckpointParts: Sendable {
     /// Everything after the requests.
     package var tail: [UInt8]
 
-    package init(head: [UInt8], encodings: [[UInt8]], slots: [Int], states: CheckpointSlotStates, tail: [UInt8]) {
+    package init(head: [[UInt8]], encodings: [[UInt8]], slots: [Int], states: CheckpointSlotStates, tail: [UInt8]) {
         self.head = head
         self.encodings = encodings
         self.slots = slots
@@ -73,8 +74,10 @@ package struct CheckpointParts: Sendable {
     package func assembled() -> [UInt8] {
         let (slotStates, stateEnds) = states.encoded()
         var writer = CheckpointWriter()
-        writer.reserve(head.count + slots.reduce(0) { $0 + encodings[$1].count } + slotStates.count + tail.count)
-        writer.append(encoded: head)
+        writer.reserve(
+            head.reduce(0) { $0 + $1.count } + slots.reduce(0) { $0 + encodings[$1].count } + slotStates.count
+                + tail.count)
+        for piece in head { writer.append(encoded: piece) }
         var start = 0
         for (index, slot) in slots.enumerated() {
             writer.append(encoded: encodings[slot])

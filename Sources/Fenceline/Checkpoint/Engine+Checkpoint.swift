@@ -77,13 +77,15 @@ extension Engine {
         encodeMissingRequests()
         var head = CheckpointWriter()
         head.reserve(Self.headerSize + 4_096)
-        let live = writeCheckpointHead(into: &head)
+        let live = writeCheckpointHead(into: &head, leavingOutDigests: true)
         head.writeCount(live.slots.count)
+        let split = live.digestsOffset
         var tail = CheckpointWriter()
         tail.reserve(64 + devices.count * 96)
         writeCheckpointTail(live, into: &tail)
         return CheckpointParts(
-            head: head.bytes, encodings: checkpointCache.requests, slots: live.slots,
+            head: [Array(head.bytes[..<split]), checkpointCache.givenDigests!, Array(head.bytes[split...])],
+            encodings: checkpointCache.requests, slots: live.slots,
             states: CheckpointSlotStates(entries: requests, states: states, slots: live.slots), tail: tail.bytes)
     }
 
@@ -116,11 +118,17 @@ extension Engine {
         /// The names of devices dropped by renumbering that have visit counters, listed after the
         /// engine's devices with no state (see ``forgottenDeviceNames``).
         var forgotten: [String]
+        /// Where in the head the given requests' digests are (or, left out, belong).
+        var digestsOffset = 0
     }
 
     /// The summary, the engine's counters, categories, start catalog, untimed controls, given
     /// digests and device names: everything before the requests.
-    private func writeCheckpointHead(into writer: inout CheckpointWriter) -> LiveState {
+    /// - Parameter leavingOutDigests: the given requests' digests (kept encoded, megabytes with a
+    ///   large catalog given) are not copied in; ``LiveState/digestsOffset`` says where they go.
+    private func writeCheckpointHead(into writer: inout CheckpointWriter, leavingOutDigests: Bool = false)
+        -> LiveState
+    {
         writer.append(encoded: Self.headerPlaceholder)
         let alive = requests.indices.filter { states[$0].isAlive }
         // Dead slots (replaced or removed requests) are dropped, with their records and timers,
@@ -162,7 +170,8 @@ extension Engine {
             checkpointCache.givenEpoch += 1
             checkpointCache.givenDigests = Self.encoded(digests: givenDigests)
         }
-        writer.append(encoded: checkpointCache.givenDigests!)
+        let digestsOffset = writer.bytes.count
+        if !leavingOutDigests { writer.append(encoded: checkpointCache.givenDigests!) }
 
         writer.write(each: devices.names + forgotten) { $0.write($1) }
         writer.write(each: devices.thresholds.indices) { writer, bucket in
@@ -171,7 +180,8 @@ extension Engine {
         }
         return LiveState(
             slots: alive, newSlot: newSlot, timers: liveTimers, nextOrder: nextOrder, pending: pending,
-            produced: produced, ledger: ledger, held: held, arrivals: arrivals, forgotten: forgotten)
+            produced: produced, ledger: ledger, held: held, arrivals: arrivals, forgotten: forgotten,
+            digestsOffset: digestsOffset)
     }
 
     /// A live request's state, which follows its encoding.
