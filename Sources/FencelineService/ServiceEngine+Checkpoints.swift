@@ -2,8 +2,8 @@ import Fenceline
 import Foundation
 import Logging
 
-/// Checkpoints of the service's engine: encoded on the actor between batches, written off it
-/// while ingest goes on, and the retention prune that follows one.
+/// Checkpoints of the service's engine: taken in parts on the actor between batches, put
+/// together and written off it while ingest goes on, and the retention prune that follows one.
 extension ServiceEngine {
     /// Keeps the engine's state with the journal position it covers, and forgets idempotency
     /// answers past their 24 hours.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -145,10 +146,10 @@ import Testing
         #expect(kept.checkpointCache.requests.contains { !$0.isEmpty })
     }
 
-    /// Parts taken between two readings are put together later, on another thread, while the
-    /// engine goes on: they must still be that moment's checkpoint, byte for byte, when the
-    /// requests' states have changed since (a non-repeating region done for a device, a one-shot
-    /// timer fired, a repeating one set again, a request removed, one added).
+    /// Parts taken between two readings are put together on other threads while the engine goes
+    /// on, and again after it has finished: each must still be its moment's checkpoint, byte for
+    /// byte, though the requests' states change after it (a non-repeating region done for a device, a one-shot timer fired, a
+    /// repeating one set again, a request removed, one added, a catalog given with new digests).
     @Test func partsPutTogetherLaterAreTheCheckpointOfTheirMoment() throws {
         let requests =
             Self.requests + [
@@ -158,20 +159,41 @@ import Testing
                     trigger: .timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: 30), repeats: false))),
             ]
         let engine = try Engine(catalog: Catalog(requests: requests))
-        var taken: [(parts: CheckpointParts, state: [UInt8])] = []
+        let assembled = Mutex<[Int: [UInt8]]>([:])
+        let group = DispatchGroup()
+        var expected: [Int: [UInt8]] = [:]
+        var taken: [Int: CheckpointParts] = [:]
+        var firstStates: [UInt8] = []
         for (index, reading) in Self.readings().enumerated() {
             _ = engine.process(reading)
             switch index {
             case 90: engine.removePendingRequests(withIdentifiers: ["slow"])
+            case 120:
+                try engine.add(
+                    Catalog(requests: [Fixtures.circle("gate", radius: 120), Fixtures.circle("yard", radius: 40)]),
+                    keepingIdenticalRequests: true)
             case 150: try engine.add(Fixtures.circle("late", radius: 90) { $0.repeats = false })
             default: break
             }
-            if index % 10 == 0 { taken.append((engine.checkpointParts(), engine.checkpoint())) }
+            guard index % 10 == 0 else { continue }
+            let parts = engine.checkpointParts()
+            if firstStates.isEmpty { firstStates = parts.states.encoded().bytes }
+            expected[index] = engine.checkpoint()
+            taken[index] = parts
+            DispatchQueue.global().async(group: group) {
+                let bytes = parts.assembled()
+                assembled.withLock { $0[index] = bytes }
+            }
         }
-        let finished = engine.checkpoint()
-        for (number, moment) in taken.enumerated() {
-            #expect(moment.parts.assembled() == moment.state, "parts taken at reading \(number * 10)")
+        group.wait()
+        let results = assembled.withLock { $0 }
+        #expect(results.count == expected.count)
+        for (index, state) in expected.sorted(by: { $0.key < $1.key }) {
+            #expect(results[index] == state, "parts taken after reading \(index), put together meanwhile")
+            #expect(taken[index]?.assembled() == state, "parts taken after reading \(index), put together at the end")
         }
-        #expect(taken.first!.state != finished, "the states moved on")
+        // The requests' states did move on after the first parts were taken.
+        #expect(engine.checkpointParts().states.encoded().bytes != firstStates)
+        #expect(!engine.isPending("alarm"), "the one-shot timer fired")
     }
 }

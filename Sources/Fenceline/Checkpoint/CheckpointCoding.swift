@@ -25,11 +25,6 @@ public struct CheckpointError: Error, Hashable, Sendable, CustomStringConvertibl
     public var description: String { message }
 }
 
-/// Appends the primitive values of a checkpoint, little-endian, to a byte array.
-///
-/// Written by hand rather than through `Codable`: a million devices' state must be written and
-/// read in well under two seconds, and every count and index read back is checked against the
-/// bytes that remain, so a damaged file is refused rather than trusted.
 /// The parts of a checkpoint an engine keeps between checkpoints (``Engine/checkpointCache``).
 struct CheckpointCache {
     /// Checkpoints written so far: the encodings are kept from the second on, so a run that
@@ -90,12 +85,12 @@ package struct CheckpointParts: Sendable {
 }
 
 /// The live requests' states of a checkpoint in parts: bytes read back from a file, or the
-/// engine's own arrays as they were when the parts were taken, encoded only where the parts are
-/// put together. A service takes its checkpoints between batches, and encoding a state per
-/// request there held ingest up for a quarter of a second with a million fences; taking the
-/// arrays costs nothing until the engine next changes them (a copy then, as arrays do).
+/// engine's arrays as they were when the parts were taken, encoded where the parts are put
+/// together rather than on the engine's thread.
 package struct CheckpointSlotStates: @unchecked Sendable {
-    // Unchecked: the entries are immutable once made and the arrays are this value's own copies.
+    // Unchecked: the arrays share storage with the engine's until it next writes them, and every
+    // write there (subscript, append, assignment) copies first while this value holds them;
+    // nothing writes them through a pointer. The entries' fields read here are `let`s.
     private enum Source {
         case encoded(bytes: [UInt8], ends: [Int])
         case engine(entries: [RequestEntry], states: [RequestState], slots: [Int])
@@ -132,6 +127,11 @@ package struct CheckpointSlotStates: @unchecked Sendable {
     }
 }
 
+/// Appends the primitive values of a checkpoint, little-endian, to a byte array.
+///
+/// Written by hand rather than through `Codable`: a million devices' state must be written and
+/// read in well under two seconds, and every count and index read back is checked against the
+/// bytes that remain, so a damaged file is refused rather than trusted.
 struct CheckpointWriter {
     /// Set for a request's digest (``Engine/digest(of:)``): what format 2 added is left out
     /// where it is empty, so a digest is the same as format 1's.

@@ -55,6 +55,8 @@ extension Engine {
             Self.headerSize + 64 + devices.count * 96 + requests.count * 64
                 + checkpointCache.requests.reduce(0) { $0 + $1.count })
         let live = writeCheckpointHead(into: &writer)
+        writer.append(encoded: checkpointCache.givenDigests!)
+        writeCheckpointDeviceList(live, into: &writer)
         writer.writeCount(live.slots.count)
         for slot in live.slots {
             if keepsEncodings {
@@ -77,14 +79,17 @@ extension Engine {
         encodeMissingRequests()
         var head = CheckpointWriter()
         head.reserve(Self.headerSize + 4_096)
-        let live = writeCheckpointHead(into: &head, leavingOutDigests: true)
-        head.writeCount(live.slots.count)
-        let split = live.digestsOffset
+        let live = writeCheckpointHead(into: &head)
+        // The given requests' digests, kept encoded (megabytes with a large catalog given), are
+        // shared between the head's pieces rather than copied in.
+        var afterDigests = CheckpointWriter()
+        writeCheckpointDeviceList(live, into: &afterDigests)
+        afterDigests.writeCount(live.slots.count)
         var tail = CheckpointWriter()
         tail.reserve(64 + devices.count * 96)
         writeCheckpointTail(live, into: &tail)
         return CheckpointParts(
-            head: [Array(head.bytes[..<split]), checkpointCache.givenDigests!, Array(head.bytes[split...])],
+            head: [head.bytes, checkpointCache.givenDigests!, afterDigests.bytes],
             encodings: checkpointCache.requests, slots: live.slots,
             states: CheckpointSlotStates(entries: requests, states: states, slots: live.slots), tail: tail.bytes)
     }
@@ -118,17 +123,12 @@ extension Engine {
         /// The names of devices dropped by renumbering that have visit counters, listed after the
         /// engine's devices with no state (see ``forgottenDeviceNames``).
         var forgotten: [String]
-        /// Where in the head the given requests' digests are (or, left out, belong).
-        var digestsOffset = 0
     }
 
-    /// The summary, the engine's counters, categories, start catalog, untimed controls, given
-    /// digests and device names: everything before the requests.
-    /// - Parameter leavingOutDigests: the given requests' digests (kept encoded, megabytes with a
-    ///   large catalog given) are not copied in; ``LiveState/digestsOffset`` says where they go.
-    private func writeCheckpointHead(into writer: inout CheckpointWriter, leavingOutDigests: Bool = false)
-        -> LiveState
-    {
+    /// The summary, the engine's counters, categories, start catalog and untimed controls:
+    /// everything before the given requests' digests (kept encoded in ``checkpointCache``, made
+    /// here when missing), which the device list then follows.
+    private func writeCheckpointHead(into writer: inout CheckpointWriter) -> LiveState {
         writer.append(encoded: Self.headerPlaceholder)
         let alive = requests.indices.filter { states[$0].isAlive }
         // Dead slots (replaced or removed requests) are dropped, with their records and timers,
@@ -170,18 +170,18 @@ extension Engine {
             checkpointCache.givenEpoch += 1
             checkpointCache.givenDigests = Self.encoded(digests: givenDigests)
         }
-        let digestsOffset = writer.bytes.count
-        if !leavingOutDigests { writer.append(encoded: checkpointCache.givenDigests!) }
+        return LiveState(
+            slots: alive, newSlot: newSlot, timers: liveTimers, nextOrder: nextOrder, pending: pending,
+            produced: produced, ledger: ledger, held: held, arrivals: arrivals, forgotten: forgotten)
+    }
 
-        writer.write(each: devices.names + forgotten) { $0.write($1) }
+    /// The device names and accuracy buckets, which follow the given requests' digests.
+    private func writeCheckpointDeviceList(_ live: LiveState, into writer: inout CheckpointWriter) {
+        writer.write(each: devices.names + live.forgotten) { $0.write($1) }
         writer.write(each: devices.thresholds.indices) { writer, bucket in
             writer.write(devices.thresholds[bucket])
             writer.write(devices.bucketFilters[bucket])
         }
-        return LiveState(
-            slots: alive, newSlot: newSlot, timers: liveTimers, nextOrder: nextOrder, pending: pending,
-            produced: produced, ledger: ledger, held: held, arrivals: arrivals, forgotten: forgotten,
-            digestsOffset: digestsOffset)
     }
 
     /// A live request's state, which follows its encoding.
