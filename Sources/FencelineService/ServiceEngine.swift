@@ -305,7 +305,7 @@ actor ServiceEngine {
     /// Sets the gauges a scrape of `/metrics` reads: devices known and requests pending.
     func updateGauges() {
         metrics.devices.record(engine.deviceCount)
-        metrics.requests.record(engine.pendingRequests.count)
+        metrics.requests.record(engine.pendingRequestCount)
     }
 
     /// Commits applied lines and their events: the batch joins the group being gathered and waits

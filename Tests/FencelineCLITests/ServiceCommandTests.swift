@@ -294,6 +294,12 @@ import Testing
         #expect(metrics.body.contains("fenceline_webhook_deliveries_total \(events.count)"))
         #expect(metrics.body.contains("fenceline_events_total{kind=\"enter\"}"))
         #expect(metrics.body.contains("fenceline_ingest_duration_seconds_count 1"))
+        let pending = try #require(
+            (try JSONSerialization.jsonObject(with: Data(try server.call("GET", "/v1/requests").body.utf8))
+                as? [String: Any])?["requests"] as? [Any])
+        #expect(
+            metrics.body.contains("fenceline_pending_requests \(pending.count).0"),
+            "the gauge counts what GET /v1/requests lists (\(pending.count))")
         #expect(try server.call("GET", "/metrics", token: nil).status == 401)
 
         let device = try server.call("GET", "/v1/devices/car")

@@ -147,6 +147,35 @@ import Testing
         #expect(engine.deliveredNotifications.count == 2)
     }
 
+    /// `pendingRequestCount`, counted without a list, is what `pendingRequests` lists: a start
+    /// catalog not yet added, control records waiting for the clock, requests done for every
+    /// device in scope, a one-shot timer fired, removals and additions.
+    @Test func thePendingCountIsWhatThePendingListHolds() throws {
+        let scoped = F.circle("scoped", hysteresis: .naive, devices: ["a"]) { $0.repeats = false }
+        let alarm = NotificationRequest(
+            id: "alarm", trigger: .timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: 5), repeats: false)))
+        let engine = try Engine(catalog: Catalog(requests: [F.circle(hysteresis: .naive), scoped, alarm]))
+        var counts: [Int] = []
+        func check(_ moment: String) {
+            #expect(engine.pendingRequestCount == engine.pendingRequests.count, "\(moment)")
+            counts.append(engine.pendingRequestCount)
+        }
+        check("before the first reading")
+        _ = engine.process(.control(ControlRecord(time: nil, operation: .add(F.circle("late", radius: 40)))))
+        check("an addition waiting for the clock")
+        _ = engine.process(F.fix("a", 0, east: 300))
+        check("the clock set")
+        _ = engine.process(F.fix("a", 1, east: 0))
+        check("scoped done for its one device")
+        _ = engine.process(F.fix("a", 10, east: 0))
+        check("the alarm fired")
+        _ = engine.process(.control(ControlRecord(time: nil, operation: .removePending(["gate"]))))
+        check("gate removed")
+        _ = engine.process(.control(ControlRecord(time: nil, operation: .add(F.circle("gate")))))
+        check("gate added again")
+        #expect(counts == [3, 4, 4, 3, 2, 1, 2])
+    }
+
     @Test func neverMatchingCalendarComponentsAreRefused() throws {
         let request = NotificationRequest(
             id: "feb30", trigger: .calendar(CalendarTrigger(dateComponents: CalendarComponents(month: 2, day: 30))))

@@ -120,8 +120,9 @@ extension Engine {
     }
 
     /// How many requests ``pendingRequests`` lists, counted without listing them unless an untimed
-    /// control record waits (a checkpoint's summary holds it, and a catalog may be 100k requests).
-    var pendingRequestCount: Int {
+    /// control record waits: a checkpoint's summary and a service's `/metrics` read it, where a
+    /// list (a copy of every request of a large catalog) would hold the engine up.
+    public var pendingRequestCount: Int {
         guard untimedControls.isEmpty else { return pendingRequests.count }
         return requests.reduce(startCatalog.count) { $0 + (canStillFire($1) ? 1 : 0) }
     }
