@@ -43,9 +43,7 @@ enum ServiceCheckpointFile {
         let headCount = parts.head.reduce(0) { $0 + $1.count }
         payload.reserve(headCount + slotStates.count + parts.tail.count + inline + parts.slots.count * 24)
         payload.write(table)
-        // The head's pieces as one byte string.
-        payload.write(UInt64(headCount))
-        for piece in parts.head { payload.bytes += piece }
+        payload.write(joined: parts.head)
         payload.write(UInt64(parts.slots.count))
         var start = 0
         for (index, slot) in parts.slots.enumerated() {
@@ -150,6 +148,12 @@ enum ServiceCheckpointFile {
         mutating func write(bytes more: some Collection<UInt8>) {
             write(UInt64(more.count))
             bytes += more
+        }
+
+        /// `pieces` one after another, written as one byte string (read back as one).
+        mutating func write(joined pieces: [[UInt8]]) {
+            write(UInt64(pieces.reduce(0) { $0 + $1.count }))
+            for piece in pieces { bytes += piece }
         }
     }
 

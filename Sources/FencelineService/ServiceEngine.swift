@@ -420,10 +420,10 @@ actor ServiceEngine {
                     + group.reduce(0) { $0 + $1.journal.count + $1.events.reduce(0) { $0 + $1.json.count } }
                 prepareCheckpointsAside()
                 // Only with nothing gathered is the engine's state the store's: take its parts
-                // then, and put them together and write them off the actor while ingest goes on; one write at a time, and not
-                // more often than keeps checkpoints under a tenth of the time (a large catalog
-                // makes each one cost half a second or more), nor while new requests are being
-                // encoded aside for it.
+                // then, and put them together and write them off the actor while ingest goes on;
+                // one write at a time, and not more often than keeps checkpoints under a tenth of
+                // the time (a large catalog makes each one cost half a second or more), nor while
+                // new requests are being encoded aside for it.
                 if gathering.isEmpty && linesSinceCheckpoint >= settings.checkpointEvery && checkpointWrite == nil
                     && !preparingAside
                     && ContinuousClock.now - lastCheckpoint.end >= lastCheckpoint.cost * 10,

@@ -148,8 +148,9 @@ import Testing
 
     /// Parts taken between two readings are put together on other threads while the engine goes
     /// on, and again after it has finished: each must still be its moment's checkpoint, byte for
-    /// byte, though the requests' states change after it (a non-repeating region done for a device, a one-shot timer fired, a
-    /// repeating one set again, a request removed, one added, a catalog given with new digests).
+    /// byte, though the requests' states change after it (a non-repeating region done for a
+    /// device, a one-shot timer fired, a repeating one set again, a request removed, one added, a
+    /// catalog given with new digests).
     @Test func partsPutTogetherLaterAreTheCheckpointOfTheirMoment() throws {
         let requests =
             Self.requests + [
