@@ -293,7 +293,7 @@ import Testing
     /// the events and the checkpoint and exits 0; resuming on the lines it did not apply goes on
     /// exactly (the summary line says how many it read). A line half written when the signal
     /// comes is left unread, not taken for a bad line (so --strict too exits 0).
-    @Test(arguments: [SIGINT, SIGTERM]) func aSignalStopsTheRunWithACheckpoint(signal: Int32) throws {
+    @Test(arguments: [SIGINT, SIGTERM]) func aSignalStopsTheRunWithACheckpoint(signal: Int32) async throws {
         let (directory, _, _, lines) = try split(at: 1)
         let whole = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "\(scenario)/readings.ndjson"])
         let state = directory.appendingPathComponent("stopped.ckpt").path
@@ -316,7 +316,7 @@ import Testing
         try process.run()
         // Half the lines, then silence: the run waits for more until the signal.
         input.fileHandleForWriting.write(Data((lines[..<60].map { $0 + "\n" }.joined() + lines[60].prefix(20)).utf8))
-        Thread.sleep(forTimeInterval: 1)
+        try await Task.sleep(for: .seconds(1))
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
         let errors = try String(contentsOf: errURL, encoding: .utf8)

@@ -315,7 +315,7 @@ import Testing
     /// `--retention`: the journal and the log are dropped up to a checkpoint older than the
     /// period; `fenceline run --resume` from that checkpoint (`GET /v1/export/checkpoint`) over
     /// the export still gives exactly the log that is left.
-    @Test func retentionDropsTheOldLogAndTheExportStillReplaysIt() throws {
+    @Test func retentionDropsTheOldLogAndTheExportStillReplaysIt() async throws {
         let scenario = "Data/scenarios/real-drive-visnjan"
         let server = try Server(
             triggers: "\(scenario)/triggers.json", arguments: ["--retention", "12", "--checkpoint-every", "10"])
@@ -336,7 +336,7 @@ import Testing
         // enough to drop everything (with 2 s, and then 6 s, a loaded machine was sometimes too
         // slow for them: the log was empty when read).
         try post(0..<70)
-        Thread.sleep(forTimeInterval: 12.5)
+        try await Task.sleep(for: .seconds(12.5))  // not Thread.sleep: the tests' threads are few
         try post(70..<lines.count)
         let base = server.directory.appendingPathComponent("base.ckpt")
         let copy = server.directory.appendingPathComponent("base-again.ckpt")
@@ -363,7 +363,7 @@ import Testing
         // Up to 30 s: on a loaded machine the first checkpoints and prunes come late.
         for _ in 0..<60 {
             guard try download(base) == 200 else {
-                Thread.sleep(forTimeInterval: 0.5)
+                try await Task.sleep(for: .milliseconds(500))
                 continue
             }
             let named = try exportBase("/v1/export/checkpoint")
@@ -377,7 +377,7 @@ import Testing
                 break
             }
             export = ""
-            Thread.sleep(forTimeInterval: 0.5)
+            try await Task.sleep(for: .milliseconds(500))
         }
         #expect(!export.isEmpty, "a base checkpoint and a stable read")
         #expect(export.split(separator: "\n").count < lines.count, "the oldest journal lines were dropped")
@@ -554,7 +554,7 @@ import Testing
     /// SIGTERM stops the services in reverse order: the checkpoint is written before the webhook
     /// outbox drains, so a kill during a long drain (a receiver that never answers in time) loses
     /// nothing and the next start replays nothing, with the undelivered events still queued.
-    @Test func sigtermCheckpointsBeforeTheWebhookDrain() throws {
+    @Test func sigtermCheckpointsBeforeTheWebhookDrain() async throws {
         let scenario = "Data/scenarios/real-drive-visnjan"
         let directory = try CLI.temporaryDirectory()
         let info = ["FENCELINE_LOG_LEVEL": "info"]
@@ -573,12 +573,12 @@ import Testing
             try server.call("POST", "/v1/readings", body: readings, headers: ["Content-Type: application/x-ndjson"])
                 .status == 200)
         for _ in 0..<100 where ((try? String(contentsOf: log, encoding: .utf8)) ?? "").isEmpty {
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
         #expect(!((try? String(contentsOf: log, encoding: .utf8)) ?? "").isEmpty, "a delivery is in flight")
 
         kill(server.process.processIdentifier, SIGTERM)
-        Thread.sleep(forTimeInterval: 2)
+        try await Task.sleep(for: .seconds(2))
         #expect(server.process.isRunning, "still draining the outbox")
         kill(server.process.processIdentifier, SIGKILL)
         server.process.waitUntilExit()
