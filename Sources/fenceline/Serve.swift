@@ -139,14 +139,31 @@ struct Serve: AsyncParsableCommand {
         options.wallClock = clock == .wall
         options.idleTimeout = idleTimeout
         if let tokenFile {
-            let text = try String(contentsOfFile: tokenFile, encoding: .utf8)
-            options.token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            options.token = try Self.token(in: tokenFile)
         } else if let token = ProcessInfo.processInfo.environment["FENCELINE_TOKEN"], !token.isEmpty {
             options.token = token
         }
-        if options.token?.isEmpty == true { throw ValidationError("the token must not be empty") }
         try await FencelineServer.run(options, logger: Logger(label: "fenceline.serve")) { line in
             OutputFile.report(line)
         }
+    }
+
+    /// The token in the file at `path`, without the whitespace around it. A missing or unreadable
+    /// file is reported as any input is (exit 66, the file named), not as a Foundation error.
+    static func token(in path: String) throws -> String {
+        let bytes: [UInt8]
+        do throws(InputError) {
+            bytes = try LineReader(path: path).readAll(limit: 64 << 10)
+        } catch {
+            throw CommandFailure(error)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw CommandFailure(status: ExitStatus.badInput, message: "\(path): the token is not UTF-8 text")
+        }
+        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else {
+            throw CommandFailure(status: ExitStatus.badInput, message: "\(path): holds no token")
+        }
+        return token
     }
 }
