@@ -131,7 +131,8 @@ extension ServiceRoutes {
     struct Standing: Encodable {
         var request: String
         var state: String
-        /// The time of the last enter or exit event that put the device there, if one did.
+        /// Inside: when the stay began (as the engine knows it, whether an event told it or not).
+        /// Outside: the time of the exit event that put the device there, if one did.
         var since: String?
         /// When an open streak towards the other side began.
         var changingSince: String?
@@ -179,8 +180,8 @@ extension ServiceRoutes {
                     crossing?.kind == (standing.isInside ? "enter" : "exit") && crossing?.other == standing.other
                 return Standing(
                     request: standing.requestID, state: standing.isInside ? "inside" : "outside",
-                    since: matches ? crossing?.time : nil, changingSince: standing.changingSince?.rfc3339,
-                    other: standing.other)
+                    since: standing.insideSince?.rfc3339 ?? (matches ? crossing?.time : nil),
+                    changingSince: standing.changingSince?.rfc3339, other: standing.other)
             }
             // Requests the device last left (and that are still pending): outside since then.
             let listed = Set(standings.map(\.request))

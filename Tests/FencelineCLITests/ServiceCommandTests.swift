@@ -750,6 +750,13 @@ import Testing
             inside.body.contains(#"{"request":"gate","since":"2026-03-02T08:00:10Z","state":"inside"}"#)
                 && inside.body.contains(#"{"request":"yard","state":"outside"}"#) && !inside.body.contains("theirs"),
             "\(inside.body)")
+        // A stay no event told of (a first fix inside is silent, SPEC §4) is known since its fix.
+        let first = #"{"device":"tablet","time":"2026-03-02T08:00:30Z","lat":52.37,"lon":4.89}"#
+        #expect(try server.call("POST", "/v1/readings", body: first, headers: ndjson).status == 200)
+        let silent = try server.call("GET", "/v1/devices/tablet")
+        #expect(
+            silent.body.contains(#"{"request":"gate","since":"2026-03-02T08:00:30Z","state":"inside"}"#),
+            "\(silent.body)")
 
         // A pending request comes back as a catalog writes it, with its next trigger date; what
         // GET gives, PUT takes back unchanged.

@@ -7,6 +7,9 @@ public struct DeviceStatus: Hashable, Sendable {
         public var requestID: String
         /// Whether the device is inside (after hysteresis, as its last event said).
         public var isInside: Bool
+        /// While inside, when the stay began: its enter's `since`, or the fix that began it
+        /// silently (a first fix, a muted enter), so it is known whether an event told it or not.
+        public var insideSince: Timestamp?
         /// When an open streak towards the other side began (its first fix or sighting), if one is open.
         public var changingSince: Timestamp?
         /// For a proximity request, the device this standing pairs it with (one standing per pair).
@@ -52,6 +55,7 @@ extension Engine {
             guard record.machine.isInside || record.machine.pendingStreak != nil else { continue }
             let standing = DeviceStatus.Standing(
                 requestID: requests[Int(record.slot)].request.id, isInside: record.machine.isInside,
+                insideSince: record.machine.isInside && record.visit > 0 ? record.staySince : nil,
                 changingSince: record.machine.pendingStreak?.since)
             standings.append((record.slot, standing))
         }
@@ -59,6 +63,7 @@ extension Engine {
             guard !record.machine.isIdle else { continue }
             let standing = DeviceStatus.Standing(
                 requestID: requests[Int(record.slot)].request.id, isInside: record.machine.isInside,
+                insideSince: record.machine.isInside && record.visit > 0 ? record.staySince : nil,
                 changingSince: record.machine.changingSince)
             standings.append((record.slot, standing))
         }
@@ -74,6 +79,7 @@ extension Engine {
                 else { continue }
                 let standing = DeviceStatus.Standing(
                     requestID: requests[Int(binding.slot)].id, isInside: pair.inside,
+                    insideSince: pair.inside && pair.visit > 0 ? pair.staySince : nil,
                     changingSince: pair.candidateSince, other: devices.names[Int(partner)])
                 standings.append((binding.slot, standing))
             }
