@@ -203,6 +203,15 @@ actor ServiceEngine {
         return true
     }
 
+    /// Applies `line` only when a delivered notification of request `id` is listed; `false`
+    /// (nothing applied) when none is.
+    func controlIfDelivered(_ id: String, _ line: [UInt8]) async throws -> Bool {
+        await waitWhilePaused()
+        guard engine.hasDeliveredNotifications(ofRequest: id) else { return false }
+        try await control(line)
+        return true
+    }
+
     /// Applies `line` only when the engine knows the device `id` (it has read it and not forgotten
     /// it); `false` (nothing applied) when not.
     func controlIfKnownDevice(_ id: String, _ line: [UInt8]) async throws -> Bool {

@@ -52,7 +52,8 @@ enum ServiceRoutes {
             let type = request.headers[.contentType]?.split(separator: ";").first.map {
                 $0.trimmingCharacters(in: .whitespaces).lowercased()
             }
-            guard type == "application/x-ndjson" || type == "application/json" || type == "text/plain" else {
+            let types: Set = ["application/x-ndjson", "application/ndjson", "application/json", "text/plain"]
+            guard let type, types.contains(type) else {
                 throw ServiceError(
                     .unsupportedMediaType, code: "unsupported_media_type",
                     "send readings as application/x-ndjson (got \(type ?? "no content type"))")
@@ -80,7 +81,9 @@ enum ServiceRoutes {
         }
         router.get("v1/events") { request, _ in
             let after = try integer(request, "after", default: 0, in: 0...Int.max)
-            let limit = try integer(request, "limit", default: 1000, in: 1...10_000)
+            // A page holds at most 10,000 events: a larger limit is served as that, `next` saying
+            // where to go on, rather than refused.
+            let limit = min(try integer(request, "limit", default: 1000, in: 1...Int.max), 10_000)
             let events = try store.events(after: after, limit: limit)
             var body = Array(#"{"events":["#.utf8)
             for (index, event) in events.enumerated() {
@@ -329,7 +332,9 @@ enum ServiceRoutes {
         }
         router.delete("v1/delivered/:id") { _, context in
             let id = try pathID(context)
-            try await apply(record(op: "removeDelivered", ids: [id]), engine: engine) { _ in () }
+            guard try await engine.controlIfDelivered(id, record(op: "removeDelivered", ids: [id])) else {
+                throw ServiceError(.notFound, code: "not_found", "no delivered notification of request \"\(id)\"")
+            }
             return try json(["removed": [id]])
         }
         router.delete("v1/delivered") { _, _ in

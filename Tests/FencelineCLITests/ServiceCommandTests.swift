@@ -478,6 +478,9 @@ import Testing
         #expect(try server.call("POST", "/v1/responses", body: #"{"seq":5}"#).status == 422)
         #expect(try server.call("POST", "/v1/responses", body: "[]").status == 422, "valid JSON, not a response")
         #expect(try server.call("DELETE", "/v1/delivered/gate").status == 200)
+        // As DELETE /v1/requests/{id}: nothing to remove is a 404, not a removal claimed.
+        let again = try server.call("DELETE", "/v1/delivered/gate")
+        #expect(again.status == 404 && again.body.contains(#""code":"not_found""#), "\(again.body)")
         let removed = try server.call("POST", "/v1/responses", body: #"{"seq":5,"action":"ok"}"#)
         #expect(removed.status == 404, "a removed notification cannot be answered: \(removed.body)")
         let delivered = try server.call("GET", "/v1/delivered").body
@@ -811,8 +814,14 @@ import Testing
         #expect(patch.status == 405 && patch.body.contains("method_not_allowed"), "\(patch.body)")
         #expect(try server.call("TRACE", "/v1/webhooks/x").status == 405)
         #expect(try server.call("GET", "/v1/nothing").status == 404)
-        let limit = try server.call("GET", "/v1/events?limit=10001")
+        let limit = try server.call("GET", "/v1/events?limit=0")
         #expect(limit.status == 400 && limit.body.contains(#""field":"limit""#), "\(limit.body)")
+        // SPEC §11 sets no largest limit: a larger one is served as a page of at most 10,000.
+        #expect(try server.call("GET", "/v1/events?limit=1000000").status == 200)
+        let untyped = try server.call("POST", "/v1/readings", body: "", headers: ["Content-Type:"])
+        #expect(untyped.status == 415 && untyped.body.contains("unsupported_media_type"), "\(untyped.body)")
+        let ndjson = try server.call("POST", "/v1/readings", body: "", headers: ["Content-Type: application/ndjson"])
+        #expect(ndjson.status == 200, "application/ndjson is NDJSON too: \(ndjson.body)")
         #expect(try server.call("GET", "/v1/events?after=x").status == 400)
         #expect(try server.call("GET", "/v1/devices?limit=0").status == 400)
         #expect(try server.call("GET", "/v1/events/stream", headers: ["Last-Event-ID: abc"]).status == 400)

@@ -306,6 +306,13 @@ struct DeliveredLedger {
         return requestIDsWithEntries!.contains(requestID)
     }
 
+    /// Whether some entry the list shows is `requestID`'s: it compacts first, so entries past a
+    /// device's limit or of a forgotten device do not count.
+    mutating func listsEntries(of requestID: String) -> Bool {
+        compact()
+        return holdsEntries(of: requestID)
+    }
+
     /// Records `response` on the entry at `position`.
     mutating func record(_ response: ResponseReport, at position: Int) {
         log[position].response = response

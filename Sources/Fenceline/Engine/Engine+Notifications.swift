@@ -219,6 +219,11 @@ extension Engine {
     /// The delivered notifications, newest first (at most the configured number per device).
     public var deliveredNotifications: [Event] { delivered.events }
 
+    /// Whether ``deliveredNotifications`` lists a notification of request `id`.
+    public func hasDeliveredNotifications(ofRequest id: String) -> Bool {
+        delivered.listsEntries(of: id)
+    }
+
     /// Removes delivered notifications by request id; pending requests are untouched.
     public func removeDeliveredNotifications(withIdentifiers ids: [String]) {
         delivered.remove(requestIDs: Set(ids))
