@@ -250,15 +250,32 @@ actor ServiceEngine {
         guard let reading, engine.clock != nil else {
             throw ResponseRefusal(.notDelivered, field: "seq", "no notification has been delivered yet")
         }
-        let events = engine.process(reading)
         var response: NotificationResponse?
         if case .control(let control) = reading, case .respond(let own) = control.operation { response = own }
+        // A user answers the notification they were shown: when it is of the instant still open
+        // (its seq not given yet), a journaled tick closes that instant first, so the answer
+        // finds it rather than an older one or none.
+        var journal = line
+        var lines = 1
+        var events: [Event] = []
+        if case .latest(let request, let device?) = response?.target,
+            engine.awaitsNumbering(request: request, device: device)
+        {
+            let tick = Array(#"{"op":"tick"}"#.utf8)
+            if let closing = try tick.withUnsafeBufferPointer({ bytes throws(LineError) in try decoder.decode(bytes) })
+            {
+                events = engine.process(closing)
+            }
+            journal = tick + [0x0A] + line
+            lines = 2
+        }
+        events += engine.process(reading)
         let outcome = engine.takeResponseOutcomes().last { $0.response == response }
         if let refusal = outcome?.refusal {
-            if !events.isEmpty { try await commit(journal: line, lines: 1, events: events, idempotency: nil) }
+            if !events.isEmpty { try await commit(journal: journal, lines: lines, events: events, idempotency: nil) }
             throw refusal
         }
-        try await commit(journal: line, lines: 1, events: events, idempotency: nil)
+        try await commit(journal: journal, lines: lines, events: events, idempotency: nil)
         guard let event = outcome?.event else {
             throw ResponseRefusal(.notDelivered, field: "seq", "the response was not applied")
         }

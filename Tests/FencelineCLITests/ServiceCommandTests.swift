@@ -444,6 +444,39 @@ import Testing
     /// event, 404 for a notification not delivered (or removed), 422 for an action it does not
     /// offer; the delivered list keeps the answer; the export replays to the same event log, and a
     /// restart keeps it all.
+    /// A response naming a request and device answers the notification the user was shown, even
+    /// while its instant is open (its seq not given yet): a journaled tick closes the instant
+    /// first, and the export still replays to the log.
+    @Test func aResponseAnswersTheNotificationOfTheOpenInstant() throws {
+        let scenario = "Data/scenarios/responses-depot"
+        let server = try Server(triggers: "\(scenario)/triggers.json")
+        defer { server.stop() }
+        let ndjson = ["Content-Type: application/x-ndjson"]
+        let lines = try String(
+            contentsOfFile: "\(Fixtures.packageRoot.path)/\(scenario)/readings.ndjson", encoding: .utf8
+        ).split(separator: "\n")
+        let batch = try server.call("POST", "/v1/readings", body: lines[..<3].joined(separator: "\n"), headers: ndjson)
+        #expect(batch.body.contains(#""firstSeq":null"#), "the enter waits for its instant to close: \(batch.body)")
+        let answer = try server.call(
+            "POST", "/v1/responses", body: #"{"request":"depot-7","device":"truck-17","action":"ack"}"#)
+        #expect(answer.status == 200, "\(answer.body)")
+        #expect(answer.body.contains(#""respondsTo":1,"action":"ack""#), "\(answer.body)")
+        let log = try server.call("GET", "/v1/events").body
+        #expect(log.contains(#""seq":1,"time":"2026-03-02T08:00:10Z","request":"depot-7""#), "\(log)")
+        #expect(try server.call("POST", "/v1/readings", body: #"{"op":"tick"}"#, headers: ndjson).status == 200)
+        let export = try server.call("GET", "/v1/export").body
+        #expect(export.contains(#"{"op":"tick"}\#n{"action":"ack","device":"truck-17","op":"respond""#), "\(export)")
+        let file = server.directory.appendingPathComponent("export.ndjson").path
+        try export.write(toFile: file, atomically: true, encoding: .utf8)
+        let replay = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", file])
+        let events = try #require(
+            (try JSONSerialization.jsonObject(with: Data(try server.call("GET", "/v1/events").body.utf8))
+                as? [String: Any])?["events"] as? [[String: Any]])
+        let replayed = replay.stdout.split(separator: "\n")
+        #expect(events.count == 3 && replayed.count == 3, "\(replay.stdout)")
+        try Self.expectSameEvents(events, replayed)
+    }
+
     @Test func responsesAreTakenRefusedAndReplayed() throws {
         let scenario = "Data/scenarios/responses-depot"
         let directory = try CLI.temporaryDirectory()

@@ -283,6 +283,21 @@ struct DeliveredLedger {
         return latest
     }
 
+    /// Whether the device's newest `limit` entries hold one of `request` not numbered yet: a
+    /// notification of the instant still open, which ``latestPosition(request:device:)`` passes over.
+    func holdsUnnumbered(request: String, device: Int32) -> Bool {
+        if !forgotten.isEmpty && forgotten.contains(device) { return false }
+        var seen = 0
+        var position = devices.count
+        while position > 0, seen < limit {
+            position -= 1
+            guard devices[position] == device else { continue }
+            seen += 1
+            if log[position].sequence == 0 && log[position].requestID == request { return true }
+        }
+        return false
+    }
+
     /// Whether the entry at `position` is among its device's newest `limit`: one that is not is
     /// dropped at the next compaction, whenever that comes, so it is answered as if already gone
     /// (lookups must not depend on when the log last compacted).

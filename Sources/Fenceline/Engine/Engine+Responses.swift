@@ -105,6 +105,13 @@ extension Engine {
         }
     }
 
+    /// Whether `device` has a delivered notification of `request` in the instant still open: one
+    /// a response naming the request and device cannot answer until that instant closes.
+    package func awaitsNumbering(request: String, device: String) -> Bool {
+        guard let id = devices.id(of: device) else { return false }
+        return delivered.holdsUnnumbered(request: request, device: id)
+    }
+
     func noteOutcome(_ outcome: ResponseOutcome) {
         if responseOutcomes.count >= Self.keptResponseOutcomes { responseOutcomes.removeFirst() }
         responseOutcomes.append(outcome)
