@@ -284,9 +284,11 @@ actor ServiceEngine {
 
     /// `--clock wall`: moves the clock to `now` with a journaled `tick` record, as a reading
     /// stamped `now` would, so a replay of the journal (or `fenceline run` over the export) makes
-    /// the same moves. Nothing happens before the first reading or when `now` is not later.
+    /// the same moves. The first tick sets a clock no reading has set yet: time and calendar
+    /// triggers fire on the wall clock with no device reporting, and a catalog given at start is
+    /// added then (SPEC §7). Nothing happens when `now` is not later than the clock.
     func tick(now: Timestamp) async throws {
-        guard let clock = engine.clock, now > clock else { return }
+        if let clock = engine.clock, now <= clock { return }
         let line = Array(#"{"time":"\#(now.rfc3339)","op":"tick"}"#.utf8)
         try await control(line)
     }

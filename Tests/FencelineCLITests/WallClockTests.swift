@@ -91,3 +91,28 @@ import Testing
             answer.body.contains(#""line":1"#) && answer.body.contains("s ahead of the wall clock"), "\(answer.body)")
     }
 }
+
+/// `serve --clock wall` with no device reporting: the first tick sets the clock, so a time
+/// trigger given at start, and one put while the service runs, fire on the wall clock.
+@Suite struct WallClockWithoutReadingsTests {
+    @Test func timeTriggersFireBeforeAnyReading() async throws {
+        let directory = try CLI.temporaryDirectory()
+        let triggers = directory.appendingPathComponent("timers.json")
+        try Data(#"{"requests":[{"id":"start","trigger":{"type":"timeInterval","seconds":1}}]}"#.utf8).write(
+            to: triggers)
+        let server = try ServiceCommandTests.Server(triggers: triggers.path, arguments: ["--clock", "wall"])
+        defer { server.stop() }
+        let put = try server.call(
+            "PUT", "/v1/requests/later", body: #"{"trigger":{"type":"timeInterval","seconds":1}}"#)
+        #expect(put.status == 201, "\(put.body)")
+        var log = ""
+        for _ in 0..<40 where !(log.contains(#""request":"start""#) && log.contains(#""request":"later""#)) {
+            try await Task.sleep(for: .milliseconds(250))
+            log = try server.call("GET", "/v1/events").body
+        }
+        #expect(log.contains(#""request":"start""#) && log.contains(#""event":"fire""#), "\(log)")
+        #expect(log.contains(#""request":"later""#), "\(log)")
+        let export = try server.call("GET", "/v1/export").body
+        #expect(export.contains(#""op":"tick"}"#), "the ticks are journaled: \(export.prefix(300))")
+    }
+}
