@@ -89,13 +89,14 @@ extension ServiceEngine {
         let filteredBefore = engine.statistics.filtered
         var number = 0
         // A clock jump hands its events out as it goes (the engine's spill), so that one far
-        // `tick` cannot fill memory before the batch is refused.
+        // `tick` cannot fill memory before the batch is refused. Only while the lines are
+        // applied: other calls on the actor run while this one awaits its commit, and their
+        // events must not land here.
         let spilled = SpilledEvents()
         engine.spill = { chunk in
             spilled.events += chunk
             return spilled.events.count <= Self.maximumBatchEvents
         }
-        defer { engine.spill = nil }
         var overflowLine: Int?
         body.withUnsafeBufferPointer { bytes in
             bytes.forEachLine { start, end in
@@ -136,6 +137,7 @@ extension ServiceEngine {
                 }
             }
         }
+        engine.spill = nil
         if let overflowLine {
             // Nothing of the batch is kept: the engine goes back to what the store holds, once
             // the batches applied before it are written; nothing is applied meanwhile.
