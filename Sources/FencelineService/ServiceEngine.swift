@@ -241,8 +241,8 @@ actor ServiceEngine {
     }
 
     /// Applies the `respond` record `line` (made by `POST /v1/responses`, without a time: at the
-    /// clock) and returns its `response` event, not numbered yet; a refused one is not journaled
-    /// (at the clock it changes nothing).
+    /// clock) and returns its `response` event, not numbered yet. A refused one is journaled only
+    /// when it released events (at the clock it changes nothing else).
     /// - Throws: ``LineError`` for a malformed record, ``ResponseRefusal`` for a refused one.
     func respond(_ line: [UInt8]) async throws -> Event {
         await waitWhilePaused()
@@ -252,12 +252,12 @@ actor ServiceEngine {
         }
         var response: NotificationResponse?
         if case .control(let control) = reading, case .respond(let own) = control.operation { response = own }
+        var journal: [UInt8] = []
+        var lines = 0
+        var events: [Event] = []
         // A user answers the notification they were shown: when it is of the instant still open
         // (its seq not given yet), a journaled tick closes that instant first, so the answer
-        // finds it rather than an older one or none.
-        var journal = line
-        var lines = 1
-        var events: [Event] = []
+        // finds it rather than an older one or none. The tick stays whatever the answer.
         if case .latest(let request, let device?) = response?.target,
             engine.awaitsNumbering(request: request, device: device)
         {
@@ -266,16 +266,19 @@ actor ServiceEngine {
             {
                 events = engine.process(closing)
             }
-            journal = tick + [0x0A] + line
-            lines = 2
+            journal = tick
+            lines = 1
         }
-        events += engine.process(reading)
+        let released = engine.process(reading)
+        events += released
         let outcome = engine.takeResponseOutcomes().last { $0.response == response }
-        if let refusal = outcome?.refusal {
-            if !events.isEmpty { try await commit(journal: journal, lines: lines, events: events, idempotency: nil) }
-            throw refusal
+        if outcome?.refusal == nil || !released.isEmpty {
+            if lines > 0 { journal.append(0x0A) }
+            journal += line
+            lines += 1
         }
-        try await commit(journal: journal, lines: lines, events: events, idempotency: nil)
+        if lines > 0 { try await commit(journal: journal, lines: lines, events: events, idempotency: nil) }
+        if let refusal = outcome?.refusal { throw refusal }
         guard let event = outcome?.event else {
             throw ResponseRefusal(.notDelivered, field: "seq", "the response was not applied")
         }
@@ -288,6 +291,7 @@ actor ServiceEngine {
     /// triggers fire on the wall clock with no device reporting, and a catalog given at start is
     /// added then (SPEC §7). Nothing happens when `now` is not later than the clock.
     func tick(now: Timestamp) async throws {
+        await waitWhilePaused()  // the clock is read after any pause: a reload may have moved it
         if let clock = engine.clock, now <= clock { return }
         let line = Array(#"{"time":"\#(now.rfc3339)","op":"tick"}"#.utf8)
         try await control(line)

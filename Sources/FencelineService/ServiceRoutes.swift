@@ -81,8 +81,8 @@ enum ServiceRoutes {
         }
         router.get("v1/events") { request, _ in
             let after = try integer(request, "after", default: 0, in: 0...Int.max)
-            // A page holds at most 10,000 events: a larger limit is served as that, `next` saying
-            // where to go on, rather than refused.
+            // A page holds at most 10,000 events whatever the limit (SPEC §11 sets none); `next`
+            // says where to go on.
             let limit = min(try integer(request, "limit", default: 1000, in: 1...Int.max), 10_000)
             let events = try store.events(after: after, limit: limit)
             var body = Array(#"{"events":["#.utf8)
@@ -258,7 +258,8 @@ enum ServiceRoutes {
             let record: [String: Any] = ["op": "add", "request": object]
             let line = Array(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]))
             let existed = try await apply(line, engine: engine) { $0.isPending(id) }
-            // Before the first reading the request waits for the clock, as a start catalog does.
+            // A request that left pending as it was added (its expires already past), or was
+            // removed by a call that ran meanwhile, is answered with its id alone.
             let added = await engine.pendingRequest(id)
             let status: HTTPResponse.Status = existed ? .ok : .created
             guard let added else { return try json(["id": id], status: status) }

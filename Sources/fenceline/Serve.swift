@@ -148,15 +148,18 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    /// The token in the file at `path`, without the whitespace around it. A missing or unreadable
-    /// file is reported as any input is (exit 66, the file named), not as a Foundation error.
+    /// The token in the file at `path`, without the whitespace around it. The file is read as any
+    /// input is, so a missing or unreadable one exits 66 naming it, and a damaged one 65.
     static func token(in path: String) throws -> String {
         let bytes: [UInt8]
+        let reader: LineReader
         do throws(InputError) {
-            bytes = try LineReader(path: path).readAll(limit: 64 << 10)
+            reader = try LineReader(path: path)
+            bytes = try reader.readAll(limit: 64 << 10)
         } catch {
             throw CommandFailure(error)
         }
+        if let failure = reader.failure { throw CommandFailure(failure) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw CommandFailure(status: ExitStatus.badInput, message: "\(path): the token is not UTF-8 text")
         }

@@ -440,13 +440,9 @@ import Testing
         try Self.expectExportReplays(server, to: log, triggers: "\(scenario)/triggers.json", in: directory)
     }
 
-    /// `POST /v1/responses` and `respond` lines in a batch (SPEC §8, §11): 200 with the response
-    /// event, 404 for a notification not delivered (or removed), 422 for an action it does not
-    /// offer; the delivered list keeps the answer; the export replays to the same event log, and a
-    /// restart keeps it all.
     /// A response naming a request and device answers the notification the user was shown, even
     /// while its instant is open (its seq not given yet): a journaled tick closes the instant
-    /// first, and the export still replays to the log.
+    /// first, kept when the answer is refused, and the export still replays to the log.
     @Test func aResponseAnswersTheNotificationOfTheOpenInstant() throws {
         let scenario = "Data/scenarios/responses-depot"
         let server = try Server(triggers: "\(scenario)/triggers.json")
@@ -457,6 +453,12 @@ import Testing
         ).split(separator: "\n")
         let batch = try server.call("POST", "/v1/readings", body: lines[..<3].joined(separator: "\n"), headers: ndjson)
         #expect(batch.body.contains(#""firstSeq":null"#), "the enter waits for its instant to close: \(batch.body)")
+        // A refused answer keeps the tick that closed the instant, and is not journaled itself.
+        let refused = try server.call(
+            "POST", "/v1/responses", body: #"{"request":"depot-7","device":"truck-17","action":"unload"}"#)
+        #expect(refused.status == 422 && refused.body.contains("invalid_response"), "\(refused.body)")
+        let afterRefusal = try server.call("GET", "/v1/export").body
+        #expect(afterRefusal.hasSuffix("\n{\"op\":\"tick\"}\n") && !afterRefusal.contains("unload"), "\(afterRefusal)")
         let answer = try server.call(
             "POST", "/v1/responses", body: #"{"request":"depot-7","device":"truck-17","action":"ack"}"#)
         #expect(answer.status == 200, "\(answer.body)")
@@ -477,6 +479,10 @@ import Testing
         try Self.expectSameEvents(events, replayed)
     }
 
+    /// `POST /v1/responses` and `respond` lines in a batch (SPEC §8, §11): 200 with the response
+    /// event, 404 for a notification not delivered (or removed), 422 for an action it does not
+    /// offer; the delivered list keeps the answer; the export replays to the same event log, and a
+    /// restart keeps it all.
     @Test func responsesAreTakenRefusedAndReplayed() throws {
         let scenario = "Data/scenarios/responses-depot"
         let directory = try CLI.temporaryDirectory()
@@ -511,7 +517,7 @@ import Testing
         #expect(try server.call("POST", "/v1/responses", body: #"{"seq":5}"#).status == 422)
         #expect(try server.call("POST", "/v1/responses", body: "[]").status == 422, "valid JSON, not a response")
         #expect(try server.call("DELETE", "/v1/delivered/gate").status == 200)
-        // As DELETE /v1/requests/{id}: nothing to remove is a 404, not a removal claimed.
+        // As DELETE /v1/requests/{id}: nothing left to remove is a 404.
         let again = try server.call("DELETE", "/v1/delivered/gate")
         #expect(again.status == 404 && again.body.contains(#""code":"not_found""#), "\(again.body)")
         let removed = try server.call("POST", "/v1/responses", body: #"{"seq":5,"action":"ok"}"#)

@@ -266,36 +266,32 @@ struct DeliveredLedger {
     /// SPEC §4 order, which is not always the order they were numbered in (an event at a time a
     /// `tick` has already closed goes among that instant's entries by that order).
     func latestPosition(request: String, device: Int32) -> Int? {
-        if !forgotten.isEmpty && forgotten.contains(device) { return nil }
-        var latest: Int?
-        var sequence = 0
-        var seen = 0
-        var position = devices.count
-        while position > 0, seen < limit {
-            position -= 1
-            guard devices[position] == device else { continue }
-            seen += 1
-            if log[position].sequence > sequence && log[position].requestID == request {
-                latest = position
-                sequence = log[position].sequence
-            }
-        }
-        return latest
+        listedPositions(of: device).lazy.filter { log[$0].sequence > 0 && log[$0].requestID == request }
+            .max { log[$0].sequence < log[$1].sequence }
     }
 
-    /// Whether the device's newest `limit` entries hold one of `request` not numbered yet: a
-    /// notification of the instant still open, which ``latestPosition(request:device:)`` passes over.
+    /// Whether the device's listed entries hold one of `request` not numbered yet: a notification
+    /// of the instant still open, which ``latestPosition(request:device:)`` passes over. Entries
+    /// that are never numbered (an older checkpoint's, order -1) do not count.
     func holdsUnnumbered(request: String, device: Int32) -> Bool {
-        if !forgotten.isEmpty && forgotten.contains(device) { return false }
-        var seen = 0
-        var position = devices.count
-        while position > 0, seen < limit {
-            position -= 1
-            guard devices[position] == device else { continue }
-            seen += 1
-            if log[position].sequence == 0 && log[position].requestID == request { return true }
+        listedPositions(of: device).contains {
+            log[$0].sequence == 0 && orders[$0] >= 0 && log[$0].requestID == request
         }
-        return false
+    }
+
+    /// The positions of the interned `device`'s newest `limit` entries (those listed), newest
+    /// first; none for a forgotten device.
+    private func listedPositions(of device: Int32) -> UnfoldSequence<Int, (Int, Int)> {
+        let gone = !forgotten.isEmpty && forgotten.contains(device)
+        return sequence(state: (gone ? 0 : devices.count, 0)) { state in
+            while state.0 > 0, state.1 < limit {
+                state.0 -= 1
+                guard devices[state.0] == device else { continue }
+                state.1 += 1
+                return state.0
+            }
+            return nil
+        }
     }
 
     /// Whether the entry at `position` is among its device's newest `limit`: one that is not is

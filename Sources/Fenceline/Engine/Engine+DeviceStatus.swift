@@ -7,8 +7,8 @@ public struct DeviceStatus: Hashable, Sendable {
         public var requestID: String
         /// Whether the device is inside (after hysteresis, as its last event said).
         public var isInside: Bool
-        /// While inside, when the stay began: its enter's `since`, or the fix that began it
-        /// silently (a first fix, a muted enter), so it is known whether an event told it or not.
+        /// While inside, when the stay began: its enter's `since`, notified or muted, or the first
+        /// fix that placed the device inside without an enter.
         public var insideSince: Timestamp?
         /// When an open streak towards the other side began (its first fix or sighting), if one is open.
         public var changingSince: Timestamp?
