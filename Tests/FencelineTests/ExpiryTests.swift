@@ -119,6 +119,24 @@ import Testing
             ])
     }
 
+    /// A catalog whose request expired before the first reading, and an add record naming an
+    /// expires the clock has passed: the request leaves pending as it is added, and the readings
+    /// of that instant do not evaluate it (no initial enter, no expired exit before it).
+    @Test func aRequestAddedWithItsExpiresPassedIsNeverEvaluated() throws {
+        var request = F.circle("late", hysteresis: .naive) { $0.initial = .enter }
+        request.expires = F.at(5)
+        #expect(try Self.run([request], [F.fix(10, east: 0), F.fix(20, east: 0)]) == [])
+        let engine = try Engine(catalog: Catalog())
+        var events = engine.process(F.fix(10, east: 300))
+        request.expires = F.at(15)
+        events += engine.process(.control(ControlRecord(time: F.at(20), operation: .add(request))))
+        events += engine.process(F.fix(20, east: 0))
+        events += engine.process(F.fix(30, east: 0))
+        events += engine.finish()
+        #expect(events.map(Self.label) == [])
+        #expect(engine.pendingRequestIDs.isEmpty)
+    }
+
     @Test func aRequestAddedAlreadyExpiredExpiresAtTheClock() throws {
         var request = F.circle("late", hysteresis: .naive) { $0.initial = .enter }
         request.expires = F.at(-100)

@@ -5,15 +5,14 @@ import Logging
 /// `since` = `time`) that obeys `notifyOnExit`, schedules and `repeats` as any exit does.
 extension Engine {
     /// Schedules a new request's expiry, in every engine of a sharded run (each has devices to
-    /// exit); a due time already past fires when the clock next moves.
+    /// exit).
     func scheduleExpiry(_ entry: RequestEntry) {
         guard let expires = entry.request.expires, !restoring else { return }
         timers.schedule(.expiry, due: expires, setAt: clock, slot: entry.slot, device: -1, token: 0)
     }
 
     /// The request in `slot` expires at `due`: every device inside it exits, then it leaves pending.
-    /// One added with an `expires` already past expires when the clock next moves, its exits
-    /// stamped with the clock it was added at (events never go back in time).
+    /// Exits are never stamped before the clock the timer was set at: events never go back in time.
     func fireExpiry(_ timer: EngineTimer) {
         guard states[Int(timer.slot)].isAlive, requests[Int(timer.slot)].request.expires == timer.due else { return }
         let time = max(timer.due, timer.setAt)

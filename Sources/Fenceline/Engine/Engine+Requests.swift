@@ -253,8 +253,17 @@ extension Engine {
             proximity.append(
                 ProximityBinding(slot: slot, state: ProximityState(trigger: trigger, filters: request.filters)))
         }
-        if let timing, !restoring { scheduleTiming(entry, at: timing.firstDue(added: time)) }
-        scheduleExpiry(entry)
+        // Added with its `expires` already passed (SPEC §12: it leaves pending when the clock
+        // passes it), it leaves at once: no device is inside a request added now, so nothing exits,
+        // and no reading or timer of this instant evaluates it.
+        let expired = !restoring && request.expires.map { $0 < time } == true
+        if let timing, !restoring, !expired { scheduleTiming(entry, at: timing.firstDue(added: time)) }
+        if expired {
+            retire(slot)
+            requestLogger?.debug("request added expired", metadata: ["request": "\(request.id)"])
+        } else {
+            scheduleExpiry(entry)
+        }
         // However the id left the pending list (replaced now, removed or fired before), its
         // delivered entries take the new content and move to the top (SPEC §8).
         if !restoring && delivered.holdsEntries(of: request.id) {
