@@ -11,7 +11,8 @@ struct Next: AsyncParsableCommand {
         discussion: """
             Adds the catalog's requests at --after (default: now) and prints, for each, when it next \
             fires: the time-interval or calendar date (--after itself for one already due, which \
-            fires as it is added), or null for region and beacon requests (they fire on readings). \
+            fires as it is added), or null for region and beacon requests (they fire on readings) \
+            and for a time request that will not fire again before its expires. \
             Calendar dates follow the DST rules of SPEC §7. As NDJSON by default, or aligned text \
             with the local time in the trigger's zone.
 
@@ -60,7 +61,13 @@ struct Next: AsyncParsableCommand {
                         line += "  (\(Self.local(next, zone: calendar.timeZone)))"
                     }
                 } else {
-                    line += pending ? "  on readings" : "  never"
+                    // A time trigger with no date will not fire again (used up, or expired first).
+                    let timed: Bool
+                    switch request.trigger {
+                    case .timeInterval, .calendar: timed = true
+                    case .region, .beacon, .proximity: timed = false
+                    }
+                    line += pending && !timed ? "  on readings" : "  never"
                 }
                 output += line + "\n"
             case .ndjson:

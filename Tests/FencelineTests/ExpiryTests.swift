@@ -137,6 +137,25 @@ import Testing
         #expect(engine.pendingRequestIDs.isEmpty)
     }
 
+    /// `nextTriggerDate` (`GET /v1/requests`, `fenceline next`) gives no date past a request's
+    /// `expires`; one due at that very instant is given, and fires (the instant's timers come
+    /// before the expiry).
+    @Test func noNextTriggerDateComesAfterTheExpiry() throws {
+        func timer(_ id: String, every seconds: Double) -> NotificationRequest {
+            var request = NotificationRequest(
+                id: id, trigger: .timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: seconds), repeats: true))
+            )
+            request.expires = F.at(100)
+            return request
+        }
+        let engine = try Engine(catalog: Catalog(requests: [timer("late", every: 200), timer("last", every: 90)]))
+        var events = engine.advance(to: F.at(10))
+        #expect(engine.nextTriggerDate(forRequest: "late") == nil)
+        #expect(engine.nextTriggerDate(forRequest: "last") == F.at(100))
+        events += engine.advance(to: F.at(300))
+        #expect(events.map(\.requestID) == ["last"] && events.first?.time == F.at(100))
+    }
+
     @Test func aRequestAddedAlreadyExpiredExpiresAtTheClock() throws {
         var request = F.circle("late", hysteresis: .naive) { $0.initial = .enter }
         request.expires = F.at(-100)

@@ -192,9 +192,17 @@ extension Engine {
     ///
     /// For a request with a `schedule` it is the first due time inside a window, found the way
     /// ``fireTiming(_:)`` moves past muted ones (SPEC §7); `nil` when none comes within
-    /// ``scheduledSearchLimit`` window openings.
+    /// ``scheduledSearchLimit`` window openings, or when it comes after the request's `expires`
+    /// (a timer due at that instant still fires: the expiry comes after the instant's timers).
     public func nextTriggerDate(forRequest id: String) -> Timestamp? {
-        guard let slot = liveSlot(ofRequest: id), var due = states[Int(slot)].nextFire else { return nil }
+        guard let slot = liveSlot(ofRequest: id), let due = nextScheduledFire(slot: slot) else { return nil }
+        if let expires = requests[Int(slot)].request.expires, due > expires { return nil }
+        return due
+    }
+
+    /// The next due time of the timed request in `slot` that its schedule lets fire.
+    private func nextScheduledFire(slot: Int32) -> Timestamp? {
+        guard var due = states[Int(slot)].nextFire else { return nil }
         let entry = requests[Int(slot)]
         guard let gate = entry.gate, let timing = entry.timing else { return due }
         for _ in 0..<Self.scheduledSearchLimit {
