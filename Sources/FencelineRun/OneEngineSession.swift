@@ -67,6 +67,7 @@ final class OneEngineSession: DrivenSession {
         _ fix: NDJSONReadingDecoder.CanonicalParts, in bytes: UnsafeBufferPointer<UInt8>, _ number: Int,
         output: RunOutput
     ) {
+        if output.stopping && endsBeforeLaterInstant(fix.time, output: output) { return }
         if refusesLead(fix.time, line: number, output: output) { return }
         // Only a reorder window keeps the fix itself (its speed, heading and altitude too); it may
         // release a `respond` record it held, whose outcome is told at once.
@@ -81,10 +82,19 @@ final class OneEngineSession: DrivenSession {
                 coordinate: fix.coordinate, accuracy: fix.accuracy))
     }
 
+    /// While a stop waits for the end of the instant at the clock (``RunOutput/stopping``): a line
+    /// of a later time ends the run before it is applied, as the first line after the cut.
+    private func endsBeforeLaterInstant(_ time: Timestamp?, output: RunOutput) -> Bool {
+        guard let time, let clock = engine.clock, time > clock else { return false }
+        output.interrupt()
+        return true
+    }
+
     /// Decodes and applies a line that is not a canonical fix.
     private func decodeInFull(_ line: UnsafeBufferPointer<UInt8>, _ number: Int, output: RunOutput) {
         do throws(LineError) {
             if let reading = try output.decoder.decode(line, number: number, afterCanonical: true) {
+                if output.stopping && endsBeforeLaterInstant(reading.time, output: output) { return }
                 if refusesLead(reading.time, line: number, output: output) { return }
                 if case .control(let control) = reading, case .respond(let response) = control.operation {
                     unansweredResponses.append((response, number))

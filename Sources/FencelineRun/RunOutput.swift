@@ -29,6 +29,14 @@ final class RunOutput {
     @exclusivity(unchecked) var eventLimit: Int?
     /// Whether ``shouldStop`` stopped the run.
     @exclusivity(unchecked) private(set) var interrupted = false
+    /// Set for an NDJSON or CSV input of a run that writes a checkpoint: a stop asked for then
+    /// waits for the instant at the clock to end (see ``stopping``), so that the checkpoint is
+    /// taken between two times and resuming on the lines not applied goes on exactly (SPEC §10).
+    @exclusivity(unchecked) var finishesInstantOnStop = false
+    /// A stop was asked for and waits for the first line of a later time than the clock, which
+    /// the session then leaves unapplied (`OneEngineSession.endsBeforeLaterInstant`), or for the
+    /// input to end (a pipe with nothing ready ends it).
+    @exclusivity(unchecked) private(set) var stopping = false
     /// The current input's name (for bad-line reports), whether it is live (its events are written
     /// as they come) and the decoder of its lines; set by the driver as each input begins.
     @exclusivity(unchecked) var file = ""
@@ -98,6 +106,7 @@ final class RunOutput {
         deferredEvents.removeAll(keepingCapacity: true)
         emit(events, flush: live)
         deferringEncoding = wasDeferring
+        // A jump stops at once, even while a stop waits for the instant's end: it may be long.
         if let shouldStop, shouldStop() { interrupt() }
         return keepsReading
     }
@@ -120,14 +129,25 @@ final class RunOutput {
         emit(events, flush: live)
         if summary.readings == 1 { steadyStart = .now(readings: 1) }
         meter?.note(summary)
-        if live || summary.readings & 63 == 0, let shouldStop, shouldStop() { interrupt() }
+        if stopping {
+            // An instant that does not end (a pipe always ready with lines of one time) ends the
+            // wait after a few seconds: the stop is then made within it.
+            if summary.readings & 4095 == 0, DispatchTime.now().uptimeNanoseconds > stoppingDeadline { interrupt() }
+        } else if live || summary.readings & 63 == 0, let shouldStop, shouldStop() {
+            stopAsked()
+        }
     }
 
-    /// Counts a bad line (located); under `--strict` it stops the run.
+    /// Counts a bad line (located); under `--strict` it stops the run. A bad line while a stop
+    /// waits for the instant's end stops the run there (an endless stream of them would not end).
     func reject(_ error: InputError) {
         guard keepsReading else { return }
         keepsReading = badLines.reject(error, report: report)
-        if let shouldStop, shouldStop() { interrupt() }
+        if stopping {
+            interrupt()
+        } else if let shouldStop, shouldStop() {
+            stopAsked()
+        }
     }
 
     /// Counts a bad line of the current input.
@@ -135,7 +155,18 @@ final class RunOutput {
         reject(error.located(file: file, line: line))
     }
 
-    private func interrupt() {
+    /// A stop asked for (a signal): at once, or at the end of the instant at the clock.
+    private func stopAsked() {
+        guard finishesInstantOnStop else { return interrupt() }
+        stopping = true
+        stoppingDeadline = DispatchTime.now().uptimeNanoseconds + 5_000_000_000
+    }
+
+    /// When a stop waiting for the instant's end is made regardless (uptime, nanoseconds).
+    private var stoppingDeadline: UInt64 = 0
+
+    /// Stops the run: nothing more is read.
+    func interrupt() {
         interrupted = true
         keepsReading = false
     }

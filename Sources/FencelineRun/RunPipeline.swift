@@ -201,6 +201,10 @@ public final class RunPipeline {
     ) throws -> Summary {
         let readers = try inputs.map { path throws(InputError) in try LineReader(path: path) }
         for reader in readers { reader.endsOnInterruption = shouldStop }
+        // A stop that waits for the instant's end reads on what a pipe already holds (see
+        // RunOutput.stopping), set below once the output exists.
+        let stopping = StoppingFlag()
+        for reader in readers { reader.readsReadyInputOnInterruption = { stopping.output?.stopping == true } }
         steadyStart = nil
         lastCheckpoint = nil
         lastEngine = nil
@@ -212,6 +216,7 @@ public final class RunPipeline {
             badLines: BadLineCounter(maximumReported: options.maximumReported, strict: options.strict),
             shouldStop: shouldStop, encodesInBackground: session is ShardedSession)
         output.eventLimit = maximumEvents
+        stopping.output = output
         // One engine writes the events of a clock jump as it makes them (a sharded run holds a
         // batch's events to merge them).
         lastEngine?.spill = { [unowned output] events in output.spill(events) }
@@ -234,6 +239,11 @@ public final class RunPipeline {
             output.readsFile = reader.size != nil
             output.live = reader.name == "-" || options.clock == .wall
             let format = try InputFormat.of(reader, forced: options.inputFormat)
+            // Lines that carry their own time, applied as read (no reorder window: the clock
+            // would follow the held readings, not the lines): a stop can wait for the instant's end.
+            output.finishesInstantOnStop =
+                checkpointing && session is OneEngineSession && options.reorderWindow == .zero
+                && (format == .ndjson || format == .csv)
             output.decoder = LineDecoder(
                 format: format, device: options.device ?? ReadingSource.fileDevice(reader.name), requests: requests)
             try read(reader, format: format, requests: requests, into: session, output: output)
@@ -371,3 +381,9 @@ public final class RunPipeline {
 
 @available(*, unavailable)
 extension RunPipeline: Sendable {}
+
+/// The run's output, for the readers' question whether a stop waits for the instant's end: the
+/// readers are made before it.
+private final class StoppingFlag {
+    var output: RunOutput?
+}

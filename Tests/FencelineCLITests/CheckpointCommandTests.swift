@@ -289,6 +289,55 @@ import Testing
             try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "--checkpoint", "-", first]).status == 64)
     }
 
+    /// A signal that comes while a fleet's readings share a second: the run reads on to the end
+    /// of that instant and stops before the first line of the next, so the checkpoint is taken
+    /// between two times and resuming on the rest gives, after the first run's output, exactly
+    /// the output of one run (a stop within the instant would have closed it early).
+    @Test func aSignalAmongReadingsOfOneSecondStopsAtTheSecondsEnd() async throws {
+        let directory = try CLI.temporaryDirectory()
+        var generator = SplitMix(state: 11)
+        var lines: [String] = []
+        for index in 0..<30_000 {
+            let device = Int.random(in: 0..<3_000, using: &generator)
+            let longitude = 4.89 + Double.random(in: -0.004...0.004, using: &generator)
+            lines.append(
+                #"{"device":"v\#(device)","time":\#(1_772_438_400 + index / 1_500),"lat":52.37,"lon":\#(longitude)}"#)
+        }
+        let readings = directory.appendingPathComponent("fleet.ndjson")
+        try Data(lines.map { $0 + "\n" }.joined().utf8).write(to: readings)
+        let catalog = directory.appendingPathComponent("catalog.json")
+        try Data(
+            #"{"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":150,"hysteresis":"naive"}},{"id":"yard","trigger":{"type":"region","center":{"lat":52.37,"lon":4.892},"radius":120,"hysteresis":"naive"}}]}"#
+                .utf8
+        )
+        .write(to: catalog)
+        let whole = try CLI.run(["run", "--triggers", catalog.path, readings.path])
+        let state = directory.appendingPathComponent("state.ckpt").path
+        let outURL = directory.appendingPathComponent("stdout")
+        let errURL = directory.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.currentDirectoryURL = Fixtures.packageRoot
+        process.arguments = ["run", "--triggers", catalog.path, readings.path, "--checkpoint", state]
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        try process.run()
+        try await Task.sleep(for: .milliseconds(300))
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let errors = try String(contentsOf: errURL, encoding: .utf8)
+        #expect(process.terminationStatus == 0, "\(errors)")
+        let read = Int(errors.split(separator: " ")[1]) ?? -1
+        #expect(read % 1_500 == 0 && read < lines.count, "stopped at the end of a second: \(errors)")
+        let head = try String(contentsOf: outURL, encoding: .utf8)
+        let rest = directory.appendingPathComponent("rest.ndjson")
+        try Data(lines[read...].map { $0 + "\n" }.joined().utf8).write(to: rest)
+        let tail = try CLI.run(["run", "--resume", state, rest.path])
+        #expect(head + tail.stdout == whole.stdout)
+    }
+
     /// SIGINT or SIGTERM during a run with --checkpoint: it stops after the line at hand, writes
     /// the events and the checkpoint and exits 0; resuming on the lines it did not apply goes on
     /// exactly (the summary line says how many it read). A line half written when the signal

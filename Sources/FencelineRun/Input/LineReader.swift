@@ -37,6 +37,10 @@ public final class LineReader {
     /// Asked while a read waits (on a pipe, every tenth of a second) or is interrupted by a
     /// signal: `true` ends the input there (a run stopped by SIGINT while its input is quiet).
     public var endsOnInterruption: (() -> Bool)?
+    /// Asked when ``endsOnInterruption`` says to end: `true` reads on while the pipe holds input
+    /// ready (a run finishing the instant at its clock before it stops), ending only where a read
+    /// would wait.
+    public var readsReadyInputOnInterruption: (() -> Bool)?
     /// Whether the input ended there: an unterminated last line is then a line still being
     /// written, not the input's last, and is left unread (a resume on the rest reads it whole).
     public private(set) var wasInterrupted = false
@@ -151,7 +155,11 @@ public final class LineReader {
         guard let endsOnInterruption, size == nil else { return true }
         // Asked before each read too: a source that is always ready (/dev/zero, a fast pipe)
         // never lets the poll below wait.
-        if endsOnInterruption() { return false }
+        if endsOnInterruption() {
+            guard readsReadyInputOnInterruption?() == true else { return false }
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            return poll(&ready, 1, 0) > 0
+        }
         var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         while poll(&ready, 1, 100) <= 0 {
             if endsOnInterruption() { return false }
