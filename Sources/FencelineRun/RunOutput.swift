@@ -34,9 +34,11 @@ final class RunOutput {
     /// taken between two times and resuming on the lines not applied goes on exactly (SPEC §10).
     @exclusivity(unchecked) var finishesInstantOnStop = false
     /// A stop was asked for and waits for the first line of a later time than the clock, which
-    /// the session then leaves unapplied (`OneEngineSession.endsBeforeLaterInstant`), or for the
-    /// input to end (a pipe with nothing ready ends it).
+    /// the session then leaves unapplied (`OneEngineSession.endsBeforeLaterInstant`); a pipe with
+    /// nothing ready, an input of another kind next, or ``stoppingTimedOut`` stops it where it is.
     @exclusivity(unchecked) private(set) var stopping = false
+    /// When a stop waiting for the instant's end is made regardless (uptime, nanoseconds).
+    @exclusivity(unchecked) private var stoppingDeadline: UInt64 = .max
     /// The current input's name (for bad-line reports), whether it is live (its events are written
     /// as they come) and the decoder of its lines; set by the driver as each input begins.
     @exclusivity(unchecked) var file = ""
@@ -106,7 +108,7 @@ final class RunOutput {
         deferredEvents.removeAll(keepingCapacity: true)
         emit(events, flush: live)
         deferringEncoding = wasDeferring
-        // A jump stops at once, even while a stop waits for the instant's end: it may be long.
+        // A jump stops at once, not at the end of an instant: it may be long.
         if let shouldStop, shouldStop() { interrupt() }
         return keepsReading
     }
@@ -129,25 +131,14 @@ final class RunOutput {
         emit(events, flush: live)
         if summary.readings == 1 { steadyStart = .now(readings: 1) }
         meter?.note(summary)
-        if stopping {
-            // An instant that does not end (a pipe always ready with lines of one time) ends the
-            // wait after a few seconds: the stop is then made within it.
-            if summary.readings & 4095 == 0, DispatchTime.now().uptimeNanoseconds > stoppingDeadline { interrupt() }
-        } else if live || summary.readings & 63 == 0, let shouldStop, shouldStop() {
-            stopAsked()
-        }
+        if !stopping, live || summary.readings & 63 == 0, let shouldStop, shouldStop() { stopAsked() }
     }
 
-    /// Counts a bad line (located); under `--strict` it stops the run. A bad line while a stop
-    /// waits for the instant's end stops the run there (an endless stream of them would not end).
+    /// Counts a bad line (located); under `--strict` it stops the run.
     func reject(_ error: InputError) {
         guard keepsReading else { return }
         keepsReading = badLines.reject(error, report: report)
-        if stopping {
-            interrupt()
-        } else if let shouldStop, shouldStop() {
-            stopAsked()
-        }
+        if !stopping, let shouldStop, shouldStop() { stopAsked() }
     }
 
     /// Counts a bad line of the current input.
@@ -159,11 +150,13 @@ final class RunOutput {
     private func stopAsked() {
         guard finishesInstantOnStop else { return interrupt() }
         stopping = true
-        stoppingDeadline = DispatchTime.now().uptimeNanoseconds + 5_000_000_000
+        stoppingDeadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
     }
 
-    /// When a stop waiting for the instant's end is made regardless (uptime, nanoseconds).
-    private var stoppingDeadline: UInt64 = 0
+    /// Whether a stop has waited two seconds for its instant to end (a pipe always ready with
+    /// lines of one time, or blank ones, would keep it waiting for ever): it is then made where
+    /// the run is. Asked for every line while ``stopping``.
+    var stoppingTimedOut: Bool { stopping && DispatchTime.now().uptimeNanoseconds > stoppingDeadline }
 
     /// Stops the run: nothing more is read.
     func interrupt() {

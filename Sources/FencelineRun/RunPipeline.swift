@@ -126,7 +126,8 @@ public final class RunPipeline {
     /// Such a run uses one engine whatever `threads` says.
     public var checkpointing = false
     /// Asked after each line of a live input, every 64th of a file, when set: `true` stops reading
-    /// there (SIGINT or SIGTERM under `--checkpoint`); the run then ends as if the input had ended.
+    /// there (SIGINT or SIGTERM under `--checkpoint`), or at the end of the instant at hand when
+    /// the input allows it (see `RunOutput.stopping`); the run then ends as if the input had ended.
     public var shouldStop: (() -> Bool)?
     /// The state the last run ended with, when ``checkpointing``.
     public private(set) var lastCheckpoint: [UInt8]?
@@ -201,10 +202,10 @@ public final class RunPipeline {
     ) throws -> Summary {
         let readers = try inputs.map { path throws(InputError) in try LineReader(path: path) }
         for reader in readers { reader.endsOnInterruption = shouldStop }
-        // A stop that waits for the instant's end reads on what a pipe already holds (see
-        // RunOutput.stopping), set below once the output exists.
-        let stopping = StoppingFlag()
-        for reader in readers { reader.readsReadyInputOnInterruption = { stopping.output?.stopping == true } }
+        // A stop that may wait for the instant's end reads on what a pipe already holds (see
+        // RunOutput.stopping).
+        let stopWait = StopWait()
+        for reader in readers { reader.readsReadyInputOnInterruption = { stopWait.readsOn() } }
         steadyStart = nil
         lastCheckpoint = nil
         lastEngine = nil
@@ -216,7 +217,6 @@ public final class RunPipeline {
             badLines: BadLineCounter(maximumReported: options.maximumReported, strict: options.strict),
             shouldStop: shouldStop, encodesInBackground: session is ShardedSession)
         output.eventLimit = maximumEvents
-        stopping.output = output
         // One engine writes the events of a clock jump as it makes them (a sharded run holds a
         // batch's events to merge them).
         lastEngine?.spill = { [unowned output] events in output.spill(events) }
@@ -239,11 +239,17 @@ public final class RunPipeline {
             output.readsFile = reader.size != nil
             output.live = reader.name == "-" || options.clock == .wall
             let format = try InputFormat.of(reader, forced: options.inputFormat)
-            // Lines that carry their own time, applied as read (no reorder window: the clock
-            // would follow the held readings, not the lines): a stop can wait for the instant's end.
+            // Lines that carry their own time, applied as read (no reorder window, no wall clock:
+            // the clock would follow the held readings or the wall, not the lines): a stop can
+            // wait for the instant's end, into this input from the one before it too.
             output.finishesInstantOnStop =
                 checkpointing && session is OneEngineSession && options.reorderWindow == .zero
-                && (format == .ndjson || format == .csv)
+                && options.clock != .wall && (format == .ndjson || format == .csv)
+            if output.stopping && !output.finishesInstantOnStop {
+                output.interrupt()
+                break
+            }
+            stopWait.set(finishesInstant: output.finishesInstantOnStop)
             output.decoder = LineDecoder(
                 format: format, device: options.device ?? ReadingSource.fileDevice(reader.name), requests: requests)
             try read(reader, format: format, requests: requests, into: session, output: output)
@@ -251,6 +257,8 @@ public final class RunPipeline {
             if let reading = output.decoder.finish() { apply(reading, to: session, output: output) }
             session.endInput(output: output)
             if output.keepsReading, let failure = reader.failure { output.reject(failure) }
+            // A pipe the stop ended: the inputs after it are not read.
+            if reader.wasInterrupted { output.interrupt() }
         }
         // A run stopped early (strict, or interrupted) ends at the clock of the last line it read.
         // (A signal may also end the input while a read waits, before any line notices it.)
@@ -384,6 +392,27 @@ extension RunPipeline: Sendable {}
 
 /// The run's output, for the readers' question whether a stop waits for the instant's end: the
 /// readers are made before it.
-private final class StoppingFlag {
-    var output: RunOutput?
+/// Whether a reader whose run was asked to stop reads on what a pipe holds ready: while the
+/// run may wait for the end of the instant (set for each input before it is read), and for at
+/// most two seconds from the first time it asks, so that a pipe always ready (blank lines, lines
+/// of one time) cannot keep it reading. Asked by the reader, which may inflate on a thread of
+/// its own, hence the lock.
+private final class StopWait: @unchecked Sendable {
+    private let lock = NSLock()
+    private var finishesInstant = false
+    private var firstAsked: UInt64?
+
+    func set(finishesInstant: Bool) {
+        lock.withLock { self.finishesInstant = finishesInstant }
+    }
+
+    func readsOn() -> Bool {
+        lock.withLock {
+            guard finishesInstant else { return false }
+            let now = DispatchTime.now().uptimeNanoseconds
+            let first = firstAsked ?? now
+            firstAsked = first
+            return now - first < 2_000_000_000
+        }
+    }
 }

@@ -57,7 +57,8 @@ enum CheckpointFile {
 }
 
 /// SIGINT and SIGTERM during a run that writes a checkpoint: the run stops after the line at hand
-/// and ends normally, writing its events and the checkpoint (SPEC §10).
+/// (on NDJSON and CSV, at the end of that line's instant: see `RunOutput.stopping`) and ends
+/// normally, writing its events and the checkpoint (SPEC §10).
 enum StopSignals {
     /// Set by the handler, read by the run after each line.
     private static let received = Atomic<Bool>(false)

@@ -12,7 +12,7 @@ struct Next: AsyncParsableCommand {
             Adds the catalog's requests at --after (default: now) and prints, for each, when it next \
             fires: the time-interval or calendar date (--after itself for one already due, which \
             fires as it is added), or null for region and beacon requests (they fire on readings) \
-            and for a time request that will not fire again before its expires. \
+            and for a time request that will not fire again by its expires. \
             Calendar dates follow the DST rules of SPEC §7. As NDJSON by default, or aligned text \
             with the local time in the trigger's zone.
 

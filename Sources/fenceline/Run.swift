@@ -94,7 +94,7 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "At the end (or on SIGINT or SIGTERM, after the line at hand), write the engine's whole state to this file, to go on with --resume.",
+            "At the end (or on SIGINT or SIGTERM, after the line at hand or its instant), write the engine's whole state to this file, to go on with --resume.",
             valueName: "file"))
     var checkpoint: String?
 

@@ -324,7 +324,12 @@ import Testing
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         try process.run()
-        try await Task.sleep(for: .milliseconds(300))
+        // Once events come out the run is reading (and its signal handler set); a debug build
+        // takes seconds over the whole file.
+        for _ in 0..<200 where (try? FileManager.default.attributesOfItem(atPath: outURL.path)[.size] as? Int) ?? 0 == 0
+        {
+            try await Task.sleep(for: .milliseconds(25))
+        }
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         let errors = try String(contentsOf: errURL, encoding: .utf8)

@@ -152,11 +152,14 @@ import Testing
         var events = engine.advance(to: F.at(10))
         #expect(engine.nextTriggerDate(forRequest: "late") == nil)
         #expect(engine.nextTriggerDate(forRequest: "last") == F.at(100))
+        #expect(engine.pendingRequestIDs == ["last"], "one that cannot fire by its expires is not pending")
+        #expect(engine.pendingRequestCount == 1)
         events += engine.advance(to: F.at(300))
         #expect(events.map(\.requestID) == ["last"] && events.first?.time == F.at(100))
     }
 
-    @Test func aRequestAddedAlreadyExpiredExpiresAtTheClock() throws {
+    /// Added through the library with its expires long passed: nothing fires, nothing is pending.
+    @Test func aRequestAddedAlreadyExpiredFiresNothing() throws {
         var request = F.circle("late", hysteresis: .naive) { $0.initial = .enter }
         request.expires = F.at(-100)
         let engine = try Engine(catalog: Catalog())
@@ -165,7 +168,6 @@ import Testing
         events += engine.process(F.fix(10, east: 0))
         events += engine.process(F.fix(20, east: 0))
         events += engine.finish()
-        // Never earlier than the clock it was added at, and never a negative duration.
         #expect(events.map(Self.label) == [])
         #expect(engine.pendingRequestIDs.isEmpty)
     }

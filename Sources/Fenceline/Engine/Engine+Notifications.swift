@@ -178,12 +178,15 @@ extension Engine {
     }
 
     /// Whether `entry` is still pending: live, not finished, not used up by every device of its
-    /// scope, and (a time trigger) with a date still to come.
+    /// scope, and (a time trigger) with a date still to come by its `expires`.
     func canStillFire(_ entry: RequestEntry) -> Bool {
         let state = states[Int(entry.slot)]
         guard state.isAlive, !state.isFinished else { return false }
         if let scope = entry.scopeNames, state.finishedDevices >= scope.count { return false }
-        if entry.timing != nil, clock != nil, state.nextFire == nil { return false }
+        if entry.timing != nil, clock != nil {
+            guard let next = state.nextFire else { return false }
+            if let expires = entry.request.expires, next > expires { return false }
+        }
         return true
     }
 

@@ -2,7 +2,8 @@ import Logging
 
 extension Engine {
     /// Adds `request` at the clock, replacing a pending request with the same id (its trigger
-    /// state starts afresh). Before the first reading it joins the start catalog.
+    /// state starts afresh). Before the first reading it joins the start catalog. One whose
+    /// `expires` the clock has passed leaves pending as it is added (SPEC §12).
     /// - Throws: ``CatalogError`` when the request is invalid.
     public func add(_ request: NotificationRequest) throws {
         let issues = issues(in: request, path: "request")
@@ -161,7 +162,8 @@ extension Engine {
         }
     }
 
-    /// Makes `request` live at `time`, replacing any request with its id.
+    /// Makes `request` live at `time`, replacing any request with its id; one whose `expires` is
+    /// before `time` replaces it but leaves pending at once.
     /// - Parameter fingerprint: the id's ``RequestIDTable/fingerprint(_:)``, when a bulk load
     ///   computed it to prefetch the id's place.
     func install(_ request: NotificationRequest, at time: Timestamp, fingerprint: UInt64? = nil) {
@@ -231,6 +233,36 @@ extension Engine {
         if case .polygon(let shape)? = fence?.shape { polygons.append(shape) }
         flatSlots.append(HotSlot(entry: entry, polygon: polygons.count - 1))
         visited.append(0)
+        // Added with its `expires` already passed (SPEC §12: it leaves pending when the clock
+        // passes it), it is dead from the start: no device is inside a request added now, so
+        // nothing exits, and nothing of this instant evaluates it. It is never indexed or listed,
+        // so a catalog of many such requests costs no more than its live ones.
+        if !restoring, let expires = request.expires, expires < time {
+            states[Int(slot)].isAlive = false
+            flatSlots[Int(slot)].isAlive = false
+            slotsByID.remove(id, slot: slot)
+            requestLogger?.debug("request added expired", metadata: ["request": "\(request.id)"])
+        } else {
+            activate(
+                entry, request: request, trigger: trigger, fence: fence, region: region, beacon: beacon, timing: timing,
+                at: time)
+        }
+        // However the id left the pending list (replaced now, removed or fired before), its
+        // delivered entries take the new content and move to the top (SPEC §8).
+        if !restoring && delivered.holdsEntries(of: request.id) {
+            delivered.replace(
+                requestID: request.id, content: request.content,
+                actions: request.content.category.flatMap { categories[$0]?.actions } ?? [], at: clock)
+        }
+    }
+
+    /// Indexes and lists a request `install` made live, and schedules its timers. Its parts come
+    /// as `install` read them, each once (a million fences read them a million times).
+    private func activate(
+        _ entry: RequestEntry, request: NotificationRequest, trigger: Trigger, fence: PreparedFence?,
+        region: RegionEntry?, beacon: BeaconEntry?, timing: TimingEntry?, at time: Timestamp
+    ) {
+        let slot = entry.slot
         if let fence, let settings = region?.settings.values.pointee {
             let bounds = fence.bounds
             index.insert(slot: slot, bounds: bounds.expanded(byMetres: settings.reach), packingLater: bulkInstalling)
@@ -253,24 +285,8 @@ extension Engine {
             proximity.append(
                 ProximityBinding(slot: slot, state: ProximityState(trigger: trigger, filters: request.filters)))
         }
-        // Added with its `expires` already passed (SPEC §12: it leaves pending when the clock
-        // passes it), it leaves at once: no device is inside a request added now, so nothing exits,
-        // and no reading or timer of this instant evaluates it.
-        let expired = !restoring && request.expires.map { $0 < time } == true
-        if let timing, !restoring, !expired { scheduleTiming(entry, at: timing.firstDue(added: time)) }
-        if expired {
-            retire(slot)
-            requestLogger?.debug("request added expired", metadata: ["request": "\(request.id)"])
-        } else {
-            scheduleExpiry(entry)
-        }
-        // However the id left the pending list (replaced now, removed or fired before), its
-        // delivered entries take the new content and move to the top (SPEC §8).
-        if !restoring && delivered.holdsEntries(of: request.id) {
-            delivered.replace(
-                requestID: request.id, content: request.content,
-                actions: request.content.category.flatMap { categories[$0]?.actions } ?? [], at: clock)
-        }
+        if let timing, !restoring { scheduleTiming(entry, at: timing.firstDue(added: time)) }
+        scheduleExpiry(entry)
     }
 
     /// Takes a request out: it no longer matches, and its records and timers are dropped lazily.
