@@ -86,8 +86,8 @@ final class OneEngineSession: DrivenSession {
     /// of a later time ends the run before it is applied, as the first line after the cut (as
     /// does any line once the wait has timed out).
     private func endsBeforeLaterInstant(_ time: Timestamp?, output: RunOutput) -> Bool {
-        guard output.stoppingTimedOut || (time != nil && engine.clock.map { time! > $0 } == true) else {
-            return false
+        if !output.stoppingTimedOut {
+            guard let time, let clock = engine.clock, time > clock else { return false }
         }
         output.interrupt()
         return true
@@ -96,7 +96,7 @@ final class OneEngineSession: DrivenSession {
     /// Decodes and applies a line that is not a canonical fix.
     private func decodeInFull(_ line: UnsafeBufferPointer<UInt8>, _ number: Int, output: RunOutput) {
         // Lines that give no reading (blank, a bad CSV header's rows) must not keep a stop waiting.
-        if output.stopping && output.stoppingTimedOut { return output.interrupt() }
+        if output.stoppingTimedOut { return output.interrupt() }
         do throws(LineError) {
             if let reading = try output.decoder.decode(line, number: number, afterCanonical: true) {
                 if output.stopping && endsBeforeLaterInstant(reading.time, output: output) { return }

@@ -29,16 +29,15 @@ final class RunOutput {
     @exclusivity(unchecked) var eventLimit: Int?
     /// Whether ``shouldStop`` stopped the run.
     @exclusivity(unchecked) private(set) var interrupted = false
-    /// Set for an NDJSON or CSV input of a run that writes a checkpoint: a stop asked for then
-    /// waits for the instant at the clock to end (see ``stopping``), so that the checkpoint is
-    /// taken between two times and resuming on the lines not applied goes on exactly (SPEC §10).
-    @exclusivity(unchecked) var finishesInstantOnStop = false
+    /// Whether a stop asked for may wait for the instant at the clock to end, and for how long
+    /// (allowed for an NDJSON or CSV input of a run that writes a checkpoint): the checkpoint is
+    /// then taken between two times, and resuming on the lines not applied goes on exactly
+    /// (SPEC §10).
+    @exclusivity(unchecked) var instantStop = InstantStop()
     /// A stop was asked for and waits for the first line of a later time than the clock, which
     /// the session then leaves unapplied (`OneEngineSession.endsBeforeLaterInstant`); a pipe with
     /// nothing ready, an input of another kind next, or ``stoppingTimedOut`` stops it where it is.
     @exclusivity(unchecked) private(set) var stopping = false
-    /// When a stop waiting for the instant's end is made regardless (uptime, nanoseconds).
-    @exclusivity(unchecked) private var stoppingDeadline: UInt64 = .max
     /// The current input's name (for bad-line reports), whether it is live (its events are written
     /// as they come) and the decoder of its lines; set by the driver as each input begins.
     @exclusivity(unchecked) var file = ""
@@ -148,15 +147,14 @@ final class RunOutput {
 
     /// A stop asked for (a signal): at once, or at the end of the instant at the clock.
     private func stopAsked() {
-        guard finishesInstantOnStop else { return interrupt() }
+        guard instantStop.isAllowed else { return interrupt() }
         stopping = true
-        stoppingDeadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
+        instantStop.start()
     }
 
-    /// Whether a stop has waited two seconds for its instant to end (a pipe always ready with
-    /// lines of one time, or blank ones, would keep it waiting for ever): it is then made where
+    /// Whether a stop has waited as long as it may for its instant to end: it is then made where
     /// the run is. Asked for every line while ``stopping``.
-    var stoppingTimedOut: Bool { stopping && DispatchTime.now().uptimeNanoseconds > stoppingDeadline }
+    var stoppingTimedOut: Bool { stopping && instantStop.hasTimedOut }
 
     /// Stops the run: nothing more is read.
     func interrupt() {

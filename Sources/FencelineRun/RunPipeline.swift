@@ -202,10 +202,9 @@ public final class RunPipeline {
     ) throws -> Summary {
         let readers = try inputs.map { path throws(InputError) in try LineReader(path: path) }
         for reader in readers { reader.endsOnInterruption = shouldStop }
-        // A stop that may wait for the instant's end reads on what a pipe already holds (see
-        // RunOutput.stopping).
-        let stopWait = StopWait()
-        for reader in readers { reader.readsReadyInputOnInterruption = { stopWait.readsOn() } }
+        // A stop that may wait for the instant's end reads on what a pipe already holds.
+        let instantStop = InstantStop()
+        for reader in readers { reader.readsReadyInputOnInterruption = { instantStop.readsOn() } }
         steadyStart = nil
         lastCheckpoint = nil
         lastEngine = nil
@@ -217,6 +216,7 @@ public final class RunPipeline {
             badLines: BadLineCounter(maximumReported: options.maximumReported, strict: options.strict),
             shouldStop: shouldStop, encodesInBackground: session is ShardedSession)
         output.eventLimit = maximumEvents
+        output.instantStop = instantStop
         // One engine writes the events of a clock jump as it makes them (a sharded run holds a
         // batch's events to merge them).
         lastEngine?.spill = { [unowned output] events in output.spill(events) }
@@ -242,14 +242,13 @@ public final class RunPipeline {
             // Lines that carry their own time, applied as read (no reorder window, no wall clock:
             // the clock would follow the held readings or the wall, not the lines): a stop can
             // wait for the instant's end, into this input from the one before it too.
-            output.finishesInstantOnStop =
+            instantStop.isAllowed =
                 checkpointing && session is OneEngineSession && options.reorderWindow == .zero
                 && options.clock != .wall && (format == .ndjson || format == .csv)
-            if output.stopping && !output.finishesInstantOnStop {
+            if output.stopping && !instantStop.isAllowed {
                 output.interrupt()
                 break
             }
-            stopWait.set(finishesInstant: output.finishesInstantOnStop)
             output.decoder = LineDecoder(
                 format: format, device: options.device ?? ReadingSource.fileDevice(reader.name), requests: requests)
             try read(reader, format: format, requests: requests, into: session, output: output)
@@ -390,29 +389,43 @@ public final class RunPipeline {
 @available(*, unavailable)
 extension RunPipeline: Sendable {}
 
-/// The run's output, for the readers' question whether a stop waits for the instant's end: the
-/// readers are made before it.
-/// Whether a reader whose run was asked to stop reads on what a pipe holds ready: while the
-/// run may wait for the end of the instant (set for each input before it is read), and for at
-/// most two seconds from the first time it asks, so that a pipe always ready (blank lines, lines
-/// of one time) cannot keep it reading. Asked by the reader, which may inflate on a thread of
-/// its own, hence the lock.
-private final class StopWait: @unchecked Sendable {
+/// A stop that waits for the end of the instant at hand (see `RunOutput.stopping`): whether the
+/// input being read allows it, and how long it may wait, two seconds from its start (the run
+/// asking it to stop, or a reader first asking whether to read on), so that a pipe always ready
+/// with lines of one time, or blank ones, cannot keep the run reading. Shared by the run's thread
+/// and its readers, which may inflate on a thread of their own: hence the lock.
+final class InstantStop: @unchecked Sendable {
     private let lock = NSLock()
-    private var finishesInstant = false
-    private var firstAsked: UInt64?
+    private var allowed = false
+    private var deadline: UInt64?
 
-    func set(finishesInstant: Bool) {
-        lock.withLock { self.finishesInstant = finishesInstant }
+    /// Whether the input being read lets a stop wait for its instant's end (set before each input).
+    var isAllowed: Bool {
+        get { lock.withLock { allowed } }
+        set { lock.withLock { allowed = newValue } }
     }
 
+    /// Starts the wait's two seconds, unless they run already.
+    func start() {
+        lock.withLock { startLocked() }
+    }
+
+    /// Whether the wait has run out.
+    var hasTimedOut: Bool {
+        lock.withLock { deadline.map { DispatchTime.now().uptimeNanoseconds > $0 } ?? false }
+    }
+
+    /// A reader's question once the run is asked to stop: whether to read on what a pipe holds
+    /// ready, while waiting is allowed and has not run out.
     func readsOn() -> Bool {
         lock.withLock {
-            guard finishesInstant else { return false }
-            let now = DispatchTime.now().uptimeNanoseconds
-            let first = firstAsked ?? now
-            firstAsked = first
-            return now - first < 2_000_000_000
+            guard allowed else { return false }
+            startLocked()
+            return DispatchTime.now().uptimeNanoseconds <= deadline!
         }
+    }
+
+    private func startLocked() {
+        if deadline == nil { deadline = DispatchTime.now().uptimeNanoseconds + 2_000_000_000 }
     }
 }

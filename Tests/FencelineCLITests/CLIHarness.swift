@@ -49,6 +49,26 @@ enum CLI {
             stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Starts the binary with `arguments` in the package root and returns at once (for tests
+    /// that signal it): its output and errors go to files in `directory`, its input is `stdin`.
+    static func start(_ arguments: [String], in directory: URL, stdin: Pipe? = nil) throws -> (
+        process: Process, stdout: URL, stderr: URL
+    ) {
+        let outURL = directory.appendingPathComponent("stdout")
+        let errURL = directory.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = binary
+        process.currentDirectoryURL = Fixtures.packageRoot
+        process.arguments = arguments
+        if let stdin { process.standardInput = stdin }
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        try process.run()
+        return (process, outURL, errURL)
+    }
+
     /// A fresh temporary folder.
     static func temporaryDirectory() throws -> URL {
         let url = Scratch.root.appendingPathComponent("fenceline-cli-\(UUID().uuidString)")

@@ -313,17 +313,8 @@ import Testing
         .write(to: catalog)
         let whole = try CLI.run(["run", "--triggers", catalog.path, readings.path])
         let state = directory.appendingPathComponent("state.ckpt").path
-        let outURL = directory.appendingPathComponent("stdout")
-        let errURL = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.currentDirectoryURL = Fixtures.packageRoot
-        process.arguments = ["run", "--triggers", catalog.path, readings.path, "--checkpoint", state]
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        try process.run()
+        let (process, outURL, errURL) = try CLI.start(
+            ["run", "--triggers", catalog.path, readings.path, "--checkpoint", state], in: directory)
         // Once events come out the run is reading (and its signal handler set); a debug build
         // takes seconds over the whole file.
         for _ in 0..<200 where (try? FileManager.default.attributesOfItem(atPath: outURL.path)[.size] as? Int) ?? 0 == 0
@@ -351,23 +342,13 @@ import Testing
         let (directory, _, _, lines) = try split(at: 1)
         let whole = try CLI.run(["run", "--triggers", "\(scenario)/triggers.json", "\(scenario)/readings.ndjson"])
         let state = directory.appendingPathComponent("stopped.ckpt").path
-        let outURL = directory.appendingPathComponent("stdout")
-        let errURL = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.currentDirectoryURL = Fixtures.packageRoot
-        // --until is for a run that reads its input to the end: an interrupted one must not apply it.
-        process.arguments = [
-            "run", "--triggers", "\(scenario)/triggers.json", "--checkpoint", state, "--until", "2020-12-18T09:00:00Z",
-            "--strict", "-",
-        ]
         let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        try process.run()
+        // --until is for a run that reads its input to the end: an interrupted one must not apply it.
+        let (process, outURL, errURL) = try CLI.start(
+            [
+                "run", "--triggers", "\(scenario)/triggers.json", "--checkpoint", state, "--until",
+                "2020-12-18T09:00:00Z", "--strict", "-",
+            ], in: directory, stdin: input)
         // Half the lines, then silence: the run waits for more until the signal.
         input.fileHandleForWriting.write(Data((lines[..<60].map { $0 + "\n" }.joined() + lines[60].prefix(20)).utf8))
         try await Task.sleep(for: .seconds(1))
