@@ -1,3 +1,4 @@
+import Foundation
 import Fenceline
 import FencelineFormats
 import Testing
@@ -13,9 +14,9 @@ import Testing
             userInfo: JSONObject([("visit", .string("mine")), ("site", .number(JSONNumber(text: "4", value: 4)))])),
         reason: .delayed, visit: 3, duration: TimeSpan(seconds: 95.5))
 
-    func encoded(_ encoder: some EventEncoder) -> String {
+    func encoded(_ encoder: some EventEncoder, _ event: Event = Self.exit) -> String {
         var bytes: [UInt8] = []
-        encoder.encode(Self.exit, into: &bytes)
+        encoder.encode(event, into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -26,6 +27,26 @@ import Testing
             ))
         #expect(
             encoded(GeoJSONEventEncoder()).contains(#""reason":"delayed","visit":"depot/truck-17/3","duration":95.5"#))
+    }
+
+    @Test func aVisitOfNamesThatNeedEscapesIsTheEscapedVisitID() throws {
+        var event = Self.exit
+        event.requestID = "gate \"A\"\\1"
+        event.device = "van\u{1}/7"
+        let line = encoded(NDJSONEventEncoder(), event)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["visit"] as? String == event.visitID)
+        #expect(line.contains(#""visit":"gate \"A\"\\1/van\u0001/7/3""#))
+    }
+
+    @Test func numbersAreWrittenAsFormatWritesThem() {
+        let values: [Double] = [0, -0.0, 3, -12, 31.2, -0.5, 1e15 - 1, 1e15, -1e15, 1e16, 2.5e-7, .infinity, .nan]
+        for value in values {
+            var writer = JSONWriter()
+            writer.number(value)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == JSONWriter.format(value), "\(value)")
+        }
     }
 
     @Test func textShowsThemAtTheEnd() {

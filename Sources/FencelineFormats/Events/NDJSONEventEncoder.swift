@@ -110,10 +110,17 @@ extension JSONWriter {
             first = false
             string(reason.rawValue)
         }
-        if let visit = event.visitID {
+        if let visit = event.visit {
+            // ``Event/visitID`` written part by part, without making the string.
             key("visit", first: first)
             first = false
-            string(visit)
+            bytes.append(UInt8(ascii: "\""))
+            escaped(event.requestID)
+            bytes.append(UInt8(ascii: "/"))
+            if let device = event.device { escaped(device) }
+            bytes.append(UInt8(ascii: "/"))
+            integer(visit)
+            bytes.append(UInt8(ascii: "\""))
         }
         if let duration = event.duration {
             key("duration", first: first)

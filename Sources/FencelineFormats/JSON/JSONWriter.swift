@@ -13,11 +13,20 @@ package struct JSONWriter {
     }
 
     package mutating func raw(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
+        // Through the contiguous bytes: appending the UTF-8 view went byte by byte.
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     package mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
+        escaped(text)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A string's contents as a JSON string holds them, without the quotes, so that a value made
+    /// of parts (a visit id) is written part by part.
+    package mutating func escaped(_ text: String) {
         // Most strings (ids, names, times) need no escape: checked and copied in one go.
         var text = text
         let plain = text.withUTF8 { utf8 in
@@ -26,10 +35,7 @@ package struct JSONWriter {
             bytes.append(contentsOf: utf8)
             return true
         }
-        if plain {
-            bytes.append(UInt8(ascii: "\""))
-            return
-        }
+        if plain { return }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): raw("\\\"")
@@ -45,7 +51,6 @@ package struct JSONWriter {
             default: bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// An integer's digits, written straight into the output.
@@ -79,8 +84,13 @@ package struct JSONWriter {
         if !written { string(time.rfc3339) }
     }
 
+    /// A double as ``format(_:)`` writes it, whole values as digits without a `String`.
     package mutating func number(_ value: Double) {
-        raw(Self.format(value))
+        if value == value.rounded(), abs(value) < 1e15 {
+            integer(Int(value))
+        } else {
+            raw(Self.format(value))
+        }
     }
 
     /// A double as JSON: whole values without a fraction, others in Swift's shortest round-trip form.
