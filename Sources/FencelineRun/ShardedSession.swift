@@ -128,8 +128,8 @@ public final class ShardedSession: RunSession, DrivenSession {
     }
 
     /// A `respond` record, which names a notification by the `seq` only the merge knows: what is
-    /// routed so far runs as a batch, with a tick to the record's time first (so the events of
-    /// every instant before it are numbered and their engines told), then the record goes to
+    /// routed so far runs as a batch, with the clock moved to the record's time and a tick there
+    /// (so the events of every instant up to it are numbered and their engines told), then the record goes to
     /// every shard (only the one holding the notification can take it) and runs as a batch of its
     /// own, whose outcome says whether it was refused. Responses are rare; the two batches keep
     /// the output exactly one engine's.
@@ -140,6 +140,10 @@ public final class ShardedSession: RunSession, DrivenSession {
             refusal = ResponseRefusal.nothingDelivered
         } else {
             if let time = reading.time { coordinator.route(.control(ControlRecord(clockOnly: time))) }
+            // The record closes the instant at its time first, as one engine's does: a tick
+            // there, so the merge numbers that instant's notifications before any is answered.
+            coordinator.route(.control(ControlRecord(time: nil, operation: .tick)))
+            coordinator.closeInstant()
             flushBatch()
             coordinator.route(reading)
             flushBatch()

@@ -241,8 +241,9 @@ actor ServiceEngine {
     }
 
     /// Applies the `respond` record `line` (made by `POST /v1/responses`, without a time: at the
-    /// clock) and returns its `response` event, not numbered yet. A refused one is journaled only
-    /// when it released events (at the clock it changes nothing else).
+    /// clock) and returns its `response` event, not numbered yet. The record closes the instant
+    /// at the clock first (SPEC §8 as the engine reads it), so a notification of that instant,
+    /// already listed as delivered, can be answered.
     /// - Throws: ``LineError`` for a malformed record, ``ResponseRefusal`` for a refused one.
     func respond(_ line: [UInt8]) async throws -> Event {
         await waitWhilePaused()
@@ -252,32 +253,11 @@ actor ServiceEngine {
         }
         var response: NotificationResponse?
         if case .control(let control) = reading, case .respond(let own) = control.operation { response = own }
-        var journal: [UInt8] = []
-        var lines = 0
-        var events: [Event] = []
-        // A user answers the notification they were shown: when it is of the instant still open
-        // (its seq not given yet), a journaled tick closes that instant first, so the answer
-        // finds it rather than an older one or none. The tick stays whatever the answer.
-        if case .latest(let request, let device?) = response?.target,
-            engine.awaitsNumbering(request: request, device: device)
-        {
-            let tick = Array(#"{"op":"tick"}"#.utf8)
-            if let closing = try tick.withUnsafeBufferPointer({ bytes throws(LineError) in try decoder.decode(bytes) })
-            {
-                events = engine.process(closing)
-            }
-            journal = tick
-            lines = 1
-        }
-        let released = engine.process(reading)
-        events += released
+        let events = engine.process(reading)
         let outcome = engine.takeResponseOutcomes().last { $0.response == response }
-        if outcome?.refusal == nil || !released.isEmpty {
-            if lines > 0 { journal.append(0x0A) }
-            journal += line
-            lines += 1
-        }
-        if lines > 0 { try await commit(journal: journal, lines: lines, events: events, idempotency: nil) }
+        // Journaled even when refused: the record closed the instant at the clock (its timers
+        // fired), and a replay must close it there too.
+        try await commit(journal: line, lines: 1, events: events, idempotency: nil)
         if let refusal = outcome?.refusal { throw refusal }
         guard let event = outcome?.event else {
             throw ResponseRefusal(.notDelivered, field: "seq", "the response was not applied")

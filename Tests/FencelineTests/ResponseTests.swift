@@ -100,6 +100,48 @@ import Testing
         #expect(engine.advance(to: F.at(5)).isEmpty)
     }
 
+    /// Each firing is delivered (SPEC §8): an answer in the instant of its notification, at the
+    /// clock or stamped with it, closes that instant as a tick does and finds the notification,
+    /// by seq or by request and device. Its own event leaves when the instant closes.
+    @Test func anAnswerInTheInstantOfItsNotificationFindsIt() throws {
+        for target in [NotificationResponse.Target.sequence(1), .latest(request: "gate", device: "d1")] {
+            for stamped in [false, true] {
+                var gate = F.circle(hysteresis: .naive)
+                gate.content = NotificationContent(title: "Gate", category: "arrival")
+                let engine = try Engine(catalog: Catalog(categories: [Self.arrival], requests: [gate]))
+                _ = engine.process(F.fix(0, east: 300))
+                #expect(engine.process(F.fix(1, east: 0)).isEmpty, "the enter's instant is still open")
+                let out = try engine.respond(.init(target: target, action: "ack"), at: stamped ? F.at(1) : nil)
+                #expect(out.map(\.kind) == [.enter] && out.map(\.sequence) == [1], "\(target)")
+                let answer = engine.advance(to: F.at(2))
+                #expect(answer.map(\.kind) == [.response] && answer.first?.response?.respondsTo == 1)
+                #expect(answer.first?.time == F.at(1) && answer.first?.sequence == 2)
+            }
+        }
+    }
+
+    /// The answer's close of its instant fires the timers due at it, refused or not, as a tick
+    /// does: a later fix of that second comes after them.
+    @Test func anAnswerClosesItsInstantAsATickDoes() throws {
+        var hysteresis = Hysteresis.naive
+        hysteresis.exitDelay = TimeSpan(seconds: 5)
+        var gate = F.circle(hysteresis: hysteresis)
+        gate.content = NotificationContent(title: "Gate", category: "arrival")
+        let engine = try Engine(catalog: Catalog(categories: [Self.arrival], requests: [gate]))
+        _ = engine.process(F.fix(0, east: 0))  // silent first fix inside
+        _ = engine.process(F.fix(1, east: 300))  // an exit streak: due at 6
+        _ = engine.process(F.fix(6, east: 300))
+        do {
+            _ = try engine.respond(.init(target: .sequence(9), action: "ack"))
+            Issue.record("an answer to nothing was taken")
+        } catch {
+            #expect(error.released.map(\.kind) == [.exit], "the exit due at 6 fired with the close")
+        }
+        // Applied before the timer, this fix would have cancelled the exit; after it, it enters.
+        #expect(engine.process(F.fix(6, east: 0)).isEmpty)
+        #expect(engine.advance(to: F.at(7)).map(\.kind) == [.enter])
+    }
+
     /// Beyond its device's newest `limit` a notification is gone, whether or not the log has
     /// compacted since (a cut run compacts at the checkpoint, an uncut one may not have).
     @Test func aNotificationBeyondTheDeliveredLimitCannotBeAnswered() throws {

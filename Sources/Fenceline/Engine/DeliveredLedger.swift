@@ -270,15 +270,6 @@ struct DeliveredLedger {
             .max { log[$0].sequence < log[$1].sequence }
     }
 
-    /// Whether the device's listed entries hold one of `request` not numbered yet: a notification
-    /// of the instant still open, which ``latestPosition(request:device:)`` passes over. Entries
-    /// that are never numbered (an older checkpoint's, order -1) do not count.
-    func holdsUnnumbered(request: String, device: Int32) -> Bool {
-        listedPositions(of: device).contains {
-            log[$0].sequence == 0 && orders[$0] >= 0 && log[$0].requestID == request
-        }
-    }
-
     /// The positions of the interned `device`'s newest `limit` entries (those listed), newest
     /// first; none for a forgotten device.
     private func listedPositions(of device: Int32) -> UnfoldSequence<Int, (Int, Int)> {

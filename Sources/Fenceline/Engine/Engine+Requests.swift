@@ -106,6 +106,9 @@ extension Engine {
         case .setCategories(let list):
             categories = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         case .respond(let response):
+            // The user answers what they were shown: the instant at the clock closes first, as a
+            // tick closes it, so a notification of that instant is delivered and numbered too.
+            if let clock { fireTimers(before: clock, inclusive: true) }
             applyResponse(response)
         case .removeDevice(let names):
             removeDevices(names)

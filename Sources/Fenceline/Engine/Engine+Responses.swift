@@ -56,9 +56,10 @@ extension Engine {
     /// Applies a user's answer to a delivered notification (SPEC §8), as a `respond` control
     /// record stamped `time` (`nil`: at the clock) does, and returns the events released by then.
     ///
-    /// The clock moves to `time` even when the answer is refused, as for the record: which
-    /// notification a `seq` names depends on the timers due before it. With a reorder window the
-    /// answer waits like any record and is not checked here.
+    /// The clock moves to `time` and the instant there closes (as a `tick` closes it) even when
+    /// the answer is refused, as for the record: which notification a `seq` names depends on the
+    /// timers due up to it. With a reorder window the answer waits like any record and is not
+    /// checked here.
     /// - Throws: ``ResponseRefusal`` when no such notification is delivered or it does not offer
     ///   the action, with the events released all the same in its `released`.
     public func respond(_ response: NotificationResponse, at time: Timestamp? = nil) throws(ResponseRefusal) -> [Event]
@@ -72,16 +73,17 @@ extension Engine {
         return released
     }
 
-    /// Applies a user's answer at the clock (already moved to the record's time): finds the
-    /// delivered notification, checks the action against its category, records the answer on it
-    /// and emits a `response` event (SPEC §8).
+    /// Applies a user's answer at the clock (already moved to the record's time, the timers due
+    /// at it fired): finds the delivered notification, checks the action against its category,
+    /// records the answer on it and emits a `response` event (SPEC §8).
     ///
     /// Which notification a `seq` names is known once its instant is released, so the events of
-    /// every instant before the clock are released first (into the next release, in their
-    /// order): a response may answer an event of the instant just before it.
+    /// every instant up to the clock are released first (into the next release, in their
+    /// order): a response may answer an event of its own instant. Its own event waits for the
+    /// instant to close, with any later events of that instant.
     func applyResponse(_ response: NotificationResponse) {
         guard let time = clock else { return }
-        releaseAhead(before: time)
+        releaseAhead(through: time)
         do throws(ResponseRefusal) {
             let position = try deliveredPosition(for: response.target)
             let notification = delivered[position]
@@ -105,21 +107,15 @@ extension Engine {
         }
     }
 
-    /// Whether `device` has a delivered notification of `request` in the instant still open: one
-    /// a response naming the request and device cannot answer until that instant closes.
-    package func awaitsNumbering(request: String, device: String) -> Bool {
-        guard let id = devices.id(of: device) else { return false }
-        return delivered.holdsUnnumbered(request: request, device: id)
-    }
-
     func noteOutcome(_ outcome: ResponseOutcome) {
         if responseOutcomes.count >= Self.keptResponseOutcomes { responseOutcomes.removeFirst() }
         responseOutcomes.append(outcome)
     }
 
-    /// Releases (and numbers) the events stamped before `time` now, for the next release to hand out.
-    private func releaseAhead(before time: Timestamp) {
-        let (released, orders) = events.release(before: time, inclusive: false)
+    /// Releases (and numbers) the events stamped at or before `time` now, for the next release to
+    /// hand out.
+    private func releaseAhead(through time: Timestamp) {
+        let (released, orders) = events.release(before: time, inclusive: true)
         guard !released.isEmpty else { return }
         delivered.number(orders: orders, events: released)
         releasedAhead += released
