@@ -98,11 +98,13 @@ extension ServiceEngine {
             return spilled.events.count <= Self.maximumBatchEvents
         }
         var overflowLine: Int?
+        var appliedStale = 0
         body.withUnsafeBufferPointer { bytes in
             bytes.forEachLine { start, end in
                 number += 1
                 guard overflowLine == nil else { return }
                 let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                let staleBeforeLine = engine.statistics.stale
                 do throws(LineError) {
                     guard let done = try Self.apply(line, to: engine, decoder: decoder, wallClock: settings.wallClock)
                     else { return }
@@ -130,7 +132,8 @@ extension ServiceEngine {
                     } else if engine.holdsReadings {
                         logHeldResponses(engine.takeResponseOutcomes())
                     }
-                    answer.accepted += 1
+                    // A stale reading is skipped (SPEC §4), counted under `stale`, not accepted.
+                    if engine.statistics.stale == staleBeforeLine { answer.accepted += 1 } else { appliedStale += 1 }
                 } catch {
                     let field = error.field.map { "field \"\($0)\": " } ?? ""
                     answer.errors.append(.init(line: number, reason: field + error.message))
@@ -149,7 +152,8 @@ extension ServiceEngine {
         }
         answer.skipped = answer.errors.count
         answer.stale = engine.statistics.stale - staleBefore
-        metrics.readings.increment(by: answer.accepted)
+        // As the CLI's summary counts readings: every valid line, stale ones too.
+        metrics.readings.increment(by: answer.accepted + appliedStale)
         metrics.skipped.increment(by: answer.skipped)
         metrics.stale.increment(by: answer.stale)
         metrics.filtered.increment(by: engine.statistics.filtered - filteredBefore)

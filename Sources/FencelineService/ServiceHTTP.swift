@@ -49,7 +49,11 @@ struct JSONErrors<Context: RequestContext>: RouterMiddleware {
         } catch let error as ServiceError {
             return error.response
         } catch let error as HTTPError where error.status == .unauthorized {
-            return ServiceError(.unauthorized, code: "unauthorized", "send Authorization: Bearer <token>").response
+            // RFC 9110 §11.6.1: a 401 names the scheme a client is to answer with.
+            var response = ServiceError(.unauthorized, code: "unauthorized", "send Authorization: Bearer <token>")
+                .response
+            response.headers[.wwwAuthenticate] = #"Bearer realm="fenceline""#
+            return response
         } catch let error as HTTPError {
             let code = error.status == .notFound ? "not_found" : "http_\(error.status.code)"
             return ServiceError(error.status, code: code, error.body ?? error.status.reasonPhrase).response

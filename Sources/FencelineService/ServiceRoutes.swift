@@ -58,6 +58,19 @@ enum ServiceRoutes {
                     .unsupportedMediaType, code: "unsupported_media_type",
                     "send readings as application/x-ndjson (got \(type ?? "no content type"))")
             }
+            // A compressed body would be read as bad lines: refused whole, so the client knows.
+            if let coding = request.headers[.contentEncoding],
+                !coding.split(separator: ",").allSatisfy({
+                    $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity"
+                })
+            {
+                var refusal = ServiceError(
+                    .unsupportedMediaType, code: "unsupported_media_type",
+                    "send readings without a content coding (got Content-Encoding: \(coding))"
+                ).response
+                refusal.headers[.acceptEncoding] = "identity"  // RFC 7694 §3
+                return refusal
+            }
             let buffer = try await collectBody(request)
             let key = request.headers[HTTPField.Name("Idempotency-Key")!]
             let answer: [UInt8]
@@ -95,7 +108,8 @@ enum ServiceRoutes {
         }
         router.get("v1/events/stream") { request, _ in
             var after = try integer(request, "after", default: 0, in: 0...Int.max)
-            if let resume = request.headers[HTTPField.Name("Last-Event-ID")!] {
+            // An empty one is no id, as an EventSource that has seen none would mean it.
+            if let resume = request.headers[HTTPField.Name("Last-Event-ID")!], !resume.isEmpty {
                 guard let seq = Int(resume), seq >= 0 else {
                     throw ServiceError(
                         .badRequest, code: "invalid_parameter", "Last-Event-ID must be an event's seq",

@@ -20,7 +20,18 @@ final class ServiceStore: Sendable {
 
     /// Opens (creating and migrating as needed) the store in `directory`.
     init(directory: String) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // The store holds the token (when generated) and every device's track: a new directory
+        // and database are the owner's alone (SQLite gives its WAL files the database's mode).
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        if !files.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            try files.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        let database = directory + "/fenceline.sqlite"
+        if !files.fileExists(atPath: database) {
+            _ = files.createFile(atPath: database, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
         var configuration = Configuration()
         // SQLite's own WAL checkpoint runs inside the commit that crosses its threshold, so that
         // one batch waits for it; the engine copies the WAL every megabyte on another connection
@@ -29,7 +40,7 @@ final class ServiceStore: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.automaticCheckpointPages)")
         }
-        pool = try DatabasePool(path: directory + "/fenceline.sqlite", configuration: configuration)
+        pool = try DatabasePool(path: database, configuration: configuration)
         // A 200 answer promises the batch is on disk: every commit is fsynced, not only the WAL's
         // checkpoints. Set on the writer after the pool is open, since GRDB sets NORMAL (the WAL
         // default) when it turns the WAL on, after `prepareDatabase`.
@@ -38,7 +49,7 @@ final class ServiceStore: Sendable {
         // database file is synced before the WAL is started over.
         var checkpointing = Configuration()
         checkpointing.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        checkpointer = try DatabaseQueue(path: directory + "/fenceline.sqlite", configuration: checkpointing)
+        checkpointer = try DatabaseQueue(path: database, configuration: checkpointing)
         checkpointDirectory = directory + "/checkpoints"
         try FileManager.default.createDirectory(atPath: checkpointDirectory, withIntermediateDirectories: true)
         try Self.migrator.migrate(pool)

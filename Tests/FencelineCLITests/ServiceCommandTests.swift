@@ -129,6 +129,52 @@ import Testing
         }
     }
 
+    /// What an HTTP client library relies on: a 401 names the Bearer scheme; a batch's answer
+    /// counts stale readings apart from the accepted (SPEC §4: skipped); a compressed body is a
+    /// 415 naming the coding taken; an empty Last-Event-ID is no id; a new store is the owner's.
+    @Test func clientsGetSchemesCountsCodingsAndAPrivateStore() throws {
+        let server = try Server(triggers: "Data/scenarios/real-drive-visnjan/triggers.json")
+        defer { server.stop() }
+        func curl(_ arguments: [String]) throws -> String {
+            try CLI.run(["-s", "-i", "-m", "2"] + arguments, executable: URL(fileURLWithPath: "/usr/bin/curl")).stdout
+                .lowercased()
+        }
+        let base = "http://127.0.0.1:\(server.port)"
+        let refused = try curl(["\(base)/v1/events"])
+        #expect(refused.hasPrefix("http/1.1 401") && refused.contains(#"www-authenticate: bearer realm="fenceline""#))
+
+        let ndjson = ["Content-Type: application/x-ndjson"]
+        let lines = [
+            #"{"device":"a","time":"2026-03-02T08:00:10Z","lat":45.2,"lon":13.9}"#,
+            #"{"device":"a","time":"2026-03-02T08:00:05Z","lat":45.2,"lon":13.9}"#,
+            #"{"device":"b","time":"2026-03-02T08:00:10Z","lat":45.2,"lon":13.9}"#, "{bad",
+        ]
+        let answer = try server.call("POST", "/v1/readings", body: lines.joined(separator: "\n"), headers: ndjson)
+        #expect(answer.body.contains(#""accepted":2,"#) && answer.body.contains(#""skipped":1,"#), "\(answer.body)")
+        #expect(answer.body.contains(#""stale":1"#), "\(answer.body)")
+        let metrics = try server.call("GET", "/metrics").body
+        #expect(metrics.contains("fenceline_readings_total 3"), "the CLI's count: stale readings too")
+
+        let coded = try curl([
+            "-H", "Authorization: Bearer t0ken", "-H", "Content-Type: application/x-ndjson", "-H",
+            "Content-Encoding: gzip", "--data-binary", lines[0], "\(base)/v1/readings",
+        ])
+        #expect(coded.hasPrefix("http/1.1 415") && coded.contains("accept-encoding: identity"), "\(coded)")
+        #expect(coded.contains("content-encoding: gzip"))
+
+        let stream = try curl([
+            "-N", "-H", "Authorization: Bearer t0ken", "-H", "Last-Event-ID;",
+            "\(base)/v1/events/stream",
+        ])
+        #expect(stream.hasPrefix("http/1.1 200"), "\(stream)")
+
+        let store = server.directory.appendingPathComponent("store").path
+        let mode = { (path: String) in
+            ((try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions]) as? Int).map { $0 & 0o777 }
+        }
+        #expect(mode(store) == 0o700 && mode(store + "/fenceline.sqlite") == 0o600)
+    }
+
     @Test func ingestRequestsAndTheExportReplay() throws {
         let scenario = "Data/scenarios/real-drive-visnjan"
         let server = try Server(triggers: "\(scenario)/triggers.json")
