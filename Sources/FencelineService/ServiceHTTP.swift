@@ -107,7 +107,11 @@ struct MethodNotAllowed<Context: RequestContext>: RouterMiddleware {
 
     init(routes: [(path: String, method: String)]) {
         var table: [String: [String]] = [:]
-        for route in routes { table[route.path, default: []].append(route.method) }
+        for route in routes {
+            table[route.path, default: []].append(route.method)
+            // The router answers HEAD wherever it answers GET.
+            if route.method == "GET" { table[route.path, default: []].append("HEAD") }
+        }
         self.routes = table.keys.sorted().map { ($0.split(separator: "/"), table[$0]!.sorted()) }
     }
 

@@ -18,7 +18,9 @@ enum ServiceRoutes {
     static func router(
         engine: ServiceEngine, store: ServiceStore, metrics: ServiceMetrics, token: String, stopping: StopFlag
     ) -> Router<ServiceContext> {
-        let router = Router(context: ServiceContext.self)
+        // HEAD is GET without the body on every GET route (RFC 9110 §9.1: general-purpose
+        // servers support both).
+        let router = Router(context: ServiceContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: JSONErrors())
         router.get("healthz") { _, _ in try Self.json(["status": "ok"]) }
         router.get("readyz") { _, _ in try Self.json(["status": "ready"]) }

@@ -129,7 +129,8 @@ import Testing
         }
     }
 
-    /// What an HTTP client library relies on: a 401 names the Bearer scheme; a batch's answer
+    /// What an HTTP client library relies on: a 401 names the Bearer scheme; HEAD works where GET
+    /// does; a batch's answer
     /// counts stale readings apart from the accepted (SPEC §4: skipped); a compressed body is a
     /// 415 naming the coding taken; an empty Last-Event-ID is no id; a new store is the owner's.
     @Test func clientsGetSchemesCountsCodingsAndAPrivateStore() throws {
@@ -142,6 +143,12 @@ import Testing
         let base = "http://127.0.0.1:\(server.port)"
         let refused = try curl(["\(base)/v1/events"])
         #expect(refused.hasPrefix("http/1.1 401") && refused.contains(#"www-authenticate: bearer realm="fenceline""#))
+        // HEAD wherever GET is, without a body; a POST-only route lists what it takes.
+        let head = try curl(["-I", "\(base)/healthz"])
+        #expect(head.hasPrefix("http/1.1 200") && !head.contains("status"), "\(head)")
+        #expect(try curl(["-I", "-H", "Authorization: Bearer t0ken", "\(base)/v1/events"]).hasPrefix("http/1.1 200"))
+        let wrong = try curl(["-X", "PUT", "-H", "Authorization: Bearer t0ken", "\(base)/v1/events"])
+        #expect(wrong.hasPrefix("http/1.1 405") && wrong.contains("allow: get, head"), "\(wrong)")
 
         let ndjson = ["Content-Type: application/x-ndjson"]
         let lines = [
