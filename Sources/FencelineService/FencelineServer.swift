@@ -42,9 +42,12 @@ public enum FencelineServer {
         }
     }
 
-    /// Opens the store, recovers the engine, and serves until SIGTERM or SIGINT, after which
-    /// the batches in flight finish and the engine is checkpointed. `announce` gets the lines to
-    /// print (the address, a token made for a new store).
+    /// Opens the store, listens, recovers the engine, and serves until SIGTERM or SIGINT, after
+    /// which the batches in flight finish and the engine is checkpointed. While the engine is
+    /// recovered (a large catalog, a long journal) `/healthz` answers 200, `/readyz` 503 and every
+    /// other path 503 `starting`, so an orchestrator's liveness probe does not kill a restart
+    /// that is replaying its journal. `announce` gets the lines to print (the address once ready,
+    /// a token made for a new store).
     public static func run(_ options: Options, logger: Logger, announce: @escaping @Sendable (String) -> Void)
         async throws
     {
@@ -55,43 +58,50 @@ public enum FencelineServer {
         settings.retention = options.retention
         settings.wallClock = options.wallClock
         let metrics = ServiceMetrics()
-        let engine = try ServiceEngine(
-            store: store, catalogBytes: options.catalogBytes, decodeCatalog: options.decodeCatalog, settings: settings,
-            metrics: metrics, logger: logger)
-        try await engine.addChangedRequests(catalogBytes: options.catalogBytes, decodeCatalog: options.decodeCatalog)
         let token = try options.token ?? storedToken(in: store, announce: announce)
         let stopping = StopFlag()
-        let router = ServiceRoutes.router(
-            engine: engine, store: store, metrics: metrics, token: token, stopping: stopping)
+        let gate = ServiceGate(host: options.host, announce: announce)
         let app = Application(
-            router: router,
+            responder: GatedResponder(
+                gate: gate, starting: ServiceRoutes.startingRouter(token: token).buildResponder()),
             // A connection that sends nothing for a while (idle between requests, or a body that
             // stalls) is closed, so slow and idle clients cannot pile up; streams being answered stay.
             server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)))),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "fenceline"),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? options.port
-                announce("fenceline: serving on http://\(options.host):\(port)")
-            },
+            onServerRunning: { channel in gate.bound(port: channel.localAddress?.port ?? options.port) },
             logger: logger)
+        let recovery = Recovery(
+            gate: gate,
+            load: { [settings] in
+                let engine = try ServiceEngine(
+                    store: store, catalogBytes: options.catalogBytes, decodeCatalog: options.decodeCatalog,
+                    settings: settings, metrics: metrics, logger: logger)
+                try await engine.addChangedRequests(
+                    catalogBytes: options.catalogBytes, decodeCatalog: options.decodeCatalog)
+                let router = ServiceRoutes.router(
+                    engine: engine, store: store, metrics: metrics, token: token, stopping: stopping)
+                return (engine, router.buildResponder())
+            })
         // Services stop in reverse order (SPEC §11, shutdown): the wall clock; the stop flag, so
         // open event streams end and the server's graceful shutdown does not wait for them; the
-        // server, finishing the batches in flight; the checkpoint; then the webhooks' drain.
+        // server, finishing the batches in flight; the recovery, if it is still under way; the
+        // checkpoint; then the webhooks' drain. Those that need the engine wait for it.
         let group = ServiceGroup(
             configuration: .init(
                 services: [
                     .init(service: WebhookDelivery(store: store, metrics: metrics, logger: logger)),
-                    .init(service: CheckpointAtShutdown(engine: engine)),
+                    .init(service: CheckpointAtShutdown(gate: gate)),
+                    .init(service: recovery),
                     .init(
                         service: Housekeeping(
-                            engine: engine, checkpointInterval: options.checkpointInterval,
+                            gate: gate, checkpointInterval: options.checkpointInterval,
                             retention: options.retention, logger: logger)),
                     .init(service: app), .init(service: StopWatcher(flag: stopping)),
                 ]
-                    + (options.wallClock ? [.init(service: WallClock(engine: engine, logger: logger))] : []),
+                    + (options.wallClock ? [.init(service: WallClock(gate: gate, logger: logger))] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
-        try await engine.checkpoint()
+        if let engine = gate.engine { try await engine.checkpoint() }
     }
 
     /// The token kept in the store, made (and announced once) for a new store.
@@ -122,26 +132,43 @@ private struct StopWatcher: Service {
     }
 }
 
-/// Checkpoints the engine once the server has stopped, before the webhooks drain.
+/// Checkpoints the engine once the server has stopped, before the webhooks drain (after the
+/// recovery: the group stops it first, so an engine recovered by then is there).
 private struct CheckpointAtShutdown: Service {
-    let engine: ServiceEngine
+    let gate: ServiceGate
 
     func run() async throws {
         try? await gracefulShutdown()
+        guard let engine = gate.engine else { return }
         try await engine.checkpoint()
         await engine.finishWALCopy()
+    }
+}
+
+/// Recovers the engine from the store (its checkpoint and journal), then opens the gate to the
+/// service's routes and waits for the shutdown; a failure ends the group, as it ended `serve`
+/// before it listened.
+private struct Recovery: Service {
+    let gate: ServiceGate
+    let load: @Sendable () async throws -> (ServiceEngine, RouterResponder<ServiceContext>)
+
+    func run() async throws {
+        let (engine, responder) = try await load()
+        gate.open(engine: engine, responder: responder)
+        try? await gracefulShutdown()
     }
 }
 
 /// Checkpoints every `--checkpoint-interval` seconds when anything was applied, so that a
 /// restart replays little of the journal, and with `--retention` drops what is older.
 private struct Housekeeping: Service {
-    let engine: ServiceEngine
+    let gate: ServiceGate
     let checkpointInterval: Double
     let retention: Double?
     let logger: Logger
 
     func run() async throws {
+        guard let engine = await gate.waitForEngine() else { return }
         // A prune every sixteenth of the retention period, from once a second to every 10 minutes.
         let pruneInterval = retention.map { min(max($0 / 16, 1), 600) }
         var lastCheckpoint = ContinuousClock.now
@@ -174,10 +201,11 @@ private struct Housekeeping: Service {
 
 /// `--clock wall`: a journaled tick to the wall clock every second (SPEC §11, clock).
 private struct WallClock: Service {
-    let engine: ServiceEngine
+    let gate: ServiceGate
     let logger: Logger
 
     func run() async throws {
+        guard let engine = await gate.waitForEngine() else { return }
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
             // Whole milliseconds, as the journal line writes them.
@@ -188,5 +216,82 @@ private struct WallClock: Service {
                 logger.error("the wall-clock tick failed", metadata: ["error": "\(error)"])
             }
         }
+    }
+}
+
+/// Where the service stands while it starts: the port it listens on, and once recovered the
+/// engine and the routes that use it. "serving on" is announced when both are known.
+final class ServiceGate: Sendable {
+    private struct State {
+        var port: Int?
+        var engine: ServiceEngine?
+        var responder: RouterResponder<ServiceContext>?
+        var announced = false
+    }
+
+    private let state = Mutex(State())
+    private let host: String
+    private let announce: @Sendable (String) -> Void
+
+    init(host: String, announce: @escaping @Sendable (String) -> Void) {
+        self.host = host
+        self.announce = announce
+    }
+
+    /// The routes of the recovered engine, `nil` while it is recovered.
+    var responder: RouterResponder<ServiceContext>? { state.withLock { $0.responder } }
+
+    /// The recovered engine, `nil` while it is recovered.
+    var engine: ServiceEngine? { state.withLock { $0.engine } }
+
+    func bound(port: Int) {
+        let recovering = state.withLock {
+            $0.port = port
+            return $0.responder == nil
+        }
+        if recovering {
+            announce(
+                "fenceline: listening on http://\(host):\(port), recovering its state (/readyz answers 503 until ready)"
+            )
+        }
+        announceIfReady()
+    }
+
+    func open(engine: ServiceEngine, responder: RouterResponder<ServiceContext>) {
+        state.withLock {
+            $0.engine = engine
+            $0.responder = responder
+        }
+        announceIfReady()
+    }
+
+    /// The engine once recovered; `nil` if the service shuts down first.
+    func waitForEngine() async -> ServiceEngine? {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            if let engine { return engine }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    private func announceIfReady() {
+        let port: Int? = state.withLock { state in
+            guard !state.announced, state.responder != nil, let port = state.port else { return nil }
+            state.announced = true
+            return port
+        }
+        if let port { announce("fenceline: serving on http://\(host):\(port)") }
+    }
+}
+
+/// The service's routes once the engine is recovered, the starting ones before.
+struct GatedResponder: HTTPResponder {
+    typealias Context = ServiceContext
+    let gate: ServiceGate
+    let starting: RouterResponder<ServiceContext>
+
+    func respond(to request: Request, context: ServiceContext) async throws -> Response {
+        if let ready = gate.responder { return try await ready.respond(to: request, context: context) }
+        return try await starting.respond(to: request, context: context)
     }
 }

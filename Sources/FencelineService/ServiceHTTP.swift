@@ -33,7 +33,11 @@ struct ServiceError: Error {
             var error: Detail
         }
         let body = Body(error: .init(code: code, message: message, line: line, field: field))
-        let bytes = (try? JSONEncoder().encode(body)).map(Array.init) ?? []
+        // Sorted, as every other answer: Foundation's encoder gives a keyed container's members
+        // in no fixed order otherwise.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let bytes = (try? encoder.encode(body)).map(Array.init) ?? []
         return ServiceRoutes.response(bytes, type: "application/json", status: status)
     }
 }
@@ -134,5 +138,28 @@ struct MethodNotAllowed<Context: RequestContext>: RouterMiddleware {
             answer.headers[.allow] = methods.joined(separator: ", ")
             return answer
         }
+    }
+}
+
+/// While the engine is recovered: any path but `/healthz` and `/readyz` is a 503 `starting`
+/// (401 first without the token, but for the map page, which asks for it itself).
+struct Starting: RouterMiddleware {
+    typealias Context = ServiceContext
+    let authenticator: TokenAuthenticator
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let path = request.uri.path
+        if path == "/healthz" || path == "/readyz" { return try await next(request, context) }
+        if path != "/", try await authenticator.authenticate(request: request, context: context) == nil {
+            throw HTTPError(.unauthorized)
+        }
+        var response = ServiceError(
+            .serviceUnavailable, code: "starting",
+            "the service is recovering its state; retry once GET /readyz answers 200"
+        ).response
+        response.headers[.retryAfter] = "1"
+        return response
     }
 }

@@ -45,6 +45,22 @@ enum ServiceRoutes {
         return router
     }
 
+    /// The routes while the engine is recovered: `/healthz` 200 (alive), `/readyz` 503, and
+    /// every other path 503 `starting` with `Retry-After` (after the token check, as once ready).
+    static func startingRouter(token: String) -> Router<ServiceContext> {
+        let router = Router(context: ServiceContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: JSONErrors())
+        router.add(middleware: Starting(authenticator: TokenAuthenticator(token: token)))
+        router.get("healthz") { _, _ in try Self.json(["status": "ok"]) }
+        router.get("readyz") { _, _ in
+            var response = try Self.json(["status": "starting"])
+            response.status = .serviceUnavailable
+            response.headers[.retryAfter] = "1"
+            return response
+        }
+        return router
+    }
+
     /// Readings in, the event log out (as pages, as a stream) and the export.
     static func addReadingRoutes(
         to router: RouterGroup<ServiceContext>, engine: ServiceEngine, store: ServiceStore, metrics: ServiceMetrics,

@@ -182,6 +182,70 @@ import Testing
         #expect(mode(store) == 0o700 && mode(store + "/fenceline.sqlite") == 0o600)
     }
 
+    /// While a large catalog is loaded the service already listens: alive (`/healthz` 200), not
+    /// ready (`/readyz` 503), every other path 503 `starting` behind the token; "serving on" comes
+    /// once ready, and a SIGTERM meanwhile ends it cleanly once the recovery is done.
+    @Test func aServiceRecoveringItsStateIsAliveButNotReady() throws {
+        let directory = try CLI.temporaryDirectory()
+        let catalog = directory.appendingPathComponent("catalog.json")
+        let circles = (0..<40_000).map { index in
+            #"{"id":"c\#(index)","trigger":{"type":"region","center":{"lat":\#(50 + Double(index % 200) / 100),"lon":\#(4 + Double(index / 200) / 100)},"radius":50}}"#
+        }
+        try Data((#"{"requests":["# + circles.joined(separator: ",") + "]}").utf8).write(to: catalog)
+        for stop in [false, true] {
+            let process = Process()
+            process.executableURL = CLI.binary
+            process.arguments = [
+                "serve", "--data", directory.appendingPathComponent("store-\(stop)").path, "--triggers", catalog.path,
+                "--listen", "127.0.0.1:0",
+            ]
+            process.environment = ProcessInfo.processInfo.environment.merging(["FENCELINE_TOKEN": "t0ken"]) { $1 }
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            defer { if process.isRunning { process.interrupt() } }
+            var seen = ""
+            var port: Int?
+            while port == nil {
+                let chunk = errors.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += String(decoding: chunk, as: UTF8.self)
+                if let match = seen.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+), recovering/) {
+                    port = Int(match.1)
+                }
+                if seen.contains("serving on") { break }  // ready before it said it listens
+            }
+            let base = "http://127.0.0.1:\(try #require(port, "\(seen)"))"
+            func curl(_ arguments: [String]) throws -> String {
+                try CLI.run(["-s", "-i", "-m", "5"] + arguments, executable: URL(fileURLWithPath: "/usr/bin/curl"))
+                    .stdout.lowercased()
+            }
+            let ready = try curl(["\(base)/readyz"])
+            #expect(ready.hasPrefix("http/1.1 503") && ready.contains("retry-after: 1"), "\(ready)")
+            #expect(try curl(["\(base)/healthz"]).hasPrefix("http/1.1 200"))
+            #expect(try curl(["\(base)/v1/events"]).hasPrefix("http/1.1 401"))
+            let starting = try curl(["-H", "Authorization: Bearer t0ken", "\(base)/v1/events"])
+            #expect(starting.hasPrefix("http/1.1 503") && starting.contains(#""code":"starting""#), "\(starting)")
+            if stop {
+                process.terminate()
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+                continue
+            }
+            while !seen.contains("serving on") {
+                let chunk = errors.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += String(decoding: chunk, as: UTF8.self)
+            }
+            #expect(try curl(["\(base)/readyz"]).hasPrefix("http/1.1 200"))
+            let events = try curl(["-H", "Authorization: Bearer t0ken", "\(base)/v1/events"])
+            #expect(events.hasPrefix("http/1.1 200"), "\(events)")
+            process.terminate()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+    }
+
     @Test func ingestRequestsAndTheExportReplay() throws {
         let scenario = "Data/scenarios/real-drive-visnjan"
         let server = try Server(triggers: "\(scenario)/triggers.json")
