@@ -244,6 +244,37 @@ import Testing
         #expect(try Self.output(threaded, lines: lines, cuts: []) == whole)
     }
 
+    /// A forced exit (removeDevice, expiry, time to live) reports the device's last fix, wherever
+    /// the input is cut: fixes inside a settled disc skip the records, and a resumed engine has
+    /// no disc, so the records' own last position differed with the cut (found by an audit).
+    @Test(arguments: ["removeDevice", "expires", "ttl"])
+    func aForcedExitReportsTheLastFixWhereverTheInputIsCut(force: String) throws {
+        let expires = force == "expires" ? #","expires":"2026-03-02T08:00:50Z""# : ""
+        let catalog = try CatalogDecoder().decode(
+            Array(
+                #"{"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100,"hysteresis":"naive"}\#(expires)}]}"#
+                    .utf8)
+        ).catalog
+        // Inside, 10 m further north each time: the last fix is 40 m north (s = -60).
+        var lines = (0...4).map { step in
+            #"{"device":"d","time":"2026-03-02T08:00:\#(step)0Z","lat":\#(52.37 + Double(step) * 10 / 111_195),"lon":4.89}"#
+        }
+        var setup = Setup(catalog: catalog, until: Timestamp(rfc3339: "2026-03-02T08:01:30Z"))
+        switch force {
+        case "removeDevice": lines.append(#"{"time":"2026-03-02T08:00:50Z","op":"removeDevice","devices":["d"]}"#)
+        case "ttl": setup.deviceTTL = TimeSpan(seconds: 30)
+        default: break
+        }
+        let whole = String(decoding: try Self.output(setup, lines: lines, cuts: []), as: UTF8.self)
+        let exit = try #require(whole.split(separator: "\n").first { $0.contains(#""event":"exit""#) }, "\(whole)")
+        #expect(exit.contains(#""distance":-60"#), "\(exit)")
+        for cut in 1..<5 {
+            #expect(
+                String(decoding: try Self.output(setup, lines: lines, cuts: [cut]), as: UTF8.self) == whole,
+                "cut \(cut)")
+        }
+    }
+
     /// Resuming with the same catalog keeps its requests' state, also those control records
     /// removed or replaced before the cut; a changed request is replaced.
     @Test func resumingWithTheSameCatalogGoesOnAndAChangedRequestIsReplaced() throws {

@@ -27,12 +27,14 @@ extension Engine {
                 writer.write(override.reference.time)
             }
             let regions = devices.records[device].filter { newSlot[Int($0.slot)] >= 0 }
+            // A resumed engine has no settled disc: its records hold the fix the disc skipped.
+            let skippedFix = devices.fixStates[device].skippedFix
             writer.write(each: regions) { writer, record in
                 writer.write(newSlot[Int(record.slot)])
                 record.machine.write(to: &writer)
                 writer.write(record.insideAfterLastFix)
                 writer.write(record.isDone)
-                writer.write(record.lastPosition)
+                writer.write(skippedFix ?? record.lastPosition)
                 writer.write(record.visit)
                 writer.write(record.staySince)
             }

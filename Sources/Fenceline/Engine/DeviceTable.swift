@@ -230,11 +230,15 @@ struct DeviceTable {
         /// no dwell awaited), for fixes of accuracy at most `settledAccuracy`: such a fix reads
         /// none of the records. It lies within every record's certificate; radius 0: none. Any
         /// change to the device's records but a settled step voids it (``unsettle(device:)``).
-        /// A record so skipped keeps its `lastPosition` from before: only its own events read it,
-        /// and those follow a step (which sets it) or a timer (a streak's or a dwell's, which a
-        /// quiet record has none of).
+        /// A record so skipped keeps its `lastPosition` from before; ``skippedFix`` holds the fix
+        /// it would have taken.
         var settled = SafeDisc()
         var settledAccuracy = 0.0
+        /// The device's last fix when the settled disc let it skip every region record, `nil` once
+        /// a fix steps them: the records' true last position, which a forced exit (removeDevice,
+        /// expiry, time to live) reports and a checkpoint writes for them, so that neither depends
+        /// on whether a disc was at hand (a resumed engine has none).
+        var skippedFix: Position?
 
         /// Whether the settled disc covers a fix at `point` with `accuracy`, in request `epoch`.
         @inline(__always)

@@ -134,10 +134,11 @@ extension Engine {
         entry: RequestEntry, device: Int32, kind: EventKind, time: Timestamp, since: Timestamp?,
         record: DeviceTable.RegionRecord, state: RegionStatus?
     ) -> Event {
-        makeEvent(
+        // A fix the settled disc let skip the record is its last all the same.
+        let position = devices.fixStates[Int(device)].skippedFix ?? record.lastPosition
+        return makeEvent(
             kind, for: entry, device: devices.names[Int(device)], time: time, since: since, state: state,
-            position: record.lastPosition,
-            distance: reportedDistance(slot: entry.slot, to: record.lastPosition.coordinate))
+            position: position, distance: reportedDistance(slot: entry.slot, to: position.coordinate))
     }
 
     /// `s(p)` of the fence in `slot`, as events report it, measured through the hot slot (the
