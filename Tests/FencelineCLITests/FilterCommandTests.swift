@@ -25,6 +25,46 @@ import Testing
         #expect(threaded.stdout == result.stdout)
     }
 
+    /// A limit met exactly, with positions made as a test writes them (latitude plus metres over
+    /// the Earth's radius, so the distance back is off in its last bits): within a micrometre is
+    /// at the limit, as for a fence's boundary. A pair `near` apart enters, one `far` apart does
+    /// not exit; a move of exactly `maxSpeed` and a fix exactly `minDistance` away are taken.
+    @Test func limitsMetExactlyAreNotDecidedByRounding() throws {
+        let directory = try CLI.temporaryDirectory()
+        func run(_ catalog: String, _ lines: [String]) throws -> [String] {
+            let triggers = directory.appendingPathComponent("triggers.json")
+            let readings = directory.appendingPathComponent("readings.ndjson")
+            try Data(catalog.utf8).write(to: triggers)
+            try Data(lines.joined(separator: "\n").utf8).write(to: readings)
+            let result = try CLI.run(["run", "--triggers", triggers.path, readings.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout.split(separator: "\n").compactMap {
+                $0.firstMatch(of: /"event":"(\w+)"/).map { String($0.1) }
+            }
+        }
+        func fix(_ device: String, _ second: Int, _ latitude: Double) -> String {
+            #"{"device":"\#(device)","time":"2026-03-02T08:00:\#(second < 10 ? "0" : "")\#(second)Z","lat":\#(latitude),"lon":4.89}"#
+        }
+        let proximity =
+            #"{"requests":[{"id":"P","trigger":{"type":"proximity","near":50,"far":75,"among":["tag-*"],"to":["truck-*"]}}]}"#
+        #expect(try run(proximity, [fix("tag-1", 0, 52.37), fix("truck-1", 0, 52.37044966018186)]) == ["enter"])
+        #expect(
+            try run(
+                proximity,
+                [
+                    fix("tag-1", 0, 52.4), fix("truck-1", 0, 52.40008993203637), fix("truck-1", 10, 52.40067449027279),
+                    fix("truck-1", 20, 52.400665497069156),
+                ]) == ["enter"])
+        let speed =
+            #"{"defaults":{"filters":{"maxSpeed":10},"hysteresis":"naive"},"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100,"initial":"state"}}]}"#
+        #expect(
+            try run(speed, [fix("a", 0, 52.37179864072745), fix("a", 10, 52.37089932036372), fix("a", 20, 52.37)])
+                == ["state", "enter"])
+        let distance =
+            #"{"defaults":{"filters":{"minDistance":20}},"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52.371124150454655,"lon":4.89},"radius":110,"hysteresis":"naive"}}]}"#
+        #expect(try run(distance, [fix("a", 0, 52.37), fix("a", 10, 52.37017986407274)]) == ["enter"])
+    }
+
     @Test func aFutureLineMovesNoClockAndNoTimer() throws {
         // A repeating 60 s timer: the line a day ahead must not fire 1,440 of them.
         let catalog = #"""

@@ -21,11 +21,15 @@ extension Engine {
         guard reference.sequence > 0 else { return .accept }  // the first fix is otherwise taken
         guard filters.maxSpeed != nil || filters.minDistance != nil else { return .accept }
         let distance = reference.coordinate.distance(to: fix.coordinate)
+        // Within a micrometre of a limit is at it, as for a fence's boundary: a move of exactly
+        // maxSpeed, or a fix exactly minDistance away, is not decided by rounding.
         if let speed = filters.maxSpeed {
             let seconds = Double(fix.time.microseconds - reference.time.microseconds) / 1_000_000
-            if seconds <= 0 ? distance > 0 : distance / seconds > speed { return .drop }
+            if seconds <= 0 ? distance > boundaryTolerance : distance > speed * seconds + boundaryTolerance {
+                return .drop
+            }
         }
-        if let minimum = filters.minDistance, distance < minimum { return .refresh }
+        if let minimum = filters.minDistance, distance < minimum - boundaryTolerance { return .refresh }
         return .accept
     }
 

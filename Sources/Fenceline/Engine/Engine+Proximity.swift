@@ -85,7 +85,7 @@ extension Engine {
                 return
             }
             guard !(partnerSet?.contains(other) ?? partners.contains(other)),
-                member.coordinate.distance(to: candidate.coordinate) <= near
+                member.coordinate.distance(to: candidate.coordinate) <= near + boundaryTolerance
             else { return }
             if state.isDone(device, other) {
                 traced?.record(
@@ -183,9 +183,12 @@ extension Engine {
         }
         pair.distance = distance
         let tooOld = trigger.maxAge.map { apart > $0 } ?? false
-        let within = distance <= trigger.near && !tooOld
-        step?.condition =
-            tooOld ? "too old" : distance <= trigger.near ? "near" : distance > trigger.far ? "far" : "band"
+        // Within a micrometre of `near` or `far` is on it, as for a fence's boundary: a pair
+        // placed exactly `near` apart is not left out by rounding.
+        let isNear = distance <= trigger.near + boundaryTolerance
+        let isFar = distance > trigger.far + boundaryTolerance
+        let within = isNear && !tooOld
+        step?.condition = tooOld ? "too old" : isNear ? "near" : isFar ? "far" : "band"
         if !pair.inside, pair.candidateSince != nil, let maxAge = trigger.maxAge, let previous,
             min(previous, state[b].time).advanced(by: maxAge) < time
         {
@@ -206,7 +209,7 @@ extension Engine {
                         reason: .observed)
                 }
             }
-        } else if distance <= trigger.far {
+        } else if !isFar {
             pair.candidateSince = nil
         } else if pair.candidateSince == nil {
             if trigger.exitDelay > .zero {
