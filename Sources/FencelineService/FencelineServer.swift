@@ -58,7 +58,11 @@ public enum FencelineServer {
         settings.retention = options.retention
         settings.wallClock = options.wallClock
         let metrics = ServiceMetrics()
-        let token = try options.token ?? storedToken(in: store, announce: announce)
+        // A token made for a new store is kept and shown only once the store has loaded: a run
+        // that fails on its catalog must not keep one nobody saw again.
+        let kept = try store.meta("token").map { String(decoding: $0, as: UTF8.self) }
+        let made = options.token == nil && kept == nil ? Self.makeToken() : nil
+        let token = options.token ?? kept ?? made!
         let stopping = StopFlag()
         let gate = ServiceGate(host: options.host, announce: announce)
         let app = Application(
@@ -78,6 +82,10 @@ public enum FencelineServer {
                     settings: settings, metrics: metrics, logger: logger)
                 try await engine.addChangedRequests(
                     catalogBytes: options.catalogBytes, decodeCatalog: options.decodeCatalog)
+                if let made {
+                    try store.setMeta("token", Array(made.utf8))
+                    announce("fenceline: a token was made for this store (kept in it): \(made)")
+                }
                 let router = ServiceRoutes.router(
                     engine: engine, store: store, metrics: metrics, token: token, stopping: stopping)
                 return (engine, router.buildResponder())
@@ -104,14 +112,10 @@ public enum FencelineServer {
         if let engine = gate.engine { try await engine.checkpoint() }
     }
 
-    /// The token kept in the store, made (and announced once) for a new store.
-    private static func storedToken(in store: ServiceStore, announce: (String) -> Void) throws -> String {
-        if let kept = try store.meta("token") { return String(decoding: kept, as: UTF8.self) }
+    /// A new store's token: 32 random bytes in hex.
+    private static func makeToken() -> String {
         var generator = SystemRandomNumberGenerator()
-        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-        try store.setMeta("token", Array(token.utf8))
-        announce("fenceline: a token was made for this store (kept in it): \(token)")
-        return token
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 }
 
@@ -154,7 +158,9 @@ private struct Recovery: Service {
 
     func run() async throws {
         let (engine, responder) = try await load()
-        gate.open(engine: engine, responder: responder)
+        // Stopped meanwhile: the server is gone, so no routes and no "serving on"; the engine
+        // is kept for the shutdown's checkpoint.
+        gate.open(engine: engine, responder: Task.isShuttingDownGracefully ? nil : responder)
         try? await gracefulShutdown()
     }
 }
@@ -257,7 +263,7 @@ final class ServiceGate: Sendable {
         announceIfReady()
     }
 
-    func open(engine: ServiceEngine, responder: RouterResponder<ServiceContext>) {
+    func open(engine: ServiceEngine, responder: RouterResponder<ServiceContext>?) {
         state.withLock {
             $0.engine = engine
             $0.responder = responder
@@ -291,7 +297,14 @@ struct GatedResponder: HTTPResponder {
     let starting: RouterResponder<ServiceContext>
 
     func respond(to request: Request, context: ServiceContext) async throws -> Response {
-        if let ready = gate.responder { return try await ready.respond(to: request, context: context) }
-        return try await starting.respond(to: request, context: context)
+        let routes = gate.responder ?? starting
+        var response = try await routes.respond(to: request, context: context)
+        // Hummingbird's generated HEAD gives every answer an empty body of length 0, which a GET
+        // whose body streams (the export, the event stream) must not claim (RFC 9110 §8.6): a
+        // body of unknown length leaves the length out.
+        if request.method == .head, response.headers[.contentLength] == "0" {
+            response.body = ResponseBody { _ in }
+        }
+        return response
     }
 }

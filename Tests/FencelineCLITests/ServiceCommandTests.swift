@@ -230,6 +230,9 @@ import Testing
                 process.terminate()
                 process.waitUntilExit()
                 #expect(process.terminationStatus == 0)
+                // Stopped before ready: it never says it serves.
+                seen += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                #expect(!seen.contains("serving on"), "\(seen)")
                 continue
             }
             while !seen.contains("serving on") {
@@ -240,10 +243,47 @@ import Testing
             #expect(try curl(["\(base)/readyz"]).hasPrefix("http/1.1 200"))
             let events = try curl(["-H", "Authorization: Bearer t0ken", "\(base)/v1/events"])
             #expect(events.hasPrefix("http/1.1 200"), "\(events)")
+            // HEAD of a streamed GET claims no length (the GET has none).
+            let head = try curl(["-I", "-H", "Authorization: Bearer t0ken", "\(base)/v1/export"])
+            #expect(head.hasPrefix("http/1.1 200") && !head.contains("content-length: 0"), "\(head)")
             process.terminate()
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
         }
+    }
+
+    /// A token is made for a new store only by a run that loads it: one that fails on its
+    /// catalog keeps none and shows none, and the next run makes and shows one.
+    @Test func aRunThatFailsOnItsCatalogMakesNoToken() throws {
+        let directory = try CLI.temporaryDirectory()
+        let bad = directory.appendingPathComponent("bad.json")
+        try Data(#"{"requests":[{"id":"a","trigger":{"type":"region","radius":-1}}]}"#.utf8).write(to: bad)
+        let store = directory.appendingPathComponent("store").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["FENCELINE_TOKEN"] = nil
+        let failed = try CLI.run(
+            ["serve", "--data", store, "--triggers", bad.path, "--listen", "127.0.0.1:0"], environment: environment)
+        #expect(failed.status == 65 && !failed.stderr.contains("token"), "\(failed.stderr)")
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = [
+            "serve", "--data", store, "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", "--listen",
+            "127.0.0.1:0",
+        ]
+        process.environment = environment
+        process.currentDirectoryURL = Fixtures.packageRoot
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        var seen = ""
+        while !seen.contains("serving on") {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        process.terminate()
+        process.waitUntilExit()
+        #expect(seen.contains("a token was made for this store"), "\(seen)")
     }
 
     @Test func ingestRequestsAndTheExportReplay() throws {

@@ -247,12 +247,14 @@ import Testing
     /// A forced exit (removeDevice, expiry, time to live) reports the device's last fix, wherever
     /// the input is cut: fixes inside a settled disc skip the records, and a resumed engine has
     /// no disc, so the records' own last position differed with the cut (found by an audit).
-    @Test(arguments: ["removeDevice", "expires", "ttl"])
+    /// With `coarse`, a last fix over the request's maxAccuracy follows, which steps no record:
+    /// the fix the disc skipped before it is still the records' last.
+    @Test(arguments: ["removeDevice", "expires", "ttl", "coarse"])
     func aForcedExitReportsTheLastFixWhereverTheInputIsCut(force: String) throws {
         let expires = force == "expires" ? #","expires":"2026-03-02T08:00:50Z""# : ""
         let catalog = try CatalogDecoder().decode(
             Array(
-                #"{"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100,"hysteresis":"naive"}\#(expires)}]}"#
+                #"{"requests":[{"id":"gate","trigger":{"type":"region","center":{"lat":52.37,"lon":4.89},"radius":100,"hysteresis":{"preset":"naive","maxAccuracy":50}}\#(expires)}]}"#
                     .utf8)
         ).catalog
         // Inside, 10 m further north each time: the last fix is 40 m north (s = -60).
@@ -261,6 +263,9 @@ import Testing
         }
         var setup = Setup(catalog: catalog, until: Timestamp(rfc3339: "2026-03-02T08:01:30Z"))
         switch force {
+        case "coarse":
+            lines.append(#"{"device":"d","time":"2026-03-02T08:00:45Z","lat":52.3704,"lon":4.89,"accuracy":80}"#)
+            lines.append(#"{"time":"2026-03-02T08:00:50Z","op":"removeDevice","devices":["d"]}"#)
         case "removeDevice": lines.append(#"{"time":"2026-03-02T08:00:50Z","op":"removeDevice","devices":["d"]}"#)
         case "ttl": setup.deviceTTL = TimeSpan(seconds: 30)
         default: break
@@ -268,7 +273,7 @@ import Testing
         let whole = String(decoding: try Self.output(setup, lines: lines, cuts: []), as: UTF8.self)
         let exit = try #require(whole.split(separator: "\n").first { $0.contains(#""event":"exit""#) }, "\(whole)")
         #expect(exit.contains(#""distance":-60"#), "\(exit)")
-        for cut in 1..<5 {
+        for cut in 1..<lines.count {
             #expect(
                 String(decoding: try Self.output(setup, lines: lines, cuts: [cut]), as: UTF8.self) == whole,
                 "cut \(cut)")

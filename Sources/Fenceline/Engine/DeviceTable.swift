@@ -234,10 +234,12 @@ struct DeviceTable {
         /// it would have taken.
         var settled = SafeDisc()
         var settledAccuracy = 0.0
-        /// The device's last fix when the settled disc let it skip every region record, `nil` once
-        /// a fix steps them: the records' true last position, which a forced exit (removeDevice,
+        /// The device's last fix when the settled disc let it skip every region record (each
+        /// would have taken it): the records' true last position, which a forced exit (removeDevice,
         /// expiry, time to live) reports and a checkpoint writes for them, so that neither depends
-        /// on whether a disc was at hand (a resumed engine has none).
+        /// on whether a disc was at hand (a resumed engine has none). The next fix that is not
+        /// settled writes it into the records (``takeSkippedFix(device:)``) before any is stepped,
+        /// since it may not step them all (a record over its `maxAccuracy`, a filtered one).
         var skippedFix: Position?
 
         /// Whether the settled disc covers a fix at `point` with `accuracy`, in request `epoch`.
@@ -259,6 +261,16 @@ struct DeviceTable {
     @inline(__always)
     mutating func unsettle(device: Int32) {
         fixStates[Int(device)].settled.radius = 0
+    }
+
+    /// Writes the fix a settled disc let the device's records skip into each of them (see
+    /// ``FixState/skippedFix``) and forgets it.
+    mutating func takeSkippedFix(device: Int32) {
+        guard let fix = fixStates[Int(device)].skippedFix else { return }
+        fixStates[Int(device)].skippedFix = nil
+        records[Int(device)].withUnsafeMutableBufferPointer { records in
+            for index in records.indices { records[index].lastPosition = fix }
+        }
     }
     var beaconRecords: [[BeaconRecord]] = []
     /// `accepted[device * thresholds.count + bucket]`.

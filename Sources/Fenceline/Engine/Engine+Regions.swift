@@ -30,8 +30,11 @@ extension Engine {
         let isSettled =
             !careful
             && devices.fixStates[Int(device)].isSettled(fix.coordinate, accuracy: accuracy, epoch: requestEpoch)
-        devices.fixStates[Int(device)].skippedFix =
-            isSettled ? Position(coordinate: fix.coordinate, accuracy: fix.accuracy) : nil
+        if isSettled {
+            devices.fixStates[Int(device)].skippedFix = Position(coordinate: fix.coordinate, accuracy: fix.accuracy)
+        } else {
+            devices.takeSkippedFix(device: device)
+        }
         let settled = isSettled || careful ? 0 : stepSettledRecords(fix, device: device)
         // `safe`: while measuring, the radius of the device's next safe disc (see `SafeDisc`).
         var measuring = false
