@@ -19,10 +19,15 @@ import Testing
         let result = try CLI.run(["validate", catalog.path])
         #expect(result.status == 65)
         let lines = result.stderr.split(separator: "\n")
-        #expect(lines.count == 2)
+        #expect(lines.count == 3)
         #expect(lines[0] == "\(catalog.path):1: requests[0].id: missing field \"id\"")
+        // The request without an id has its interval checked too.
         #expect(
-            lines[1].hasPrefix(
+            lines[1]
+                == "\(catalog.path):1: requests[0].trigger.seconds: a repeating time interval must be at least 60 seconds (got 10.0)"
+        )
+        #expect(
+            lines[2].hasPrefix(
                 "\(catalog.path):1: request \"p\": requests[1].trigger.geometry.coordinates: polygon is not valid: Self-intersection"
             ))
     }

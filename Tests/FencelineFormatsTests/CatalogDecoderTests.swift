@@ -92,6 +92,20 @@ import Testing
         #expect(found.map(\.path) == ["requests[0].trigger.type", "requests[1].trigger.radius", "requests[2].id"])
     }
 
+    /// A request without an id, or with a trigger that cannot be read, has the problems of its
+    /// other members reported too (and nothing said of the stand-ins they are checked with).
+    @Test func aRequestWithoutAnIdOrATriggerHasItsOtherProblemsReported() {
+        let found = issues(
+            #"{"categories":[{"id":"ok"}],"requests":[{"trigger":{"type":"region","center":{"lat":95,"lon":4},"radius":-5}},{"id":"d","content":{"category":"nope"},"trigger":{"type":"bogus"}},{"id":"e","content":{"category":"nope"}}]}"#
+        )
+        #expect(
+            found.map(\.path) == [
+                "requests[0].id", "requests[0].trigger.center", "requests[0].trigger.radius",
+                "requests[1].trigger.type",
+                "requests[1].content.category", "requests[2].trigger", "requests[2].content.category",
+            ], "\(found.map(\.path))")
+    }
+
     @Test func syntaxErrorsGiveLineAndColumn() {
         let found = issues("{\n  \"requests\": [\n    {\"id\": \"a\",,}\n  ]\n}")
         #expect(found.count == 1)

@@ -177,18 +177,25 @@ public final class CatalogDecoder {
                 decodeFilters($0, path: fields.at("filters"), base: defaults.filters, sink: sink)
             } ?? defaults.filters
         let expires = fields.timestamp("expires")
-        guard let id, let trigger else { return nil }
-        let request = NotificationRequest(
-            id: id, contentIfAny: content, trigger: trigger, devices: devices, schedule: schedule, filters: filters,
-            expires: expires)
         // Validated even when some member could not be read, so that the problems of its other
-        // members are reported with that one (SPEC §2: all at once).
+        // members are reported with that one (SPEC §2: all at once). Without an id or a trigger,
+        // stand-ins take their place, and what is said of them is left out (the validator's other
+        // checks do not depend on the trigger).
+        let request = NotificationRequest(
+            id: id ?? "", contentIfAny: content, trigger: trigger ?? Self.standInTrigger, devices: devices,
+            schedule: schedule, filters: filters, expires: expires)
         let read = Array(sink.issues[before...])  // a copy: the sink grows below
         for problem in validator.problems(in: request, categories: categories) {
+            if trigger == nil && (problem.path == "trigger" || problem.path.hasPrefix("trigger.")) { continue }
             sink.add(IssueSink.join(path, problem.path), problem.message, unlessAMemberOf: path, wasUnread: read)
         }
+        guard id != nil, trigger != nil else { return nil }
         return sink.issues.count == before ? request : nil
     }
+
+    /// What a request whose trigger could not be read is validated with: one the validator
+    /// finds nothing to say of.
+    private static let standInTrigger = Trigger.timeInterval(TimeIntervalTrigger(interval: TimeSpan(seconds: 60)))
 
     static func lineAndColumn(of offset: Int, in bytes: [UInt8]) -> (Int, Int) {
         var line = 1
