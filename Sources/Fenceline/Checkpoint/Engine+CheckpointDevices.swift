@@ -27,14 +27,13 @@ extension Engine {
                 writer.write(override.reference.time)
             }
             let regions = devices.records[device].filter { newSlot[Int($0.slot)] >= 0 }
-            // A resumed engine has no settled disc: its records hold the fix the disc skipped.
-            let skippedFix = devices.fixStates[device].skippedFix
             writer.write(each: regions) { writer, record in
                 writer.write(newSlot[Int(record.slot)])
                 record.machine.write(to: &writer)
                 writer.write(record.insideAfterLastFix)
                 writer.write(record.isDone)
-                writer.write(skippedFix ?? record.lastPosition)
+                // A resumed engine has no settled disc: its records hold the fix the disc skipped.
+                writer.write(devices.lastPosition(of: record, device: Int32(device)))
                 writer.write(record.visit)
                 writer.write(record.staySince)
             }

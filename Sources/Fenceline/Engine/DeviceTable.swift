@@ -263,6 +263,13 @@ struct DeviceTable {
         fixStates[Int(device)].settled.radius = 0
     }
 
+    /// The last fix `record` of `device` took: the one a settled disc let it skip, if any (see
+    /// ``FixState/skippedFix``), else its own.
+    @inline(__always)
+    func lastPosition(of record: RegionRecord, device: Int32) -> Position {
+        fixStates[Int(device)].skippedFix ?? record.lastPosition
+    }
+
     /// Writes the fix a settled disc let the device's records skip into each of them (see
     /// ``FixState/skippedFix``) and forgets it.
     mutating func takeSkippedFix(device: Int32) {

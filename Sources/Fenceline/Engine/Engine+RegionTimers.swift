@@ -134,8 +134,7 @@ extension Engine {
         entry: RequestEntry, device: Int32, kind: EventKind, time: Timestamp, since: Timestamp?,
         record: DeviceTable.RegionRecord, state: RegionStatus?
     ) -> Event {
-        // A fix the settled disc let skip the record is its last all the same.
-        let position = devices.fixStates[Int(device)].skippedFix ?? record.lastPosition
+        let position = devices.lastPosition(of: record, device: device)
         return makeEvent(
             kind, for: entry, device: devices.names[Int(device)], time: time, since: since, state: state,
             position: position, distance: reportedDistance(slot: entry.slot, to: position.coordinate))
