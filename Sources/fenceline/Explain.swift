@@ -33,9 +33,13 @@ struct Explain: AsyncParsableCommand {
             device of GPX and NMEA inputs (run's --device).
 
             Examples:
-              fenceline explain --triggers Data/scenarios/jitter-at-edge/triggers.json --device phone-1 --request office Data/scenarios/jitter-at-edge/readings.ndjson
-              fenceline explain --triggers fences.json --device truck-17 --request depot --until 2026-03-02T18:00:00Z day.ndjson
-              fenceline explain --triggers fences.json --device car --request home --input-device car drive.gpx
+              fenceline explain --triggers Data/scenarios/jitter-at-edge/triggers.json \\
+                  --device walker --request edge-default \\
+                  Data/scenarios/jitter-at-edge/readings.ndjson
+              fenceline explain --triggers fences.json --device truck-17 --request depot \\
+                  --until 2026-03-02T18:00:00Z day.ndjson
+              fenceline explain --triggers fences.json --device car --request home \\
+                  --input-device car drive.gpx
             """
     )
 

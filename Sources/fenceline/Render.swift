@@ -22,9 +22,11 @@ struct Render: AsyncParsableCommand {
             reported on stderr and skipped.
 
             Examples:
-              fenceline render --triggers Data/scenarios/real-drive-visnjan/triggers.json Data/scenarios/real-drive-visnjan/readings.ndjson -o drive.svg
+              fenceline render --triggers Data/scenarios/real-drive-visnjan/triggers.json \\
+                  Data/scenarios/real-drive-visnjan/readings.ndjson -o drive.svg
               fenceline render --triggers fences.json --html -o fleet.html day.ndjson.gz
-              fenceline render --triggers fences.json --title "Ride, 2 March" ride.gpx > ride.svg
+              fenceline render --triggers fences.json --title "Ride, 2 March" ride.gpx \\
+                  > ride.svg
             """
     )
 

@@ -28,14 +28,21 @@ struct Run: AsyncParsableCommand {
             progress (percent read, readings, readings/s, events) until the end.
 
             Examples:
-              fenceline run --triggers Data/scenarios/real-drive-visnjan/triggers.json Data/scenarios/real-drive-visnjan/readings.ndjson
-              fenceline run --triggers fences.geojson --format text day1.ndjson day2.ndjson.gz
-              fenceline run --triggers fences.json --format geojson -o events.geojson ride.gpx
-              fenceline run --triggers fences.json --device truck-17 --format text receiver.nmea
-              zcat trace.ndjson.gz | fenceline run --triggers fences.json --reorder-window 5 -
-              fenceline run --triggers fences.json --until 2026-03-02T18:00:00Z --strict trace.csv
+              fenceline run --triggers Data/scenarios/real-drive-visnjan/triggers.json \\
+                  Data/scenarios/real-drive-visnjan/readings.ndjson
+              fenceline run --triggers fences.geojson --format text day1.ndjson \\
+                  day2.ndjson.gz
+              fenceline run --triggers fences.json --format geojson -o events.geojson \\
+                  ride.gpx
+              fenceline run --triggers fences.json --device truck-17 --format text \\
+                  receiver.nmea
+              zcat trace.ndjson.gz | fenceline run --triggers fences.json \\
+                  --reorder-window 5 -
+              fenceline run --triggers fences.json --until 2026-03-02T18:00:00Z \\
+                  --strict trace.csv
               tail -f live.ndjson | fenceline run --triggers fences.json --clock wall -
-              fenceline run --triggers catalog.json --format apns --state-out state.json trace.ndjson
+              fenceline run --triggers catalog.json --format apns \\
+                  --state-out state.json trace.ndjson
             """
     )
 

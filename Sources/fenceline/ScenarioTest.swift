@@ -18,7 +18,7 @@ struct ScenarioTest: AsyncParsableCommand {
 
             Examples:
               fenceline test Data/scenarios
-              fenceline test Data/scenarios/jitter-default --update
+              fenceline test Data/scenarios/jitter-at-edge --update
               fenceline test Data/scenarios --threads 4
             """
     )

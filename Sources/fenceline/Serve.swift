@@ -17,8 +17,9 @@ struct Serve: AsyncParsableCommand {
             with the store's first catalog gives exactly the event log. After a crash or a \
             restart on the same --data the service goes on from its last checkpoint and journal.
 
-            Every path but /healthz and /readyz needs Authorization: Bearer <token>: the token \
-            in --token-file, else FENCELINE_TOKEN, else one made for the store and printed once.
+            Every path but /healthz, /readyz and the live map at / (which asks for the token \
+            itself) needs Authorization: Bearer <token>: the token in --token-file, else \
+            FENCELINE_TOKEN, else one made for the store and printed once.
 
             Requests, categories and delivered notifications are managed live (/v1/requests, \
             /v1/categories, /v1/delivered), each change journaled like a line of readings. \

@@ -255,14 +255,47 @@ import Testing
         #expect(text.contains("dwell         olive-grove"))
     }
 
+    /// Each example can be copied as printed: none is wrapped at 80 columns (a wrapped line
+    /// goes on at the margin), the repository's files it names exist, and those that read only
+    /// such files and write nothing run as printed from the repository's root.
     @Test(arguments: [
         ["--help"], ["run", "--help"], ["validate", "--help"], ["test", "--help"], ["next", "--help"],
-        ["readings", "--help"], ["explain", "--help"], ["render", "--help"],
+        ["readings", "--help"], ["explain", "--help"], ["render", "--help"], ["inspect", "--help"],
+        ["serve", "--help"],
     ])
     func helpExplainsEachCommandWithExamples(arguments: [String]) throws {
         let result = try CLI.run(arguments)
         #expect(result.status == 0)
         #expect(result.stdout.contains("USAGE: fenceline"))
-        if arguments.count == 2 { #expect(result.stdout.contains("Examples:")) }
+        guard arguments.count == 2 else { return }
+        let examples = try #require(result.stdout.components(separatedBy: "Examples:\n").dropFirst().first)
+            .components(separatedBy: "\n\n")[0]
+            .split(separator: "\n")
+        #expect(!examples.isEmpty)
+        var commands: [String] = []
+        var continued = ""
+        for line in examples {
+            #expect(line.hasPrefix("  "), "\(arguments[0]): \(line)")
+            for word in line.split(separator: " ") where word.hasPrefix("Data/") {
+                let path = Fixtures.packageRoot.appendingPathComponent(String(word)).path
+                #expect(FileManager.default.fileExists(atPath: path), "\(arguments[0]): \(word)")
+            }
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.hasSuffix("\\") {
+                continued += text.dropLast()
+            } else {
+                commands.append(continued + text)
+                continued = ""
+            }
+        }
+        for command in commands
+        where command.hasPrefix("fenceline ") && command.contains(" Data/") && !command.hasPrefix("fenceline test")
+            && !command.contains(where: { "|<>\"".contains($0) }) && !command.contains(" -o ")
+        {
+            let words = command.split(separator: " ").dropFirst().map(String.init)
+            let ran = try CLI.run(words)
+            #expect(ran.status == 0, "\(command): \(ran.stderr)")
+            #expect(!ran.stdout.isEmpty, "\(command)")
+        }
     }
 }
