@@ -257,9 +257,9 @@ public final class ShardedSession: RunSession, DrivenSession {
     private func batchDone(_ events: [Event], from mark: RunMark? = nil, output: RunOutput) {
         output.emit(events, flush: !output.readsFile)
         if output.steadyStart == nil && output.summary.readings > 0 {
-            if var mark, coordinator.catalogSeconds > 0 {
-                mark.wall += coordinator.catalogSeconds
-                mark.cpu += coordinator.catalogSeconds
+            if var mark, coordinator.catalogTook.wall > 0 {
+                mark.wall += coordinator.catalogTook.wall
+                mark.cpu += coordinator.catalogTook.cpu
                 output.steadyStart = mark
             } else {
                 output.steadyStart = .now(readings: output.summary.readings)
