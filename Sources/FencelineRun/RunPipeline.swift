@@ -82,7 +82,8 @@ public final class RunPipeline {
 
         /// The one-line summary for stderr.
         public var line: String {
-            "fenceline: \(readings) readings, \(skipped) skipped, \(stale) stale, \(events) events"
+            "fenceline: \(readings) reading\(readings == 1 ? "" : "s"), \(skipped) skipped, \(stale) stale, "
+                + "\(events) event\(events == 1 ? "" : "s")"
                 + (filtered.map { ", filtered \($0)" } ?? "")
         }
     }

@@ -99,9 +99,13 @@ struct Render: AsyncParsableCommand {
         destination.write(Array(text.utf8))
         destination.close()
         if !quiet {
+            func counted(_ count: Int, _ noun: String, _ plural: String? = nil) -> String {
+                "\(count) \(count == 1 ? noun : plural ?? noun + "s")"
+            }
             let devices = Set(fixes.map(\.device)).count
             OutputFile.standardError.write(
-                "fenceline: drew \(catalog.requests.count) requests, \(fixes.count) fixes of \(devices) device\(devices == 1 ? "" : "s"), \(events.count) events; \(summary.skipped) skipped\n"
+                "fenceline: drew \(counted(catalog.requests.count, "request")), \(counted(fixes.count, "fix", "fixes")) "
+                    + "of \(counted(devices, "device")), \(counted(events.count, "event")); \(summary.skipped) skipped\n"
             )
         }
     }

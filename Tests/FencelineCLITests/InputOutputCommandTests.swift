@@ -66,7 +66,7 @@ import Testing
             ["readings", "-"],
             stdin: #"{"op":"tick","time":5}"# + "\n" + #"{"device":"a","time":6,"lat":1,"lon":2}"# + "\n")
         #expect(result.stdout == #"{"device":"a","time":"1970-01-01T00:00:06Z","lat":1,"lon":2}"# + "\n")
-        #expect(result.stderr == "fenceline: 1 readings, 0 skipped, 1 control records not written\n")
+        #expect(result.stderr == "fenceline: 1 reading, 0 skipped, 1 control record not written\n")
     }
 
     /// CSV in, normalised NDJSON out, with sub-millisecond times kept and bad rows reported.

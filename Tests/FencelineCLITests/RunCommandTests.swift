@@ -96,7 +96,7 @@ import Testing
         ]
         let run = try CLI.run(["run", "--triggers", empty.path, "-"], stdin: lines.joined(separator: "\n") + "\n")
         #expect(run.status == 0)
-        #expect(run.stderr.hasSuffix("fenceline: 1 readings, 5 skipped, 0 stale, 0 events\n"), "\(run.stderr)")
+        #expect(run.stderr.hasSuffix("fenceline: 1 reading, 5 skipped, 0 stale, 0 events\n"), "\(run.stderr)")
         #expect(run.stderr.contains(#"-:1: field "time": Unix seconds outside the representable range"#))
         #expect(run.stderr.contains(#"-:5: field "request.trigger.start""#))
         #expect(try CLI.run(["run", "--triggers", empty.path, "--until", "1e13", "/dev/null"]).status == 64)
@@ -147,7 +147,7 @@ import Testing
             lenient.stderr == """
                 \(readings.path):2: field "lat": expected a number, found a string
                 \(readings.path):4: field "time": expected an RFC 3339 string or Unix seconds, found end of line
-                fenceline: 3 readings, 2 skipped, 0 stale, 1 events
+                fenceline: 3 readings, 2 skipped, 0 stale, 1 event
 
                 """)
         #expect(lenient.stdout.contains(#""request":"home","device":"car","trigger":"region","event":"exit""#))

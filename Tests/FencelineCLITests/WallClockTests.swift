@@ -70,7 +70,7 @@ import Testing
         #expect(wall.stderr.contains("readings.ndjson:1: field \"time\": future time: 3"), "\(wall.stderr)")
         #expect(wall.stderr.contains(" s ahead of the wall clock ("), "\(wall.stderr)")
         // The line moved nothing; the one at the wall clock's time was read.
-        #expect(wall.stderr.contains("fenceline: 1 readings, 1 skipped"), "\(wall.stderr)")
+        #expect(wall.stderr.contains("fenceline: 1 reading, 1 skipped"), "\(wall.stderr)")
         // On the event clock the first line sets the clock; the second is then an hour behind it.
         let event = try CLI.run(["run", "--triggers", triggers.path, readings.path])
         #expect(!event.stderr.contains("future time"), "\(event.stderr)")
