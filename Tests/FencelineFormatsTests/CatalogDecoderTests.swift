@@ -106,6 +106,22 @@ import Testing
             ], "\(found.map(\.path))")
     }
 
+    /// A circle whose centre cannot be read still has its other members' problems reported: a
+    /// second unreadable coordinate, and a radius out of range.
+    @Test func aCircleWithoutAReadableCentreHasItsOtherProblemsReported() {
+        let found = issues(
+            #"{"requests":[{"id":"a","trigger":{"type":"region","center":{"lat":"52","lon":"4"},"radius":-5}},{"id":"b","trigger":{"type":"region","center":{"lon":4},"radius":30000000}},{"id":"c","trigger":{"type":"region","center":{"lat":52,"lon":4},"radius":"x"}}]}"#
+        )
+        #expect(
+            found.map(\.path) == [
+                "requests[0].trigger.center.lat", "requests[0].trigger.center.lon", "requests[0].trigger.radius",
+                "requests[1].trigger.center.lat", "requests[1].trigger.radius", "requests[2].trigger.radius",
+            ], "\(found.map(\.path))")
+        guard found.count == 6 else { return }
+        #expect(found[2].message.contains("> 0"))
+        #expect(found[4].message.contains("half the Earth"))
+    }
+
     @Test func syntaxErrorsGiveLineAndColumn() {
         let found = issues("{\n  \"requests\": [\n    {\"id\": \"a\",,}\n  ]\n}")
         #expect(found.count == 1)

@@ -24,17 +24,21 @@ public final class GeometryValidator {
         "\(name) must be at most 20015086 m, half the Earth's circumference (got \(value))"
     }
 
+    /// What is wrong with a circle's radius, if anything (also for a catalog whose circle has no
+    /// readable centre).
+    public static func radiusProblem(_ radius: Double) -> String? {
+        if !(radius > 0) || !radius.isFinite { return "radius must be a number of metres > 0 (got \(radius))" }
+        return radius > largestReach ? reachMessage("radius", radius) : nil
+    }
+
     /// Every problem in `geometry`, or an empty array when the engine can use it.
     public func problems(in geometry: RegionGeometry) -> [GeometryProblem] {
         switch geometry {
         case .circle(let center, let radius):
             var problems: [GeometryProblem] = []
             if !center.isValid { problems.append(coordinateProblem(center, path: "center")) }
-            if !(radius > 0) || !radius.isFinite {
-                problems.append(
-                    GeometryProblem(path: "radius", message: "radius must be a number of metres > 0 (got \(radius))"))
-            } else if radius > Self.largestReach {
-                problems.append(GeometryProblem(path: "radius", message: Self.reachMessage("radius", radius)))
+            if let problem = Self.radiusProblem(radius) {
+                problems.append(GeometryProblem(path: "radius", message: problem))
             }
             return problems
         case .corridor(let path, let width):

@@ -17,13 +17,19 @@ extension CatalogDecoder {
             sink.warn(fields.at("corridor"), "\"corridor\" applies to a LineString geometry only and is ignored here")
         }
         if hasCircle {
-            guard let center = FieldReader(fields["center"], member: "center", of: fields) else {
+            // Each member is read (and a bad one reported) before any is given up on, and a radius
+            // is checked without its centre, so that one problem hides no other (SPEC §2).
+            let center = FieldReader(fields["center"], member: "center", of: fields)
+            center?.warnUnknown(known: Self.centerFields)
+            let lat = center?.number("lat", required: true)
+            let lon = center?.number("lon", required: true)
+            let radius = fields.number("radius", required: true)
+            guard let lat, let lon, let radius else {
+                if let radius, let problem = GeometryValidator.radiusProblem(radius) {
+                    sink.add(fields.at("radius"), problem)
+                }
                 return nil
             }
-            center.warnUnknown(known: Self.centerFields)
-            guard let lat = center.number("lat", required: true), let lon = center.number("lon", required: true),
-                let radius = fields.number("radius", required: true)
-            else { return nil }
             return .circle(center: Coordinate(latitude: lat, longitude: lon), radius: radius)
         }
         guard fields.has("geometry") else {
