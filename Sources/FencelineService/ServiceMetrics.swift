@@ -3,6 +3,7 @@ import Fenceline
 import Foundation
 import Metrics
 import Prometheus
+import Synchronization
 
 /// The service's metrics (SPEC §11, `GET /metrics`), made through swift-metrics on a Prometheus
 /// registry of the server's own: nothing is bootstrapped globally, so two servers in one process
@@ -21,6 +22,9 @@ final class ServiceMetrics: Sendable {
     let webhookBacklog: CoreMetrics.Gauge
     let devices: CoreMetrics.Gauge
     let requests: CoreMetrics.Gauge
+    /// Open `GET /v1/events/stream` subscribers.
+    private let subscriberGauge: CoreMetrics.Gauge
+    private let subscriberCount = Atomic<Int>(0)
     /// One counter per event kind, made once: the factory looks a label up under a lock.
     private let events: [String: CoreMetrics.Counter]
 
@@ -49,6 +53,13 @@ final class ServiceMetrics: Sendable {
         webhookBacklog = CoreMetrics.Gauge(label: "fenceline_webhook_backlog", factory: factory)
         devices = CoreMetrics.Gauge(label: "fenceline_devices", factory: factory)
         requests = CoreMetrics.Gauge(label: "fenceline_pending_requests", factory: factory)
+        subscriberGauge = CoreMetrics.Gauge(label: "fenceline_event_stream_subscribers", factory: factory)
+        subscriberGauge.record(0)
+    }
+
+    /// Counts an event-stream subscriber in (`by: 1`) or out (`by: -1`).
+    func countSubscriber(by change: Int) {
+        subscriberGauge.record(subscriberCount.add(change, ordering: .relaxed).newValue)
     }
 
     /// Counts events of one kind (`enter`, `exit`, …).

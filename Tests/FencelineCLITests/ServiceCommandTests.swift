@@ -395,6 +395,42 @@ import Testing
         open.waitUntilExit()
     }
 
+    /// An event-stream subscriber that goes away is let go at once, not at the stream's next
+    /// write (a keep-alive, 15 s on a quiet log): /metrics counts the open streams.
+    @Test func aClosedEventStreamEndsAtOnce() throws {
+        let server = try Server(triggers: "Data/scenarios/real-drive-visnjan/triggers.json")
+        defer { server.stop() }
+        func subscribers() throws -> Int? {
+            let text = try server.call("GET", "/metrics").body
+            return text.firstMatch(of: /\nfenceline_event_stream_subscribers (\d+)/).flatMap { Int($0.1) }
+        }
+        #expect(try subscribers() == 0)
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        #expect(connected == 0)
+        let request = "GET /v1/events/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t0ken\r\n\r\n"
+        _ = request.withCString { send(socket, $0, strlen($0), 0) }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        #expect(recv(socket, &buffer, buffer.count, 0) > 0)
+        #expect(try subscribers() == 1)
+        close(socket)
+        let deadline = Date().addingTimeInterval(5)
+        var open = try subscribers()
+        while open != 0 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            open = try subscribers()
+        }
+        #expect(open == 0)
+    }
+
     /// Webhooks: registered with checked fields, every event delivered signed (checked by the
     /// receiver with the secret), listed without the secret, counted in /metrics; and a device's
     /// standing from GET /v1/devices/{id}.
