@@ -122,6 +122,17 @@ import Testing
         #expect(found[4].message.contains("half the Earth"))
     }
 
+    /// A trigger member that cannot be read hides nothing said of its other members: a
+    /// self-intersecting polygon beside an unknown hysteresis preset is reported too.
+    @Test func aTriggersMembersAreReportedApart() {
+        let found = issues(
+            #"{"requests":[{"id":"a","trigger":{"type":"region","geometry":{"type":"Polygon","coordinates":[[[4,52],[5,53],[5,52],[4,53],[4,52]]]},"hysteresis":"sticky"}}]}"#
+        )
+        #expect(
+            found.map(\.path) == ["requests[0].trigger.hysteresis", "requests[0].trigger.geometry.coordinates"],
+            "\(found.map(\.path))")
+    }
+
     @Test func syntaxErrorsGiveLineAndColumn() {
         let found = issues("{\n  \"requests\": [\n    {\"id\": \"a\",,}\n  ]\n}")
         #expect(found.count == 1)

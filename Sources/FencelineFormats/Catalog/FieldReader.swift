@@ -34,13 +34,15 @@ final class IssueSink {
     /// read is absent when the request is validated, so what the validator says of that member
     /// ("among must name a device" after "among[0]: expected a string") would be about a value
     /// that was never given.
-    /// A Feature's member is the one under `properties`.
+    /// A Feature's member is the one under `properties`, and a trigger's members count apart (a
+    /// hysteresis that cannot be read says nothing of the fence it goes with).
     func add(_ path: String, _ message: String, unlessAMemberOf request: String, wasUnread read: [CatalogIssue]) {
         let request = absolute(request)
         func member(_ path: Substring) -> Substring {
             guard path.hasPrefix(request) else { return path }
             var rest = path.dropFirst(request.count).drop { $0 == "." }
             if rest.hasPrefix("properties.") { rest = rest.dropFirst("properties.".count) }
+            if rest.hasPrefix("trigger.") { rest = rest.dropFirst("trigger.".count) }
             return rest.prefix { $0 != "." && $0 != "[" }
         }
         let own = member(absolute(path)[...])
