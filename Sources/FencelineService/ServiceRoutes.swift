@@ -140,10 +140,9 @@ enum ServiceRoutes {
                 status: .ok,
                 headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
                 body: ResponseBody { writer in
-                    // Ended as soon as the subscriber goes away: a stream only learns of it from a
-                    // write that fails, and one catching up from the store reads it page by page
-                    // until then (a flood of connect-and-close subscribers kept the cores busy
-                    // reading the log for closed connections, and new ones waited to be accepted).
+                    // Ended as soon as the subscriber goes away: a stream would learn of it only
+                    // from a write that fails, and one catching up reads the log from the store,
+                    // page after page, for a connection nobody reads.
                     metrics.countSubscriber(by: 1)
                     defer { metrics.countSubscriber(by: -1) }
                     try await request.body.consumeWithCancellationOnInboundClose { _ in
