@@ -82,8 +82,7 @@ public final class RunPipeline {
 
         /// The one-line summary for stderr.
         public var line: String {
-            "fenceline: \(readings) reading\(readings == 1 ? "" : "s"), \(skipped) skipped, \(stale) stale, "
-                + "\(events) event\(events == 1 ? "" : "s")"
+            "fenceline: \(counted(readings, "reading")), \(skipped) skipped, \(stale) stale, \(counted(events, "event"))"
                 + (filtered.map { ", filtered \($0)" } ?? "")
         }
     }

@@ -60,9 +60,14 @@ public enum FencelineServer {
         let metrics = ServiceMetrics()
         // A token made for a new store is kept and shown only once the store has loaded: a run
         // that fails on its catalog must not keep one nobody saw again.
-        let kept = try store.meta("token").map { String(decoding: $0, as: UTF8.self) }
-        let made = options.token == nil && kept == nil ? Self.makeToken() : nil
-        let token = options.token ?? kept ?? made!
+        let token: String
+        let made: String?
+        if let given = try options.token ?? store.meta("token").map({ String(decoding: $0, as: UTF8.self) }) {
+            (token, made) = (given, nil)
+        } else {
+            token = Self.makeToken()
+            made = token
+        }
         let stopping = StopFlag()
         let gate = ServiceGate(host: options.host, announce: announce)
         let app = Application(

@@ -91,8 +91,8 @@ struct Readings: AsyncParsableCommand {
             }
         }
         if !quiet {
-            let extra = controls > 0 ? ", \(controls) control record\(controls == 1 ? "" : "s") not written" : ""
-            report("fenceline: \(readings) reading\(readings == 1 ? "" : "s"), \(badLines.count) skipped\(extra)")
+            let extra = controls > 0 ? ", \(counted(controls, "control record")) not written" : ""
+            report("fenceline: \(counted(readings, "reading")), \(badLines.count) skipped\(extra)")
         }
         if badLines.strictFailure != nil { throw ExitStatus.badInput }
     }

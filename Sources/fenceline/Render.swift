@@ -99,12 +99,9 @@ struct Render: AsyncParsableCommand {
         destination.write(Array(text.utf8))
         destination.close()
         if !quiet {
-            func counted(_ count: Int, _ noun: String, _ plural: String? = nil) -> String {
-                "\(count) \(count == 1 ? noun : plural ?? noun + "s")"
-            }
             let devices = Set(fixes.map(\.device)).count
             OutputFile.standardError.write(
-                "fenceline: drew \(counted(catalog.requests.count, "request")), \(counted(fixes.count, "fix", "fixes")) "
+                "fenceline: drew \(counted(catalog.requests.count, "request")), \(counted(fixes.count, "fix", plural: "fixes")) "
                     + "of \(counted(devices, "device")), \(counted(events.count, "event")); \(summary.skipped) skipped\n"
             )
         }

@@ -77,7 +77,7 @@ struct ScenarioTest: AsyncParsableCommand {
         }
         if !update {
             OutputFile.standardOutput.write(
-                "\(scenarios.count) scenario\(scenarios.count == 1 ? "" : "s"), \(failed) failed\n")
+                "\(counted(scenarios.count, "scenario")), \(failed) failed\n")
         }
         if failed > 0 { throw ExitStatus.differences }
     }

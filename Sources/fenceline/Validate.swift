@@ -32,9 +32,9 @@ struct Validate: AsyncParsableCommand {
         for request in requests { counts[request.trigger.kind, default: 0] += 1 }
         let kinds = TriggerKind.allCases.compactMap { kind in counts[kind].map { "\($0) \(kind.rawValue)" } }
         let categories = decoded.catalog.categories.count
-        var line = "\(file): ok: \(requests.count) request\(requests.count == 1 ? "" : "s")"
+        var line = "\(file): ok: \(counted(requests.count, "request"))"
         if !kinds.isEmpty { line += " (\(kinds.joined(separator: ", ")))" }
-        if categories > 0 { line += ", \(categories) categor\(categories == 1 ? "y" : "ies")" }
+        if categories > 0 { line += ", \(counted(categories, "category", plural: "categories"))" }
         OutputFile.standardOutput.write(line.terminalSafe + "\n")
     }
 }

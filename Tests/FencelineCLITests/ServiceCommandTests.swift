@@ -16,7 +16,8 @@ import Testing
         let startupLog: String
 
         init(
-            triggers: String, directory: URL? = nil, arguments: [String] = [], environment: [String: String] = [:]
+            triggers: String, directory: URL? = nil, arguments: [String] = [], environment: [String: String] = [:],
+            token: String? = "t0ken"
         ) throws {
             self.directory = try directory ?? CLI.temporaryDirectory()
             process.executableURL = CLI.binary
@@ -25,9 +26,10 @@ import Testing
                     "serve", "--data", self.directory.appendingPathComponent("store").path, "--triggers", triggers,
                     "--listen", "127.0.0.1:0",
                 ] + arguments
-            process.environment = ProcessInfo.processInfo.environment.merging(
-                environment.merging(["FENCELINE_TOKEN": "t0ken"]) { $1 }
-            ) { $1 }
+            // Without `token`, the service makes one for a new store (and prints it).
+            var merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            merged["FENCELINE_TOKEN"] = token
+            process.environment = merged
             process.currentDirectoryURL = Fixtures.packageRoot
             let errors = Pipe()
             process.standardError = errors
@@ -264,26 +266,10 @@ import Testing
         let failed = try CLI.run(
             ["serve", "--data", store, "--triggers", bad.path, "--listen", "127.0.0.1:0"], environment: environment)
         #expect(failed.status == 65 && !failed.stderr.contains("token"), "\(failed.stderr)")
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = [
-            "serve", "--data", store, "--triggers", "Data/scenarios/real-drive-visnjan/triggers.json", "--listen",
-            "127.0.0.1:0",
-        ]
-        process.environment = environment
-        process.currentDirectoryURL = Fixtures.packageRoot
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        var seen = ""
-        while !seen.contains("serving on") {
-            let chunk = errors.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
-        process.terminate()
-        process.waitUntilExit()
-        #expect(seen.contains("a token was made for this store"), "\(seen)")
+        let server = try Server(
+            triggers: "Data/scenarios/real-drive-visnjan/triggers.json", directory: directory, token: nil)
+        server.stop()
+        #expect(server.startupLog.contains("a token was made for this store"), "\(server.startupLog)")
     }
 
     @Test func ingestRequestsAndTheExportReplay() throws {
@@ -405,23 +391,11 @@ import Testing
             return text.firstMatch(of: /\nfenceline_event_stream_subscribers (\d+)/).flatMap { Int($0.1) }
         }
         #expect(try subscribers() == 0)
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(server.port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        #expect(connected == 0)
-        let request = "GET /v1/events/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t0ken\r\n\r\n"
-        _ = request.withCString { send(socket, $0, strlen($0), 0) }
-        var buffer = [UInt8](repeating: 0, count: 512)
-        #expect(recv(socket, &buffer, buffer.count, 0) > 0)
+        var socket: Socket? = try Socket(port: server.port)
+        try socket?.send("GET /v1/events/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t0ken\r\n\r\n")
+        #expect(socket?.receive() ?? 0 > 0)
         #expect(try subscribers() == 1)
-        close(socket)
+        socket = nil  // closes it
         let deadline = Date().addingTimeInterval(5)
         var open = try subscribers()
         while open != 0 && Date() < deadline {
@@ -1137,6 +1111,12 @@ import Testing
             guard Glibc.send(descriptor, bytes, bytes.count, 0) == bytes.count else {
                 throw CLIFailure(message: "send failed")
             }
+        }
+
+        /// Reads what has come (waiting for some): the bytes read, 0 at the end, -1 on an error.
+        func receive() -> Int {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            return recv(descriptor, &buffer, buffer.count, 0)
         }
 
         /// Whether the peer closes the connection within `seconds` (read gives 0 or an error).

@@ -27,3 +27,11 @@ extension String {
         }
     }
 }
+
+/// `count` and its noun, in the plural for any count but one ("1 event", "2 events", "3 fixes"),
+/// for the counts people read: summaries, legends. `digits` writes the number.
+package func counted(
+    _ count: Int, _ noun: String, plural: String? = nil, digits: (Int) -> String = { String($0) }
+) -> String {
+    "\(digits(count)) \(count == 1 ? noun : plural ?? noun + "s")"
+}

@@ -59,11 +59,11 @@ extension TraceRenderer {
             let span = SVGText.duration(seconds: last.span(since: first).seconds)
             parts.append(first == last ? "\(start) UTC" : "\(start) – \(end) UTC (\(span))")
         }
-        func count(_ value: Int, _ noun: String, _ plural: String? = nil) -> String {
-            "\(SVGText.grouped(value)) \(value == 1 ? noun : plural ?? noun + "s")"
+        func count(_ value: Int, _ noun: String, plural: String? = nil) -> String {
+            counted(value, noun, plural: plural, digits: SVGText.grouped)
         }
         parts.append(count(scene.tracks.count, "device"))
-        parts.append(count(scene.fixCount, "fix", "fixes"))
+        parts.append(count(scene.fixCount, "fix", plural: "fixes"))
         parts.append(count(scene.marks.count + scene.unplacedEvents.count, "event"))
         parts.append(count(scene.fences.count, "fence"))
         return parts.joined(separator: " · ")
