@@ -91,18 +91,18 @@ extension ServiceStore {
     func dueDeliveries(now: Double, limitPerWebhook limit: Int) throws -> [DueDelivery] {
         try pool.read { db in
             var due: [DueDelivery] = []
-            for webhook in try Row.fetchAll(db, sql: "SELECT id, url, secret FROM webhooks ORDER BY created, id") {
+            // Asked every few milliseconds while deliveries run: the statements are compiled once.
+            let webhooks = try db.cachedStatement(sql: "SELECT id, url, secret FROM webhooks ORDER BY created, id")
+            let rows = try db.cachedStatement(
+                sql: """
+                    SELECT o.seq, o.device, o.attempts, o.created, e.json
+                    FROM outbox o JOIN events e ON e.seq = o.seq
+                    WHERE o.webhook = ? AND o.nextAttempt <= ?
+                    ORDER BY o.nextAttempt, o.seq LIMIT ?
+                    """)
+            for webhook in try Row.fetchAll(webhooks) {
                 let id: String = webhook["id"]
-                due += try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT o.seq, o.device, o.attempts, o.created, e.json
-                        FROM outbox o JOIN events e ON e.seq = o.seq
-                        WHERE o.webhook = ? AND o.nextAttempt <= ?
-                        ORDER BY o.nextAttempt, o.seq LIMIT ?
-                        """,
-                    arguments: [id, now, limit]
-                ).map { row in
+                due += try Row.fetchAll(rows, arguments: [id, now, limit]).map { row in
                     DueDelivery(
                         webhook: id, url: webhook["url"], secret: webhook["secret"], seq: row["seq"],
                         device: row["device"], attempts: row["attempts"], created: row["created"],
@@ -126,42 +126,52 @@ extension ServiceStore {
     /// Records a try's outcome: a delivered or given-up event leaves the outbox, and its
     /// device's next one becomes due.
     func record(_ outcome: DeliveryOutcome, of delivery: DueDelivery) throws {
+        try record([(outcome, delivery)])
+    }
+
+    /// Records the outcomes of several tries in one transaction: the delivery loop gathers the
+    /// tries that end close together, so that its writes (each a sync to disk) stay few and
+    /// leave the writer to ingest.
+    func record(_ outcomes: [(outcome: DeliveryOutcome, delivery: DueDelivery)]) throws {
+        guard !outcomes.isEmpty else { return }
         try pool.write { db in
-            let key: StatementArguments = [delivery.webhook, delivery.seq]
-            switch outcome {
-            // A row given up meanwhile (expired, pruned, its webhook removed) is counted no more.
-            case .delivered:
-                try db.execute(sql: "DELETE FROM outbox WHERE webhook = ? AND seq = ?", arguments: key)
-                guard db.changesCount > 0 else { return }
-                try db.execute(
-                    sql: "UPDATE webhooks SET delivered = delivered + 1 WHERE id = ?", arguments: [delivery.webhook])
-            case .retry(let next):
-                try db.execute(
-                    sql: "UPDATE outbox SET attempts = attempts + 1, nextAttempt = ? WHERE webhook = ? AND seq = ?",
-                    arguments: [next] + key)
-                guard db.changesCount > 0 else { return }
-                try db.execute(
-                    sql: "UPDATE webhooks SET failed = failed + 1 WHERE id = ?", arguments: [delivery.webhook])
-            case .givenUp:
-                try db.execute(sql: "DELETE FROM outbox WHERE webhook = ? AND seq = ?", arguments: key)
-                guard db.changesCount > 0 else { return }
-                try db.execute(
-                    sql: "UPDATE webhooks SET failed = failed + 1, givenUp = givenUp + 1 WHERE id = ?",
-                    arguments: [delivery.webhook])
+            let remove = try db.cachedStatement(sql: "DELETE FROM outbox WHERE webhook = ? AND seq = ?")
+            let retry = try db.cachedStatement(
+                sql: "UPDATE outbox SET attempts = attempts + 1, nextAttempt = ? WHERE webhook = ? AND seq = ?")
+            let count = try db.cachedStatement(
+                sql: """
+                    UPDATE webhooks SET delivered = delivered + ?, failed = failed + ?, givenUp = givenUp + ?
+                    WHERE id = ?
+                    """)
+            for (outcome, delivery) in outcomes {
+                let key: StatementArguments = [delivery.webhook, delivery.seq]
+                // A row given up meanwhile (expired, pruned, its webhook removed) is counted no more.
+                switch outcome {
+                case .delivered, .givenUp: try remove.execute(arguments: key)
+                case .retry(let next): try retry.execute(arguments: [next] + key)
+                }
+                guard db.changesCount > 0 else { continue }
+                let (delivered, failed, givenUp) =
+                    switch outcome {
+                    case .delivered: (1, 0, 0)
+                    case .retry: (0, 1, 0)
+                    case .givenUp: (0, 1, 1)
+                    }
+                try count.execute(arguments: [delivered, failed, givenUp, delivery.webhook])
+                if case .retry = outcome { continue }
+                try Self.makeNextDue(webhook: delivery.webhook, device: delivery.device, db: db)
             }
-            if case .retry = outcome { return }
-            try Self.makeNextDue(webhook: delivery.webhook, device: delivery.device, db: db)
         }
     }
 
     /// Makes the oldest row of (webhook, device), if any, due now.
     private static func makeNextDue(webhook: String, device: String, db: Database) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE outbox SET nextAttempt = ?
                 WHERE webhook = ? AND seq = (SELECT MIN(seq) FROM outbox WHERE webhook = ? AND device = ?)
-                """,
-            arguments: [Date().timeIntervalSince1970, webhook, webhook, device])
+                """
+        ).execute(arguments: [Date().timeIntervalSince1970, webhook, webhook, device])
     }
 
     /// Gives up every event committed more than 24 h before `now`, whatever its place in its

@@ -252,13 +252,17 @@ final class ServiceStore: Sendable {
     @discardableResult
     func commit(_ batches: [Batch]) throws -> Int {
         try pool.write { db in
-            for batch in batches { try Self.insert(batch, into: db) }
+            // The (webhook, device) pairs known to have an outbox row: a device's later events wait
+            // behind its first, looked up once per commit rather than once per event.
+            var queued: Set<WebhookDelivery.DeviceKey> = []
+            for batch in batches { try Self.insert(batch, into: db, queued: &queued) }
             return try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position), 0) FROM journal") ?? 0
         }
     }
 
-    private static func insert(_ batch: Batch, into db: Database) throws {
-        // Prepared once per connection: a batch inserts a row per line and per event.
+    private static func insert(_ batch: Batch, into db: Database, queued: inout Set<WebhookDelivery.DeviceKey>) throws {
+        // Prepared once per connection: a batch inserts a row per event and per delivery, and
+        // compiling a statement costs more than running it.
         if !batch.journal.isEmpty {
             try db.cachedStatement(sql: "INSERT INTO journal (line) VALUES (?)").execute(arguments: [
                 Data(batch.journal)
@@ -270,20 +274,22 @@ final class ServiceStore: Sendable {
             try log.execute(arguments: [event.seq, event.kind, event.device, event.request, Data(event.json)])
         }
         let now = Date().timeIntervalSince1970
-        for delivery in batch.deliveries {
-            let device = delivery.device ?? ""
-            let queued =
-                try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM outbox WHERE webhook = ? AND device = ?)",
-                    arguments: [delivery.webhook, device]) ?? false
-            try db.execute(
-                sql: "INSERT INTO outbox (webhook, seq, device, nextAttempt, created) VALUES (?, ?, ?, ?, ?)",
-                arguments: [delivery.webhook, delivery.seq, device, queued ? Self.notDue : now, now])
+        if !batch.deliveries.isEmpty {
+            let exists = try db.cachedStatement(
+                sql: "SELECT EXISTS (SELECT 1 FROM outbox WHERE webhook = ? AND device = ?)")
+            let queue = try db.cachedStatement(
+                sql: "INSERT INTO outbox (webhook, seq, device, nextAttempt, created) VALUES (?, ?, ?, ?, ?)")
+            for delivery in batch.deliveries {
+                let device = delivery.device ?? ""
+                let behind =
+                    try !queued.insert(.init(webhook: delivery.webhook, device: device)).inserted
+                    || Bool.fetchOne(exists, arguments: [delivery.webhook, device]) ?? false
+                try queue.execute(arguments: [delivery.webhook, delivery.seq, device, behind ? Self.notDue : now, now])
+            }
         }
         if let idempotency = batch.idempotency {
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO idempotency (key, answer, created) VALUES (?, ?, ?)",
-                arguments: [idempotency.key, Data(idempotency.answer), now])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO idempotency (key, answer, created) VALUES (?, ?, ?)")
+                .execute(arguments: [idempotency.key, Data(idempotency.answer), now])
         }
     }
 

@@ -38,15 +38,20 @@ struct WebhookDelivery: Service {
                     idleTimeout: .seconds(60),
                     concurrentHTTP1ConnectionsPerHostSoftLimit: Self.concurrency)))
         // Each (webhook, device) has at most one try in flight, so its events go in seq order.
-        await withTaskGroup(of: DeviceKey?.self) { group in
+        await withTaskGroup(of: Woken.self) { group in
             var inFlight: Set<DeviceKey> = []
             var perWebhook: [String: Int] = [:]
+            var ended: [Ended] = []
             var drainEnd: ContinuousClock.Instant?
-            var sleeping = false
+            // The pending sleepers: one of a tenth of a second, and one of the gathering period
+            // started when a try ends.
+            var longPause = false
+            var shortPause = false
             var lastExpiry = ContinuousClock.now - .seconds(3600)
             while !Task.isCancelled {
                 if drainEnd == nil && Task.isShuttingDownGracefully { drainEnd = .now + Self.drainPeriod }
                 if let drainEnd, ContinuousClock.now >= drainEnd { break }
+                record(&ended, inFlight: &inFlight, perWebhook: &perWebhook)
                 let now = Date().timeIntervalSince1970
                 var due: [ServiceStore.DueDelivery] = []
                 do {
@@ -64,33 +69,91 @@ struct WebhookDelivery: Service {
                     logger.error("reading the webhook outbox failed", metadata: ["error": "\(error)"])
                 }
                 for delivery in Self.startable(due, inFlight: &inFlight, perWebhook: &perWebhook) {
-                    group.addTask {
-                        await deliver(delivery, with: client)
-                        return DeviceKey(webhook: delivery.webhook, device: delivery.device)
-                    }
+                    group.addTask { .ended(Ended(delivery: delivery, outcome: await send(delivery, with: client))) }
                 }
                 // Nothing in flight and nothing due: drained.
                 if inFlight.isEmpty && drainEnd != nil { break }
-                // Wake when a try ends (its device's next event may be due) or after a tenth of a
-                // second, to look for newly committed events; one sleeper at a time.
-                if !sleeping {
-                    sleeping = true
-                    group.addTask {
-                        try? await Task.sleep(for: .milliseconds(100))
-                        return nil
+                // Wait until every try in flight has ended, or a few milliseconds after the first
+                // one did (those that end meanwhile are recorded in one write, not one each), or a
+                // tenth of a second (to look for newly committed events and due retries).
+                waiting: while true {
+                    if !longPause {
+                        longPause = true
+                        group.addTask {
+                            try? await Task.sleep(for: .milliseconds(100))
+                            return .pause(short: false)
+                        }
+                    }
+                    switch await group.next() {
+                    case .ended(let attempt)?:
+                        ended.append(attempt)
+                        if ended.count == inFlight.count { break waiting }
+                        if !shortPause {
+                            shortPause = true
+                            group.addTask {
+                                try? await Task.sleep(for: Self.gatheringPeriod)
+                                return .pause(short: true)
+                            }
+                        }
+                    case .pause(let short)?:
+                        if short { shortPause = false } else { longPause = false }
+                        break waiting
+                    case nil: break waiting
                     }
                 }
-                switch await group.next() {
-                case .some(.some(let finished)):
-                    inFlight.remove(finished)
-                    perWebhook[finished.webhook, default: 1] -= 1
-                case .some(.none): sleeping = false
-                case .none: break
-                }
             }
+            // What ended but was not recorded yet is not tried again after a restart.
+            record(&ended, inFlight: &inFlight, perWebhook: &perWebhook)
             group.cancelAll()
         }
         try? await client.shutdown()
+    }
+
+    /// How long the loop waits, once a try has ended while others are in flight, before it
+    /// records those that have ended and starts the next: the store sees a write per period
+    /// rather than one per try.
+    static let gatheringPeriod = Duration.milliseconds(10)
+
+    /// A try that has ended, and what became of it.
+    struct Ended: Sendable {
+        var delivery: ServiceStore.DueDelivery
+        var outcome: ServiceStore.DeliveryOutcome
+    }
+
+    /// What wakes the loop: a try that ended, or one of its sleepers.
+    enum Woken: Sendable {
+        case ended(Ended)
+        case pause(short: Bool)
+    }
+
+    /// Records the outcomes of `ended` in the store (one write) and counts them, then frees their
+    /// devices for their next events.
+    private func record(_ ended: inout [Ended], inFlight: inout Set<DeviceKey>, perWebhook: inout [String: Int]) {
+        guard !ended.isEmpty else { return }
+        defer {
+            for attempt in ended {
+                inFlight.remove(DeviceKey(webhook: attempt.delivery.webhook, device: attempt.delivery.device))
+                perWebhook[attempt.delivery.webhook, default: 1] -= 1
+            }
+            ended = []
+        }
+        do {
+            try store.record(ended.map { ($0.outcome, $0.delivery) })
+        } catch {
+            // Their rows stay as they were: tried again, as receivers must expect (at least once).
+            logger.error("recording webhook deliveries failed", metadata: ["error": "\(error)"])
+            return
+        }
+        for attempt in ended {
+            switch attempt.outcome {
+            case .delivered: metrics.webhookDeliveries.increment()
+            case .retry: metrics.webhookFailures.increment()
+            case .givenUp:
+                metrics.webhookFailures.increment()
+                metrics.webhookGivenUp.increment()
+                logger.warning("gave up a webhook delivery after 24 h", metadata: meta(attempt.delivery))
+            }
+        }
     }
 
     /// The deliveries of `due` to start now, in order, counted into `inFlight` and `perWebhook`:
@@ -115,8 +178,10 @@ struct WebhookDelivery: Service {
         var device: String
     }
 
-    /// One try of one event, its outcome recorded in the store.
-    private func deliver(_ delivery: ServiceStore.DueDelivery, with client: HTTPClient) async {
+    /// One try of one event, and what became of it (recorded by the loop, with others).
+    private func send(_ delivery: ServiceStore.DueDelivery, with client: HTTPClient) async
+        -> ServiceStore.DeliveryOutcome
+    {
         var request = HTTPClientRequest(url: delivery.url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -135,28 +200,9 @@ struct WebhookDelivery: Service {
             logger.debug("webhook delivery failed", metadata: meta(delivery).merging(["error": "\(error)"]) { $1 })
         }
         let now = Date().timeIntervalSince1970
-        let outcome: ServiceStore.DeliveryOutcome =
-            if answered {
-                .delivered
-            } else if now - delivery.created >= ServiceStore.retryPeriod {
-                .givenUp
-            } else {
-                .retry(next: now + Self.backoff(afterAttempts: delivery.attempts))
-            }
-        do {
-            try store.record(outcome, of: delivery)
-        } catch {
-            logger.error("recording a webhook delivery failed", metadata: ["error": "\(error)"])
-            return
-        }
-        switch outcome {
-        case .delivered: metrics.webhookDeliveries.increment()
-        case .retry: metrics.webhookFailures.increment()
-        case .givenUp:
-            metrics.webhookFailures.increment()
-            metrics.webhookGivenUp.increment()
-            logger.warning("gave up a webhook delivery after 24 h", metadata: meta(delivery))
-        }
+        if answered { return .delivered }
+        if now - delivery.created >= ServiceStore.retryPeriod { return .givenUp }
+        return .retry(next: now + Self.backoff(afterAttempts: delivery.attempts))
     }
 
     private func meta(_ delivery: ServiceStore.DueDelivery) -> Logger.Metadata {
@@ -171,6 +217,13 @@ struct WebhookDelivery: Service {
     /// `sha256=<hex HMAC-SHA256 of body under secret>`, as `Fenceline-Signature` carries it.
     static func signature(of body: [UInt8], secret: String) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Array(secret.utf8)))
-        return "sha256=" + code.map { String(format: "%02x", $0) }.joined()
+        // Written out: String(format:) runs a Foundation formatter per byte, on every delivery.
+        let digits = Array("0123456789abcdef".utf8)
+        var text = Array("sha256=".utf8)
+        for byte in code {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

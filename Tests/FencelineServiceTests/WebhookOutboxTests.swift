@@ -61,6 +61,38 @@ import Testing
         #expect(try store.webhooks().first?.failed == 1)
     }
 
+    /// One batch of events, each queued for webhook `w`.
+    static func batch(_ events: [(seq: Int, device: String)]) -> ServiceStore.Batch {
+        ServiceStore.Batch(
+            lines: [Array("{}".utf8)],
+            events: events.map {
+                .init(seq: $0.seq, kind: "enter", device: $0.device, request: "r", json: Array("{}".utf8))
+            },
+            deliveries: events.map { .init(webhook: "w", seq: $0.seq, device: $0.device) }, idempotency: nil)
+    }
+
+    /// A device's later events wait behind its first whether they come in the same batch, another
+    /// batch of the same group commit or a later commit; and outcomes recorded together (the
+    /// delivery loop's one write for the tries that ended close together) do what each does alone.
+    @Test func queuesHoldAcrossCommitsAndOutcomesRecordTogether() throws {
+        let store = try Self.store()
+        try store.addWebhook(Self.webhook("w"))
+        try store.commit([Self.batch([(1, "a")]), Self.batch([(2, "a"), (3, "b")])])
+        try store.commit([Self.batch([(4, "c"), (5, "b")])])
+        let now = Date().timeIntervalSince1970 + 1
+        let due = try store.dueDeliveries(now: now, limitPerWebhook: 16)
+        #expect(due.map(\.seq).sorted() == [1, 3, 4])
+        let bySeq = Dictionary(uniqueKeysWithValues: due.map { ($0.seq, $0) })
+        try store.record([
+            (.delivered, try #require(bySeq[1])), (.retry(next: now + 10), try #require(bySeq[3])),
+            (.givenUp, try #require(bySeq[4])),
+        ])
+        #expect(try store.dueDeliveries(now: now + 1, limitPerWebhook: 16).map(\.seq) == [2])
+        #expect(try store.dueDeliveries(now: now + 11, limitPerWebhook: 16).map(\.seq).sorted() == [2, 3])
+        let counts = try #require(try store.webhooks().first)
+        #expect(counts.delivered == 1 && counts.failed == 2 && counts.givenUp == 1 && counts.backlog == 3)
+    }
+
     @Test func eventsAreGivenUpAfterADayWhereverTheyWait() throws {
         let store = try Self.store()
         try store.addWebhook(Self.webhook("w"))
