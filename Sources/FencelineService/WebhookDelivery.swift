@@ -29,14 +29,16 @@ struct WebhookDelivery: Service {
     static let concurrencyPerWebhook = 8
 
     func run() async throws {
+        var pool = HTTPClient.Configuration.ConnectionPool(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.concurrency)
+        // A refused connection is a failed try, retried on the webhook's own backoff: the client's
+        // retries would hold the try (and its share of the webhook's tries) for the whole 10 s.
+        pool.retryConnectionEstablishment = false
         let client = HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: .init(
-                redirectConfiguration: .disallow,
-                timeout: .init(connect: answerTimeout, read: answerTimeout),
-                connectionPool: .init(
-                    idleTimeout: .seconds(60),
-                    concurrentHTTP1ConnectionsPerHostSoftLimit: Self.concurrency)))
+                redirectConfiguration: .disallow, timeout: .init(connect: answerTimeout, read: answerTimeout),
+                connectionPool: pool))
         // Each (webhook, device) has at most one try in flight, so its events go in seq order.
         await withTaskGroup(of: Woken.self) { group in
             var inFlight: Set<DeviceKey> = []

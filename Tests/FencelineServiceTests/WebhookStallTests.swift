@@ -94,3 +94,35 @@ import Testing
         receiver.stalling.withLock { $0.released = true }
     }
 }
+
+/// A receiver that refuses connections (nothing listens on its port) fails each try at once: the
+/// failure is counted and retried after 1 s, 2 s… as SPEC §11 says, not after the 10 s a try
+/// may wait for an answer.
+@Suite struct WebhookRefusedTests {
+    @Test(.timeLimit(.minutes(1))) func aRefusedConnectionFailsAtOnceAndBacksOff() async throws {
+        let directory = Scratch.root.appendingPathComponent("refused-\(UUID().uuidString)")
+        let store = try ServiceStore(directory: directory.path)
+        // The discard port, on which nothing listens here (as in the outbox tests).
+        try store.addWebhook(
+            .init(
+                id: "w", url: "http://127.0.0.1:9/", secret: "s", requests: nil, events: nil,
+                created: Date().timeIntervalSince1970))
+        let event = ServiceStore.LoggedEvent(seq: 1, kind: "enter", device: "d", request: "r", json: Array("{}".utf8))
+        try store.commit(
+            lines: [Array("{}".utf8)], events: [event], deliveries: [.init(webhook: "w", seq: 1, device: "d")],
+            idempotency: nil)
+        let delivery = WebhookDelivery(store: store, metrics: ServiceMetrics(), logger: Logger(label: "delivery"))
+        let loop = Task { try await delivery.run() }
+        defer { loop.cancel() }
+        let start = ContinuousClock.now
+        var failed = 0
+        while failed < 2, ContinuousClock.now - start < .seconds(8) {
+            try await Task.sleep(for: .milliseconds(50))
+            failed = try store.webhooks().first?.failed ?? 0
+        }
+        // The first try fails at once and the second comes a second later: two in well under the
+        // 10 s of one try held by the client's own connection retries.
+        #expect(failed >= 2, "\(failed) failed tries after \(ContinuousClock.now - start)")
+        #expect(ContinuousClock.now - start < .seconds(6))
+    }
+}
