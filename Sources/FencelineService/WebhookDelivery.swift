@@ -22,15 +22,24 @@ struct WebhookDelivery: Service {
     var answerTimeout = TimeAmount.seconds(10)
     static let longestBackoff = 300.0
     static let drainPeriod = Duration.seconds(10)
-    /// Deliveries tried at once, over every webhook and to one: a receiver that stalls holds at
-    /// most its own share. The pool allows all of them to one host, since several webhooks often
-    /// share a receiver: one stalled path must not queue the others behind its connections.
+    /// Deliveries tried at once: the webhooks with events to send share ``concurrency`` equally,
+    /// each at most ``concurrencyPerWebhook`` and at least one (``share(among:)``), so receivers
+    /// that stall, however many, hold only their own shares.
     static let concurrency = 32
     static let concurrencyPerWebhook = 8
 
+    /// The tries one webhook may have in flight while `webhooks` have events to send.
+    static func share(among webhooks: Int) -> Int {
+        max(1, min(concurrencyPerWebhook, concurrency / max(webhooks, 1)))
+    }
+
     func run() async throws {
+        // The shares bound the tries, not the pool: several webhooks often share a receiver, and
+        // one stalled path must not queue the others behind its connections (a share shrinks as
+        // webhooks join, while tries started under the larger one still hang).
         var pool = HTTPClient.Configuration.ConnectionPool(
-            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.concurrency)
+            idleTimeout: .seconds(60),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: Self.concurrency * Self.concurrencyPerWebhook)
         // A refused connection is a failed try, retried on the webhook's own backoff: the client's
         // retries would hold the try (and its share of the webhook's tries) for the whole 10 s.
         pool.retryConnectionEstablishment = false
@@ -159,16 +168,18 @@ struct WebhookDelivery: Service {
     }
 
     /// The deliveries of `due` to start now, in order, counted into `inFlight` and `perWebhook`:
-    /// none of a (webhook, device) with a try in flight, at most ``concurrencyPerWebhook`` per
-    /// webhook and ``concurrency`` in all.
+    /// none of a (webhook, device) with a try in flight, and no more for a webhook than its share
+    /// among those with a try in flight or one due.
     static func startable(
         _ due: [ServiceStore.DueDelivery], inFlight: inout Set<DeviceKey>, perWebhook: inout [String: Int]
     ) -> [ServiceStore.DueDelivery] {
+        var sending = Set(due.map(\.webhook))
+        for (webhook, tries) in perWebhook where tries > 0 { sending.insert(webhook) }
+        let share = share(among: sending.count)
         var started: [ServiceStore.DueDelivery] = []
-        for delivery in due where inFlight.count < concurrency {
+        for delivery in due {
             let key = DeviceKey(webhook: delivery.webhook, device: delivery.device)
-            guard perWebhook[delivery.webhook, default: 0] < concurrencyPerWebhook, inFlight.insert(key).inserted
-            else { continue }
+            guard perWebhook[delivery.webhook, default: 0] < share, inFlight.insert(key).inserted else { continue }
             perWebhook[delivery.webhook, default: 0] += 1
             started.append(delivery)
         }

@@ -154,6 +154,11 @@ import Testing
         #expect(lastSeq == events.count)
     }
 
+    @Test func theWebhooksSendingShareTheTriesEqually() {
+        #expect((1...4).map(WebhookDelivery.share(among:)) == [8, 8, 8, 8])
+        #expect([5, 8, 16, 32, 33, 100].map(WebhookDelivery.share(among:)) == [6, 4, 2, 1, 1, 1])
+    }
+
     @Test func concurrentTriesAreCappedPerWebhookAndPerDevice() {
         func due(_ webhook: String, _ device: String, _ seq: Int) -> ServiceStore.DueDelivery {
             .init(
@@ -162,20 +167,24 @@ import Testing
         }
         let slow = (0..<20).map { due("slow", "d\($0)", $0) }
         let twice = [due("other", "x", 100), due("other", "x", 101)]
-        let many = (0..<10).flatMap { webhook in (0..<5).map { due("w\(webhook)", "d\($0)", 200 + webhook * 5 + $0) } }
         var inFlight: Set<WebhookDelivery.DeviceKey> = []
         var perWebhook: [String: Int] = [:]
-        let started = WebhookDelivery.startable(slow + twice + many, inFlight: &inFlight, perWebhook: &perWebhook)
+        let started = WebhookDelivery.startable(slow + twice, inFlight: &inFlight, perWebhook: &perWebhook)
         #expect(started.filter { $0.webhook == "slow" }.count == WebhookDelivery.concurrencyPerWebhook)
         #expect(started.filter { $0.webhook == "other" }.map(\.seq) == [100], "one try per device at a time")
-        #expect(started.count == WebhookDelivery.concurrency && inFlight.count == WebhookDelivery.concurrency)
-        // Nothing more starts until a try ends.
-        #expect(WebhookDelivery.startable(many, inFlight: &inFlight, perWebhook: &perWebhook).isEmpty)
+        // Nothing more starts for them until a try ends.
+        #expect(WebhookDelivery.startable(slow + twice, inFlight: &inFlight, perWebhook: &perWebhook).isEmpty)
+        // Ten more webhooks with events: twelve send, each gets its share of 32 (2), and the
+        // slow one's eight tries, started when its share was larger, hold no one else up.
+        let many = (0..<10).flatMap { webhook in (0..<5).map { due("w\(webhook)", "d\($0)", 200 + webhook * 5 + $0) } }
+        let more = WebhookDelivery.startable(slow + twice + many, inFlight: &inFlight, perWebhook: &perWebhook)
+        #expect(more.count == 10 * 2 && Set(more.map(\.webhook)).count == 10)
         inFlight.remove(.init(webhook: "slow", device: "d0"))
         inFlight.remove(.init(webhook: "other", device: "x"))
         perWebhook["slow", default: 1] -= 1
         perWebhook["other", default: 1] -= 1
-        let next = WebhookDelivery.startable(slow + twice, inFlight: &inFlight, perWebhook: &perWebhook)
-        #expect(next.map(\.seq) == [0, 100])
+        // 100 was delivered: x's next event goes, and the slow one, still over its share, waits.
+        let next = WebhookDelivery.startable(slow + [twice[1]] + many, inFlight: &inFlight, perWebhook: &perWebhook)
+        #expect(next.map(\.seq) == [101])
     }
 }

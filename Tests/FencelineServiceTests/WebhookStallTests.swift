@@ -10,8 +10,8 @@ import Testing
 @testable import FencelineService
 
 /// The delivery loop against real receivers on loopback: one that takes every request and never
-/// answers, one that answers at once. The stalled one holds no more than its share of tries,
-/// and the other gets all of its events while those tries hang.
+/// answers, one that answers at once. The stalled webhooks hold no more than their shares of
+/// tries, and the other gets all of its events while those tries hang.
 @Suite struct WebhookStallTests {
     /// Counts requests per path and how many of the stalling path are open at once.
     final class Receiver: Sendable {
@@ -39,7 +39,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func aStalledReceiverHoldsOnlyItsShare() async throws {
+    @Test(.timeLimit(.minutes(2))) func stalledReceiversHoldOnlyTheirShares() async throws {
         let directory = Scratch.root.appendingPathComponent("stall-\(UUID().uuidString)")
         let store = try ServiceStore(directory: directory.path)
         let receiver = Receiver()
@@ -59,13 +59,17 @@ import Testing
         }
         let listening = try #require(port.withLock { $0 })
 
-        for id in ["stall", "fast"] {
+        // Four webhooks on the stalling path, then one on the answering path: together the four
+        // would fill every try the loop allows, were it not shared.
+        let webhooks = ["stall1", "stall2", "stall3", "stall4", "fast"]
+        for (order, id) in webhooks.enumerated() {
+            let path = id.hasPrefix("stall") ? "stall" : id
             try store.addWebhook(
                 .init(
-                    id: id, url: "http://127.0.0.1:\(listening)/\(id)", secret: "s", requests: nil, events: nil,
-                    created: Date().timeIntervalSince1970))
+                    id: id, url: "http://127.0.0.1:\(listening)/\(path)", secret: "s", requests: nil, events: nil,
+                    created: Date().timeIntervalSince1970 + Double(order)))
         }
-        // 20 devices with one event each, queued to both webhooks.
+        // 20 devices with one event each, queued to every webhook.
         let events = (1...20).map { seq in
             ServiceStore.LoggedEvent(
                 seq: seq, kind: "enter", device: "d\(seq)", request: "r", json: Array("{\"seq\":\(seq)}".utf8))
@@ -73,7 +77,7 @@ import Testing
         try store.commit(
             lines: [Array("{}".utf8)], events: events,
             deliveries: events.flatMap { event in
-                ["stall", "fast"].map { .init(webhook: $0, seq: event.seq, device: event.device) }
+                webhooks.map { .init(webhook: $0, seq: event.seq, device: event.device) }
             }, idempotency: nil)
 
         // The stalled tries never time out during the test: had they held every connection to the
@@ -89,8 +93,9 @@ import Testing
         // While the stalled tries hang, every event reached the answering receiver.
         #expect(receiver.answered.withLock { $0.sorted() } == Array(1...20))
         let stalled = receiver.stalling.withLock { $0 }
-        #expect(stalled.most == WebhookDelivery.concurrencyPerWebhook, "the stalled receiver got exactly its share")
-        #expect(stalled.open == WebhookDelivery.concurrencyPerWebhook)
+        let shares = 4 * WebhookDelivery.share(among: 5)
+        #expect(stalled.most == shares, "the stalled webhooks got exactly their shares")
+        #expect(stalled.open == shares)
         receiver.stalling.withLock { $0.released = true }
     }
 }
