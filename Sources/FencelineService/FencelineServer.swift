@@ -120,7 +120,7 @@ public enum FencelineServer {
     /// A new store's token: 32 random bytes in hex.
     private static func makeToken() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        return lowercaseHex((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 }
 

@@ -6,6 +6,18 @@ import HummingbirdAuth
 import Logging
 import NIOCore
 
+/// `bytes` in lowercase hexadecimal, two digits each: signatures, tokens and ids.
+func lowercaseHex(_ bytes: some Sequence<UInt8>) -> String {
+    // Written out: String(format:) runs a Foundation formatter per byte, on every delivery.
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    for byte in bytes {
+        text.append(digits[Int(byte >> 4)])
+        text.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: text, as: UTF8.self)
+}
+
 /// An error answered as SPEC §11's JSON: `{"error": {"code", "message", "line"?, "field"?}}`.
 struct ServiceError: Error {
     var status: HTTPResponse.Status

@@ -72,10 +72,7 @@ extension ServiceRoutes {
             throw invalid("events", "unknown event kind \"\(unknown)\" (one of \(kinds.joined(separator: ", ")))")
         }
         var generator = SystemRandomNumberGenerator()
-        let id =
-            "wh_"
-            + (0..<12).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }
-            .joined()
+        let id = "wh_" + lowercaseHex((0..<12).map { _ in UInt8.random(in: 0...255, using: &generator) })
         return ServiceStore.Webhook(
             id: id, url: url, secret: secret, requests: requests, events: events,
             created: Date().timeIntervalSince1970)

@@ -121,6 +121,16 @@ extension ServiceStore {
         case retry(next: Double)
         /// Past its 24 hours of retries.
         case givenUp
+
+        /// What the outcome adds to a webhook's counts (the store's and the metrics'): a given-up
+        /// event is a failure too.
+        var tally: (delivered: Int, failed: Int, givenUp: Int) {
+            switch self {
+            case .delivered: (1, 0, 0)
+            case .retry: (0, 1, 0)
+            case .givenUp: (0, 1, 1)
+            }
+        }
     }
 
     /// Records a try's outcome: a delivered or given-up event leaves the outbox, and its
@@ -151,13 +161,8 @@ extension ServiceStore {
                 case .retry(let next): try retry.execute(arguments: [next] + key)
                 }
                 guard db.changesCount > 0 else { continue }
-                let (delivered, failed, givenUp) =
-                    switch outcome {
-                    case .delivered: (1, 0, 0)
-                    case .retry: (0, 1, 0)
-                    case .givenUp: (0, 1, 1)
-                    }
-                try count.execute(arguments: [delivered, failed, givenUp, delivery.webhook])
+                let tally = outcome.tally
+                try count.execute(arguments: [tally.delivered, tally.failed, tally.givenUp, delivery.webhook])
                 if case .retry = outcome { continue }
                 try Self.makeNextDue(webhook: delivery.webhook, device: delivery.device, db: db)
             }

@@ -156,12 +156,11 @@ struct WebhookDelivery: Service {
             return
         }
         for attempt in ended {
-            switch attempt.outcome {
-            case .delivered: metrics.webhookDeliveries.increment()
-            case .retry: metrics.webhookFailures.increment()
-            case .givenUp:
-                metrics.webhookFailures.increment()
-                metrics.webhookGivenUp.increment()
+            let tally = attempt.outcome.tally
+            metrics.webhookDeliveries.increment(by: tally.delivered)
+            metrics.webhookFailures.increment(by: tally.failed)
+            metrics.webhookGivenUp.increment(by: tally.givenUp)
+            if tally.givenUp > 0 {
                 logger.warning("gave up a webhook delivery after 24 h", metadata: meta(attempt.delivery))
             }
         }
@@ -230,13 +229,6 @@ struct WebhookDelivery: Service {
     /// `sha256=<hex HMAC-SHA256 of body under secret>`, as `Fenceline-Signature` carries it.
     static func signature(of body: [UInt8], secret: String) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Array(secret.utf8)))
-        // Written out: String(format:) runs a Foundation formatter per byte, on every delivery.
-        let digits = Array("0123456789abcdef".utf8)
-        var text = Array("sha256=".utf8)
-        for byte in code {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        return "sha256=" + lowercaseHex(code)
     }
 }

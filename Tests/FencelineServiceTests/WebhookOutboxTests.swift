@@ -21,9 +21,9 @@ import Testing
             created: Date().timeIntervalSince1970)
     }
 
-    /// Commits one event per (seq, device), each queued for webhook `w`.
-    static func commit(_ events: [(seq: Int, device: String)], to store: ServiceStore) throws {
-        try store.commit(
+    /// One batch of events, each queued for webhook `w`.
+    static func batch(_ events: [(seq: Int, device: String)]) -> ServiceStore.Batch {
+        ServiceStore.Batch(
             lines: [Array("{}".utf8)],
             events: events.map {
                 .init(
@@ -31,6 +31,11 @@ import Testing
                 )
             },
             deliveries: events.map { .init(webhook: "w", seq: $0.seq, device: $0.device) }, idempotency: nil)
+    }
+
+    /// Commits one event per (seq, device), each queued for webhook `w`.
+    static func commit(_ events: [(seq: Int, device: String)], to store: ServiceStore) throws {
+        try store.commit([batch(events)])
     }
 
     @Test func theBackoffDoublesFromOneSecondToFiveMinutes() {
@@ -59,16 +64,6 @@ import Testing
         #expect(due.map(\.seq).sorted() == [2, 3], "a's next event is due once its head is delivered")
         #expect(try store.webhooks().first?.delivered == 1)
         #expect(try store.webhooks().first?.failed == 1)
-    }
-
-    /// One batch of events, each queued for webhook `w`.
-    static func batch(_ events: [(seq: Int, device: String)]) -> ServiceStore.Batch {
-        ServiceStore.Batch(
-            lines: [Array("{}".utf8)],
-            events: events.map {
-                .init(seq: $0.seq, kind: "enter", device: $0.device, request: "r", json: Array("{}".utf8))
-            },
-            deliveries: events.map { .init(webhook: "w", seq: $0.seq, device: $0.device) }, idempotency: nil)
     }
 
     /// A device's later events wait behind its first whether they come in the same batch, another
